@@ -1,0 +1,826 @@
+/* GstCfBaseFilter: backend choice, frames in flight, pinned pools (see .h).
+ *
+ * Frames in flight form a ring of slots. submit_input_buffer () takes the
+ * next free slot, queues the upload of the frame on the slot's stream
+ * (straight from pinned memory, or through the slot's pinned staging copy),
+ * lets the subclass queue its work, and records the slot's event.
+ * generate_output () hands out the oldest frame once its event has
+ * completed, waiting for it only when the ring is full; with N slots the GPU
+ * uploads frame k+1 while it computes frame k and returns frame k-1, each on
+ * its own stream. N = 1 is the synchronous mode. Everything runs on the
+ * streaming thread, so buffers leave in order.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcfbasefilter.h"
+#include "gstcfpinnedallocator.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cf_base_filter_debug);
+#define GST_CAT_DEFAULT gst_cf_base_filter_debug
+
+enum {
+  PROP_0,
+  PROP_BACKEND,
+  PROP_CUDA_DEVICE_ID,
+  PROP_FRAMES_IN_FLIGHT,
+};
+
+#define DEFAULT_BACKEND GST_CF_BACKEND_AUTO
+#define DEFAULT_CUDA_DEVICE_ID -1
+/* upload, compute and download of three frames overlap (docs/PERFORMANCE.md) */
+#define DEFAULT_FRAMES_IN_FLIGHT 3
+#define MAX_FRAMES_IN_FLIGHT 16
+/* rows of device planes start on this many bytes (the kernels' vector loads) */
+#define DEVICE_ROW_ALIGN 16
+#define DEVICE_PLANE_ALIGN 256
+
+typedef struct {
+  /* properties, under the object lock */
+  GstCfBackend backend;
+  gint device_id;
+  guint frames_in_flight;
+
+  /* decided at start */
+  gboolean use_cuda;
+  gint device;
+
+  /* negotiated */
+  gboolean have_info;
+  GstVideoInfo info;
+  CfFormat format;
+  GstCfFrameSlot *slots;
+  guint n_slots, head, count;
+  gsize frame_bytes;            /* device (and staging) bytes per frame */
+  gsize plane_offset[CF_MAX_PLANES];
+} GstCfBaseFilterPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCfBaseFilter, gst_cf_base_filter,
+    GST_TYPE_BASE_TRANSFORM);
+
+#define PRIV(self) \
+  ((GstCfBaseFilterPrivate *) gst_cf_base_filter_get_instance_private (self))
+
+GType
+gst_cf_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CF_BACKEND_AUTO, "CUDA when a device works, otherwise CPU", "auto"},
+    {GST_CF_BACKEND_CUDA, "CUDA (error when no device works)", "cuda"},
+    {GST_CF_BACKEND_CPU, "CPU reference code", "cpu"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCfBackend", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+CfFormat
+gst_cf_format_from_video_format (GstVideoFormat format)
+{
+  return cf_format_from_name (gst_video_format_to_string (format));
+}
+
+#ifdef HAVE_CUDA
+gboolean
+gst_cf_base_filter_cuda_ok (GstCfBaseFilter * self, cudaError_t err,
+    const gchar * what, const gchar * file, gint line)
+{
+  if (G_LIKELY (err == cudaSuccess))
+    return TRUE;
+  GST_ELEMENT_ERROR_WITH_DETAILS (self, RESOURCE, FAILED,
+      ("CUDA error: %s (%s)", cudaGetErrorString (err),
+          cudaGetErrorName (err)), ("%s failed at %s:%d", what, file, line),
+      ("cuda-error", G_TYPE_STRING, cudaGetErrorName (err), NULL));
+  return FALSE;
+}
+
+static gboolean
+activate_device (GstCfBaseFilter * self)
+{
+  return GST_CF_CUDA_OK (self, cudaSetDevice (PRIV (self)->device));
+}
+
+/* Picks the device for backend auto/cuda. FALSE with *why set when none
+ * works. */
+static gboolean
+find_device (gint wanted, gint * device, gchar ** why)
+{
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount (&n);
+
+  if (err != cudaSuccess || n < 1) {
+    *why = g_strdup_printf ("no CUDA device: %s", err != cudaSuccess ?
+        cudaGetErrorString (err) : "none found");
+    return FALSE;
+  }
+  if (wanted >= n) {
+    *why = g_strdup_printf ("cuda-device-id %d, but only %d device(s)",
+        wanted, n);
+    return FALSE;
+  }
+  *device = MAX (wanted, 0);
+  /* a context must really come up, not just a device be listed */
+  if ((err = cudaSetDevice (*device)) != cudaSuccess ||
+      (err = cudaFree (NULL)) != cudaSuccess) {
+    *why = g_strdup_printf ("CUDA device %d does not work: %s", *device,
+        cudaGetErrorString (err));
+    return FALSE;
+  }
+  return TRUE;
+}
+#endif
+
+static gboolean
+gst_cf_base_filter_start (GstBaseTransform * trans)
+{
+  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  GstCfBackend backend;
+  gint wanted;
+  gchar *why = NULL;
+
+  GST_OBJECT_LOCK (self);
+  backend = priv->backend;
+  wanted = priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+
+  priv->use_cuda = FALSE;
+  if (backend == GST_CF_BACKEND_CPU)
+    return TRUE;
+#ifdef HAVE_CUDA
+  if (find_device (wanted, &priv->device, &why)) {
+    priv->use_cuda = TRUE;
+    GST_INFO_OBJECT (self, "CUDA backend on device %d", priv->device);
+    return TRUE;
+  }
+#else
+  why = g_strdup ("this build has no CUDA backend");
+#endif
+  if (backend == GST_CF_BACKEND_CUDA) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No usable CUDA device for backend=cuda"), ("%s", why));
+    g_free (why);
+    return FALSE;
+  }
+  GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+      ("No usable CUDA device, using the CPU backend"), ("%s", why));
+  g_free (why);
+  return TRUE;
+}
+
+static void
+discard_frames (GstCfBaseFilter * self)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+
+  while (priv->count > 0) {
+    GstCfFrameSlot *slot = &priv->slots[priv->head];
+#ifdef HAVE_CUDA
+    /* the GPU may still read the buffer: let it finish first */
+    if (priv->use_cuda)
+      cudaEventSynchronize (slot->done);
+#endif
+    gst_clear_buffer (&slot->buffer);
+    priv->head = (priv->head + 1) % priv->n_slots;
+    priv->count--;
+  }
+  priv->head = 0;
+}
+
+static void
+free_slots (GstCfBaseFilter * self)
+{
+  GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  guint i;
+
+  discard_frames (self);
+#ifdef HAVE_CUDA
+  if (priv->use_cuda && priv->n_slots)
+    cudaSetDevice (priv->device);
+#endif
+  for (i = 0; i < priv->n_slots; i++) {
+    GstCfFrameSlot *slot = &priv->slots[i];
+    if (slot->user && klass->slot_free)
+      klass->slot_free (self, slot->user, priv->use_cuda);
+#ifdef HAVE_CUDA
+    if (slot->stream)
+      cudaStreamDestroy (slot->stream);
+    if (slot->done)
+      cudaEventDestroy (slot->done);
+    if (slot->d_frame)
+      cudaFree (slot->d_frame);
+    if (slot->h_staging)
+      cudaFreeHost (slot->h_staging);
+#endif
+  }
+  g_free (priv->slots);
+  priv->slots = NULL;
+  priv->n_slots = 0;
+}
+
+/* Device layout of a frame: every plane's rows rounded up to 16 bytes,
+ * planes 256-byte aligned; the pinned staging copy has the same layout. */
+static void
+plan_device_layout (GstCfBaseFilter * self, CfImage * image)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  const CfFormatInfo *info = cf_format_info (priv->format);
+  gsize offset = 0;
+  gint p;
+
+  memset (image, 0, sizeof (*image));
+  image->format = priv->format;
+  image->width = GST_VIDEO_INFO_WIDTH (&priv->info);
+  image->height = GST_VIDEO_INFO_HEIGHT (&priv->info);
+  for (p = 0; p < info->n_planes; p++) {
+    gsize row = cf_plane_row_bytes (priv->format, p, image->width);
+    image->pitch[p] = GST_ROUND_UP_N (row, DEVICE_ROW_ALIGN);
+    priv->plane_offset[p] = offset;
+    offset += GST_ROUND_UP_N (image->pitch[p] *
+        cf_plane_height (priv->format, p, image->height), DEVICE_PLANE_ALIGN);
+  }
+  priv->frame_bytes = offset;
+}
+
+static gboolean
+alloc_slots (GstCfBaseFilter * self)
+{
+  GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  CfImage layout;
+  guint i, n;
+
+  GST_OBJECT_LOCK (self);
+  n = priv->use_cuda ? priv->frames_in_flight : 1;
+  GST_OBJECT_UNLOCK (self);
+
+  plan_device_layout (self, &layout);
+  priv->slots = g_new0 (GstCfFrameSlot, n);
+  priv->n_slots = n;
+  priv->head = priv->count = 0;
+  for (i = 0; i < n; i++) {
+    GstCfFrameSlot *slot = &priv->slots[i];
+#ifdef HAVE_CUDA
+    if (priv->use_cuda) {
+      gint p;
+      if (!activate_device (self) ||
+          !GST_CF_CUDA_OK (self, cudaStreamCreateWithFlags (&slot->stream,
+                  cudaStreamNonBlocking)) ||
+          !GST_CF_CUDA_OK (self, cudaEventCreateWithFlags (&slot->done,
+                  cudaEventDisableTiming)) ||
+          !GST_CF_CUDA_OK (self, cudaMalloc (&slot->d_frame,
+                  priv->frame_bytes)))
+        return FALSE;
+      slot->d_image = layout;
+      for (p = 0; p < CF_MAX_PLANES; p++)
+        if (layout.pitch[p])
+          slot->d_image.data[p] = (guint8 *) slot->d_frame +
+              priv->plane_offset[p];
+    }
+#endif
+    if (klass->slot_alloc && !(slot->user =
+            klass->slot_alloc (self, priv->use_cuda)))
+      return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "%u frame slot(s) of %" G_GSIZE_FORMAT " bytes", n,
+      priv->frame_bytes);
+  return TRUE;
+}
+
+static gboolean
+gst_cf_base_filter_stop (GstBaseTransform * trans)
+{
+  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+
+  free_slots (self);
+  PRIV (self)->have_info = FALSE;
+  return TRUE;
+}
+
+static gboolean
+gst_cf_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  GstVideoInfo info;
+  CfFormat format;
+
+  if (!gst_video_info_from_caps (&info, incaps)) {
+    GST_WARNING_OBJECT (self, "invalid caps %" GST_PTR_FORMAT, incaps);
+    return FALSE;
+  }
+  format = gst_cf_format_from_video_format (GST_VIDEO_INFO_FORMAT (&info));
+  if (format == CF_FORMAT_COUNT) {
+    GST_WARNING_OBJECT (self, "unsupported format %s",
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)));
+    return FALSE;
+  }
+  /* a reconfigure with the same input keeps the frames in flight */
+  if (priv->have_info && priv->slots && gst_video_info_is_equal (&info,
+          &priv->info))
+    return TRUE;
+
+  if (priv->count > 0)
+    gst_cf_base_filter_drain (self);
+  free_slots (self);
+  priv->info = info;
+  priv->format = format;
+  priv->have_info = TRUE;
+  if (!alloc_slots (self)) {
+    free_slots (self);
+    priv->have_info = FALSE;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+#ifdef HAVE_CUDA
+/* Queues the upload of @buf into slot->d_image on slot->stream. */
+static gboolean
+upload_frame (GstCfBaseFilter * self, GstCfFrameSlot * slot, GstBuffer * buf)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  const CfFormatInfo *finfo = cf_format_info (priv->format);
+  gboolean pinned = gst_cf_buffer_is_pinned (buf);
+  GstVideoFrame frame;
+  gboolean ok = TRUE;
+  gint p;
+
+  if (!gst_video_frame_map (&frame, &priv->info, buf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map input frame"),
+        (NULL));
+    return FALSE;
+  }
+  if (!pinned && !slot->h_staging) {
+    /* first non-pinned frame of this slot: its staging copy, once */
+    GST_INFO_OBJECT (self, "input is not pinned: staging through pinned "
+        "memory (%" G_GSIZE_FORMAT " bytes per frame)", priv->frame_bytes);
+    ok = GST_CF_CUDA_OK (self, cudaHostAlloc (&slot->h_staging,
+            priv->frame_bytes, cudaHostAllocPortable));
+  }
+  for (p = 0; ok && p < finfo->n_planes; p++) {
+    const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    gsize src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+    gsize row = cf_plane_row_bytes (priv->format, p, slot->d_image.width);
+    gsize rows = cf_plane_height (priv->format, p, slot->d_image.height);
+    gsize pitch = slot->d_image.pitch[p];
+
+    if (GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p) < (gint) row) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Invalid input frame"),
+          ("plane %d stride %d is shorter than a row (%" G_GSIZE_FORMAT
+              " bytes)", p, GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p), row));
+      ok = FALSE;
+    } else if (pinned) {
+      ok = GST_CF_CUDA_OK (self, cudaMemcpy2DAsync (slot->d_image.data[p],
+              pitch, src, src_stride, row, rows, cudaMemcpyHostToDevice,
+              slot->stream));
+    } else {
+      guint8 *dst = (guint8 *) slot->h_staging + priv->plane_offset[p];
+      gsize y;
+      for (y = 0; y < rows; y++)
+        memcpy (dst + y * pitch, src + y * src_stride, row);
+    }
+  }
+  if (ok && !pinned)
+    ok = GST_CF_CUDA_OK (self, cudaMemcpyAsync (slot->d_frame,
+            slot->h_staging, priv->frame_bytes, cudaMemcpyHostToDevice,
+            slot->stream));
+  gst_video_frame_unmap (&frame);
+  return ok;
+}
+#endif
+
+static gboolean
+process_on_cpu (GstCfBaseFilter * self, GstCfFrameSlot * slot, GstBuffer * buf)
+{
+  GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  const CfFormatInfo *finfo = cf_format_info (priv->format);
+  GstVideoFrame frame;
+  CfImage image = { priv->format, GST_VIDEO_INFO_WIDTH (&priv->info),
+    GST_VIDEO_INFO_HEIGHT (&priv->info)
+  };
+  gboolean ok;
+  gint p;
+
+  if (!gst_video_frame_map (&frame, &priv->info, buf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map input frame"),
+        (NULL));
+    return FALSE;
+  }
+  for (p = 0; p < finfo->n_planes; p++) {
+    image.data[p] = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    image.pitch[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+  }
+  if (cf_image_check (&image) != 0) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Invalid input frame"),
+        ("a plane stride is shorter than a row"));
+    ok = FALSE;
+  } else {
+    ok = klass->process_cpu (self, slot, &image);
+  }
+  gst_video_frame_unmap (&frame);
+  return ok;
+}
+
+/* Hands out the oldest frame in flight; its work must be complete. */
+static GstFlowReturn
+finish_oldest (GstCfBaseFilter * self, GstBuffer ** outbuf)
+{
+  GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  GstCfFrameSlot *slot = &priv->slots[priv->head];
+  GstBuffer *buf = slot->buffer;
+  GstFlowReturn ret;
+
+  slot->buffer = NULL;
+  priv->head = (priv->head + 1) % priv->n_slots;
+  priv->count--;
+  buf = gst_buffer_make_writable (buf);
+  ret = klass->finish ? klass->finish (self, slot, buf) : GST_FLOW_OK;
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    return ret;
+  }
+  *outbuf = buf;
+  return GST_FLOW_OK;
+}
+
+/* Waits for the oldest frame (when @wait) and hands it out; *outbuf stays
+ * NULL when it is not done yet. */
+static GstFlowReturn
+take_oldest (GstCfBaseFilter * self, gboolean wait, GstBuffer ** outbuf)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+
+  *outbuf = NULL;
+  if (priv->count == 0)
+    return GST_FLOW_OK;
+#ifdef HAVE_CUDA
+  if (priv->use_cuda) {
+    cudaEvent_t done = priv->slots[priv->head].done;
+    cudaError_t err = wait ? cudaEventSynchronize (done) :
+        cudaEventQuery (done);
+    if (err == cudaErrorNotReady)
+      return GST_FLOW_OK;
+    if (!GST_CF_CUDA_OK (self, err))
+      return GST_FLOW_ERROR;
+  }
+#endif
+  return finish_oldest (self, outbuf);
+}
+
+GstFlowReturn
+gst_cf_base_filter_drain (GstCfBaseFilter * self)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  while (priv->count > 0 && ret == GST_FLOW_OK) {
+    GstBuffer *buf = NULL;
+#ifdef HAVE_CUDA
+    if (priv->use_cuda && !activate_device (self)) {
+      ret = GST_FLOW_ERROR;
+      break;
+    }
+#endif
+    ret = take_oldest (self, TRUE, &buf);
+    if (buf)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+  }
+  if (ret != GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "drain stopped: %s", gst_flow_get_name (ret));
+    discard_frames (self);
+  }
+  return ret;
+}
+
+static GstFlowReturn
+gst_cf_base_filter_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+  GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  GstCfFrameSlot *slot;
+  GstFlowReturn ret;
+  GstBuffer *buf;
+  gboolean ok;
+
+  /* the parent checks negotiation and QoS, and stashes the buffer */
+  ret = GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->
+      submit_input_buffer (trans, is_discont, input);
+  if (ret != GST_FLOW_OK || !trans->queued_buf)
+    return ret;
+  buf = trans->queued_buf;
+  trans->queued_buf = NULL;
+
+  if (!priv->slots) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  /* only after a failed push can the ring still be full: push the oldest */
+  if (priv->count == priv->n_slots) {
+    GstBuffer *out = NULL;
+    ret = take_oldest (self, TRUE, &out);
+    if (out)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref (buf);
+      return ret;
+    }
+  }
+
+  slot = &priv->slots[(priv->head + priv->count) % priv->n_slots];
+  slot->buffer = buf;
+#ifdef HAVE_CUDA
+  if (priv->use_cuda) {
+    ok = activate_device (self) && upload_frame (self, slot, buf) &&
+        GST_CF_CUDA_OK (self, klass->process_cuda (self, slot)) &&
+        GST_CF_CUDA_OK (self, cudaEventRecord (slot->done, slot->stream));
+  } else
+#endif
+    ok = process_on_cpu (self, slot, buf);
+  if (!ok) {
+    gst_clear_buffer (&slot->buffer);
+    return GST_FLOW_ERROR;
+  }
+  priv->count++;
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_cf_base_filter_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+
+  /* wait only when the ring is full, so the next frame has a slot */
+  return take_oldest (self, priv->count == priv->n_slots, outbuf);
+}
+
+static gboolean
+gst_cf_base_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_STOP:
+      discard_frames (self);
+      break;
+    default:
+      /* keep events in order with the frames before them */
+      if (GST_EVENT_IS_SERIALIZED (event))
+        gst_cf_base_filter_drain (self);
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->
+      sink_event (trans, event);
+}
+
+/* The latency added by holding frames: up to N - 1 frames wait in the ring
+ * for the frame after them. */
+static gboolean
+gst_cf_base_filter_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->query
+      (trans, direction, query))
+    return FALSE;
+
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    GstClockTime min, max, ours = 0;
+    gboolean live;
+    guint held;
+
+    GST_OBJECT_LOCK (self);
+    held = priv->use_cuda ? priv->frames_in_flight - 1 : 0;
+    GST_OBJECT_UNLOCK (self);
+    if (held && priv->have_info && GST_VIDEO_INFO_FPS_N (&priv->info) > 0)
+      ours = gst_util_uint64_scale (held * GST_SECOND,
+          GST_VIDEO_INFO_FPS_D (&priv->info), GST_VIDEO_INFO_FPS_N (&priv->info));
+    gst_query_parse_latency (query, &live, &min, &max);
+    GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of latency",
+        GST_TIME_ARGS (ours));
+    gst_query_set_latency (query, live, min + ours,
+        GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cf_base_filter_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->
+      propose_allocation (trans, decide_query, query))
+    return FALSE;
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+#ifdef HAVE_CUDA
+  if (priv->use_cuda && gst_query_get_n_allocation_pools (query) == 0) {
+    GstAllocationParams params;
+    GstStructure *config;
+    GstAllocator *allocator;
+    GstBufferPool *pool;
+    GstVideoInfo info;
+    GstCaps *caps;
+    guint min;
+
+    gst_query_parse_allocation (query, &caps, NULL);
+    if (!caps || !gst_video_info_from_caps (&info, caps))
+      return FALSE;
+    GST_OBJECT_LOCK (self);
+    min = priv->frames_in_flight;
+    GST_OBJECT_UNLOCK (self);
+
+    allocator = gst_cf_pinned_allocator_new (priv->device);
+    gst_allocation_params_init (&params);
+    params.align = DEVICE_ROW_ALIGN - 1;
+    pool = gst_video_buffer_pool_new ();
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, info.size, min, 0);
+    gst_buffer_pool_config_set_allocator (config, allocator, &params);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (gst_buffer_pool_set_config (pool, config)) {
+      gst_query_add_allocation_pool (query, pool, info.size, min, 0);
+      gst_query_add_allocation_param (query, allocator, &params);
+      GST_DEBUG_OBJECT (self, "proposing a pool of pinned memory");
+    }
+    gst_object_unref (pool);
+    gst_object_unref (allocator);
+  }
+#endif
+  return TRUE;
+}
+
+static void
+gst_cf_base_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (GST_CF_BASE_FILTER (object));
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      priv->backend = g_value_get_enum (value);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      priv->device_id = g_value_get_int (value);
+      break;
+    case PROP_FRAMES_IN_FLIGHT:
+      priv->frames_in_flight = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+gst_cf_base_filter_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (GST_CF_BASE_FILTER (object));
+
+  GST_OBJECT_LOCK (object);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      g_value_set_enum (value, priv->backend);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, priv->device_id);
+      break;
+    case PROP_FRAMES_IN_FLIGHT:
+      g_value_set_uint (value, priv->frames_in_flight);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+gst_cf_base_filter_finalize (GObject * object)
+{
+  free_slots (GST_CF_BASE_FILTER (object));
+  G_OBJECT_CLASS (gst_cf_base_filter_parent_class)->finalize (object);
+}
+
+static void
+gst_cf_base_filter_class_init (GstCfBaseFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_cf_base_filter_set_property;
+  gobject_class->get_property = gst_cf_base_filter_get_property;
+  gobject_class->finalize = gst_cf_base_filter_finalize;
+
+  /**
+   * GstCfBaseFilter:backend:
+   *
+   * Where frames are processed: `auto` uses CUDA when a device works and
+   * otherwise the CPU (posting one warning message); `cuda` fails to start
+   * without a device; `cpu` always uses the CPU reference code. Both
+   * backends give identical results.
+   */
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Where frames are processed (both give identical results)",
+          GST_TYPE_CF_BACKEND, DEFAULT_BACKEND,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCfBaseFilter:cuda-device-id:
+   *
+   * The CUDA device to use, as nvcodec's elements name it; -1 takes the
+   * first device.
+   */
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use (-1 = any)", -1, G_MAXINT,
+          DEFAULT_CUDA_DEVICE_ID, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCfBaseFilter:frames-in-flight:
+   *
+   * Frames processed concurrently on the GPU, each on its own stream: the
+   * upload of one frame overlaps the compute of the one before and the
+   * download of the one before that. Up to N - 1 frames are held, which the
+   * element reports as latency; 1 is the synchronous mode (no added latency,
+   * the choice for live low-latency pipelines). Ignored by the CPU backend.
+   */
+  g_object_class_install_property (gobject_class, PROP_FRAMES_IN_FLIGHT,
+      g_param_spec_uint ("frames-in-flight", "Frames in flight",
+          "Frames processed concurrently on the GPU (1 = synchronous)", 1,
+          MAX_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cf_base_filter_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cf_base_filter_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cf_base_filter_set_caps);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cf_base_filter_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cf_base_filter_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cf_base_filter_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cf_base_filter_query);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cf_base_filter_propose_allocation);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cf_base_filter_debug, "cfbasefilter", 0,
+      "gst-cudafilters base class");
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_BASE_FILTER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_BACKEND, 0);
+}
+
+static void
+gst_cf_base_filter_init (GstCfBaseFilter * self)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+
+  priv->backend = DEFAULT_BACKEND;
+  priv->device_id = DEFAULT_CUDA_DEVICE_ID;
+  priv->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
+  priv->format = CF_FORMAT_COUNT;
+}
+
+const GstVideoInfo *
+gst_cf_base_filter_get_info (GstCfBaseFilter * self)
+{
+  return &PRIV (self)->info;
+}
+
+CfFormat
+gst_cf_base_filter_get_format (GstCfBaseFilter * self)
+{
+  return PRIV (self)->format;
+}
+
+gboolean
+gst_cf_base_filter_uses_cuda (GstCfBaseFilter * self)
+{
+  return PRIV (self)->use_cuda;
+}

@@ -1,0 +1,105 @@
+/* GstCfBaseFilter: what every gst-cudafilters video element shares.
+ *
+ * Backend choice (auto, cuda, cpu) and the CUDA device; negotiation of the
+ * formats of kernels/format.h; a ring of frames in flight, each with its own
+ * stream, event, device copy of the frame and pinned staging memory, all
+ * allocated at negotiation; a pool of pinned host memory proposed upstream;
+ * draining at EOS and before serialized events, discarding at flush; the
+ * latency of the frames held reported in the LATENCY query; CUDA errors
+ * posted as element errors.
+ *
+ * A subclass fills in the vfuncs below and sees each frame twice: once to
+ * start its work (process_cuda, queued on the frame's stream, or
+ * process_cpu, synchronous), and once in order when that work is done
+ * (finish), with the buffer it may decorate before it is pushed.
+ */
+#ifndef __GST_CF_BASE_FILTER_H__
+#define __GST_CF_BASE_FILTER_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include "format.h"
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CF_BACKEND (gst_cf_backend_get_type ())
+typedef enum {
+  GST_CF_BACKEND_AUTO,
+  GST_CF_BACKEND_CUDA,
+  GST_CF_BACKEND_CPU,
+} GstCfBackend;
+GType gst_cf_backend_get_type (void);
+
+#define GST_TYPE_CF_BASE_FILTER (gst_cf_base_filter_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCfBaseFilter, gst_cf_base_filter, GST,
+    CF_BASE_FILTER, GstBaseTransform)
+
+/* The video formats every element of the project accepts, for caps. */
+#define GST_CF_VIDEO_FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, " \
+    "ARGB, ABGR, xRGB, xBGR, RGB, BGR, I420, YV12, NV12, NV21, Y444 }"
+#define GST_CF_VIDEO_CAPS GST_VIDEO_CAPS_MAKE (GST_CF_VIDEO_FORMATS) \
+    ", width = (int) [ 1, 32767 ], height = (int) [ 1, 32767 ]"
+
+/* One frame in flight. */
+typedef struct {
+  GstBuffer *buffer;            /* the input buffer, held until finished */
+  CfImage d_image;              /* the frame in device memory (CUDA backend) */
+  gpointer user;                /* the subclass's per-frame data (slot_alloc) */
+#ifdef HAVE_CUDA
+  cudaStream_t stream;
+  cudaEvent_t done;             /* recorded after the subclass's work */
+  void *d_frame;                /* device planes, 16-byte-aligned rows */
+  void *h_staging;              /* pinned copy of a non-pinned input */
+#endif
+} GstCfFrameSlot;
+
+struct _GstCfBaseFilterClass {
+  GstBaseTransformClass parent_class;
+
+  /* Per-frame resources (device scratch, pinned results), allocated at
+   * negotiation for each frame in flight; @cuda tells the backend. */
+  gpointer (*slot_alloc) (GstCfBaseFilter * self, gboolean cuda);
+  void (*slot_free) (GstCfBaseFilter * self, gpointer user, gboolean cuda);
+
+#ifdef HAVE_CUDA
+  /* Queue the frame's work on slot->stream; slot->d_image is uploaded (in
+   * stream order). Return a CUDA error, posted by the caller. */
+  cudaError_t (*process_cuda) (GstCfBaseFilter * self, GstCfFrameSlot * slot);
+#endif
+  /* Do the frame's work now on the mapped host frame @image. */
+  gboolean (*process_cpu) (GstCfBaseFilter * self, GstCfFrameSlot * slot,
+      const CfImage * image);
+  /* The frame's work is done: called in order with the writable buffer that
+   * will be pushed next. */
+  GstFlowReturn (*finish) (GstCfBaseFilter * self, GstCfFrameSlot * slot,
+      GstBuffer * buffer);
+};
+
+/* Negotiated input, valid from set_caps on. */
+const GstVideoInfo *gst_cf_base_filter_get_info (GstCfBaseFilter * self);
+CfFormat gst_cf_base_filter_get_format (GstCfBaseFilter * self);
+/* TRUE when frames go through the CUDA backend (decided at start). */
+gboolean gst_cf_base_filter_uses_cuda (GstCfBaseFilter * self);
+/* Finishes and pushes every frame in flight, in order. */
+GstFlowReturn gst_cf_base_filter_drain (GstCfBaseFilter * self);
+
+#ifdef HAVE_CUDA
+/* Posts a GST_ELEMENT_ERROR naming the CUDA error and returns FALSE when
+ * @err is not cudaSuccess. */
+gboolean gst_cf_base_filter_cuda_ok (GstCfBaseFilter * self, cudaError_t err,
+    const gchar * what, const gchar * file, gint line);
+#define GST_CF_CUDA_OK(self, call) \
+  gst_cf_base_filter_cuda_ok (GST_CF_BASE_FILTER (self), (call), #call, \
+      __FILE__, __LINE__)
+#endif
+
+CfFormat gst_cf_format_from_video_format (GstVideoFormat format);
+
+G_END_DECLS
+#endif /* __GST_CF_BASE_FILTER_H__ */

@@ -1,0 +1,103 @@
+/* Pixel format table and image checks shared by every kernel family. */
+#include "format.h"
+
+#include <string.h>
+
+#define RGB_NAMES { "R", "G", "B", "A" }
+#define YUV_NAMES { "Y", "U", "V", NULL }
+/* one plane of packed pixels, 8-bit samples */
+#define PACKED(bytes, c0, c1, c2, c3) \
+  { { bytes, 1, 0, 0, { c0, c1, c2, c3 } } }
+#define LUMA { 1, 1, 0, 0, { 0, -1, -1, -1 } }
+#define CHROMA(sub, c) { 1, 1, sub, sub, { c, -1, -1, -1 } }
+#define CHROMA_PAIR(c0, c1) { 2, 1, 1, 1, { c0, c1, -1, -1 } }
+
+static const CfFormatInfo formats[CF_FORMAT_COUNT] = {
+  [CF_FORMAT_GRAY8] = { "GRAY8", 1, 1, 8, { "gray" }, { LUMA } },
+  [CF_FORMAT_GRAY16_LE] = { "GRAY16_LE", 1, 1, 16, { "gray" },
+      { { 2, 2, 0, 0, { 0, -1, -1, -1 } } } },
+  [CF_FORMAT_RGBA] = { "RGBA", 1, 4, 8, RGB_NAMES, PACKED (4, 0, 1, 2, 3) },
+  [CF_FORMAT_BGRA] = { "BGRA", 1, 4, 8, RGB_NAMES, PACKED (4, 2, 1, 0, 3) },
+  [CF_FORMAT_RGBX] = { "RGBx", 1, 3, 8, RGB_NAMES, PACKED (4, 0, 1, 2, -1) },
+  [CF_FORMAT_BGRX] = { "BGRx", 1, 3, 8, RGB_NAMES, PACKED (4, 2, 1, 0, -1) },
+  [CF_FORMAT_ARGB] = { "ARGB", 1, 4, 8, RGB_NAMES, PACKED (4, 3, 0, 1, 2) },
+  [CF_FORMAT_ABGR] = { "ABGR", 1, 4, 8, RGB_NAMES, PACKED (4, 3, 2, 1, 0) },
+  [CF_FORMAT_XRGB] = { "xRGB", 1, 3, 8, RGB_NAMES, PACKED (4, -1, 0, 1, 2) },
+  [CF_FORMAT_XBGR] = { "xBGR", 1, 3, 8, RGB_NAMES, PACKED (4, -1, 2, 1, 0) },
+  [CF_FORMAT_RGB] = { "RGB", 1, 3, 8, RGB_NAMES, PACKED (3, 0, 1, 2, -1) },
+  [CF_FORMAT_BGR] = { "BGR", 1, 3, 8, RGB_NAMES, PACKED (3, 2, 1, 0, -1) },
+  [CF_FORMAT_I420] = { "I420", 3, 3, 8, YUV_NAMES,
+      { LUMA, CHROMA (1, 1), CHROMA (1, 2) } },
+  [CF_FORMAT_YV12] = { "YV12", 3, 3, 8, YUV_NAMES,
+      { LUMA, CHROMA (1, 2), CHROMA (1, 1) } },
+  [CF_FORMAT_NV12] = { "NV12", 2, 3, 8, YUV_NAMES,
+      { LUMA, CHROMA_PAIR (1, 2) } },
+  [CF_FORMAT_NV21] = { "NV21", 2, 3, 8, YUV_NAMES,
+      { LUMA, CHROMA_PAIR (2, 1) } },
+  [CF_FORMAT_Y444] = { "Y444", 3, 3, 8, YUV_NAMES,
+      { LUMA, CHROMA (0, 1), CHROMA (0, 2) } },
+};
+
+const CfFormatInfo *
+cf_format_info (CfFormat format)
+{
+  if ((unsigned) format >= CF_FORMAT_COUNT)
+    return NULL;
+  return &formats[format];
+}
+
+CfFormat
+cf_format_from_name (const char *name)
+{
+  int f;
+
+  for (f = 0; name && f < CF_FORMAT_COUNT; f++)
+    if (strcmp (formats[f].name, name) == 0)
+      return (CfFormat) f;
+  return CF_FORMAT_COUNT;
+}
+
+/* rounded up, as GST_VIDEO_SUB_SCALE does */
+static int
+sub_scale (int shift, int size)
+{
+  return (size + (1 << shift) - 1) >> shift;
+}
+
+int
+cf_plane_width (CfFormat format, int plane, int width)
+{
+  return sub_scale (formats[format].plane[plane].shift_x, width);
+}
+
+int
+cf_plane_height (CfFormat format, int plane, int height)
+{
+  return sub_scale (formats[format].plane[plane].shift_y, height);
+}
+
+size_t
+cf_plane_row_bytes (CfFormat format, int plane, int width)
+{
+  return (size_t) cf_plane_width (format, plane, width) *
+      formats[format].plane[plane].pixel_bytes;
+}
+
+int
+cf_image_check (const CfImage * image)
+{
+  const CfFormatInfo *info;
+  int p;
+
+  if (!image || !(info = cf_format_info (image->format)))
+    return -1;
+  if (image->width < 1 || image->height < 1 || image->width > CF_MAX_SIDE
+      || image->height > CF_MAX_SIDE)
+    return -1;
+  for (p = 0; p < info->n_planes; p++) {
+    if (!image->data[p] ||
+        image->pitch[p] < cf_plane_row_bytes (image->format, p, image->width))
+      return -1;
+  }
+  return 0;
+}

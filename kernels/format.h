@@ -1,0 +1,92 @@
+/* gst-cudafilters kernel library: pixel formats and image descriptors.
+ *
+ * Plain C, no GStreamer: the elements, the batch tool and the benchmarks all
+ * describe frames with these types. A CfImage points at host memory for the
+ * CPU reference functions and at device memory for the CUDA launchers.
+ *
+ * Channel order is the same for every member of a family, whatever the byte
+ * order in memory: R, G, B, A for the RGB family (padding bytes such as the
+ * x of RGBx are not a channel), Y, U, V for the YUV formats, one channel for
+ * gray. So a picture gives the same per-channel numbers as RGBA and as BGRA.
+ */
+#ifndef CF_FORMAT_H
+#define CF_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CF_MAX_PLANES 3
+#define CF_MAX_CHANNELS 4
+/* Largest picture side any element accepts, as videoscale does. */
+#define CF_MAX_SIDE 32767
+
+typedef enum {
+  CF_FORMAT_GRAY8,
+  CF_FORMAT_GRAY16_LE,
+  CF_FORMAT_RGBA,
+  CF_FORMAT_BGRA,
+  CF_FORMAT_RGBX,
+  CF_FORMAT_BGRX,
+  CF_FORMAT_ARGB,
+  CF_FORMAT_ABGR,
+  CF_FORMAT_XRGB,
+  CF_FORMAT_XBGR,
+  CF_FORMAT_RGB,
+  CF_FORMAT_BGR,
+  CF_FORMAT_I420,
+  CF_FORMAT_YV12,
+  CF_FORMAT_NV12,
+  CF_FORMAT_NV21,
+  CF_FORMAT_Y444,
+  CF_FORMAT_COUNT               /* also "no such format" */
+} CfFormat;
+
+/* How the samples of one plane are laid out. */
+typedef struct {
+  uint8_t pixel_bytes;          /* bytes per pixel in this plane: 1, 2, 3 or 4 */
+  uint8_t sample_bytes;         /* 1, or 2 for 16-bit little-endian samples */
+  uint8_t shift_x, shift_y;     /* log2 of the horizontal/vertical subsampling */
+  int8_t channel[4];            /* channel of each sample of a pixel, -1 = padding */
+} CfPlaneLayout;
+
+typedef struct {
+  const char *name;             /* GStreamer's name of the format, e.g. "NV12" */
+  int n_planes;
+  int n_channels;
+  int depth;                    /* bits per sample: 8 or 16 */
+  const char *channel_names[CF_MAX_CHANNELS];
+  CfPlaneLayout plane[CF_MAX_PLANES];
+} CfFormatInfo;
+
+typedef struct {
+  CfFormat format;
+  int width, height;            /* of the picture, in pixels (1 .. CF_MAX_SIDE) */
+  void *data[CF_MAX_PLANES];    /* first byte of each plane */
+  size_t pitch[CF_MAX_PLANES];  /* bytes from one row to the next */
+} CfImage;
+
+/* NULL for an unknown format. */
+const CfFormatInfo *cf_format_info (CfFormat format);
+
+/* CF_FORMAT_COUNT when the name is unknown. */
+CfFormat cf_format_from_name (const char *name);
+
+/* Size of plane @plane of a @width x @height picture: subsampled planes are
+ * rounded up, as GStreamer rounds them (a 3x3 I420 picture has 2x2 chroma). */
+int cf_plane_width (CfFormat format, int plane, int width);
+int cf_plane_height (CfFormat format, int plane, int height);
+size_t cf_plane_row_bytes (CfFormat format, int plane, int width);
+
+/* Checks what every function of the library expects of an image: a known
+ * format, a size within 1..CF_MAX_SIDE, a non-NULL pointer per plane and a
+ * pitch of at least one row. Returns 0 when it is valid, -1 otherwise. */
+int cf_image_check (const CfImage * image);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CF_FORMAT_H */

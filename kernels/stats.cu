@@ -1,0 +1,411 @@
+/* Per-channel statistics of a frame in one launch (see stats.h).
+ *
+ * Each thread reads 16-byte vectors of the frame in a grid-stride loop,
+ * UNROLL vectors in flight before the first is used, plane after plane.
+ * Every sample is counted into a shared-memory histogram that is private to
+ * the warp lane: bin b of channel c for lane l lives at (c*256 + b)*32 + l,
+ * so the 32 lanes of a warp always hit 32 different banks and never the same
+ * address, even on a constant frame (the worst case for shared atomics with
+ * one histogram per block or per warp). Warps of a block share these
+ * per-lane copies through atomicAdd, which orders them.
+ *
+ * 8-bit samples need nothing but the histogram: min, max, count, sum and sum
+ * of squares follow exactly from it. 16-bit samples (binned by their high
+ * byte) also keep min/max/sum/sum of squares in registers, reduced with warp
+ * shuffles and global atomics.
+ *
+ * Grid finish: each block folds its 32 lane copies into one histogram and
+ * adds the non-zero bins to the workspace in global memory; the last block to
+ * finish (a ticket counter) derives the moments, writes the CfStats result
+ * and clears the workspace for the next frame, so a frame costs exactly one
+ * launch and no memset.
+ */
+#include "stats.h"
+
+#include <cuda_runtime.h>
+
+namespace {
+
+constexpr int kThreads = CF_STATS_THREADS;
+constexpr int kLanes = CF_STATS_LANE_COPIES;
+constexpr int kWarps = kThreads / 32;
+constexpr int kBins = CF_STATS_BINS;
+constexpr int kUnroll = 4;
+constexpr int kMaxDevices = 64;
+
+static_assert (kLanes == 32, "one sub-histogram per warp lane");
+static_assert (kThreads >= CF_MAX_CHANNELS * kBins, "one bin per thread in the finish");
+
+struct Workspace {
+  unsigned int hist[CF_MAX_CHANNELS * kBins];
+  unsigned int min16, max16;
+  unsigned long long sum16, sum_sq16;
+  unsigned int blocks_done;
+};
+
+struct PlaneArgs {
+  const uint4 *data;
+  size_t pitch_vecs;            /* pitch / 16 */
+  unsigned int row_bytes;       /* bytes of samples per row */
+  unsigned int vecs_per_row;    /* ceil (row_bytes / 16) */
+  unsigned int rows;            /* 1 when the plane is dense (see below) */
+  unsigned int n_vecs;
+  int pixel_bytes;
+  int chan[4];
+};
+
+struct FrameArgs {
+  int n_planes;
+  int n_channels;
+  int depth16;
+  PlaneArgs plane[CF_MAX_PLANES];
+};
+
+/* Shared-memory offset of lane @lane's sub-histogram of channel @c, or -1
+ * for padding bytes. */
+__device__ __forceinline__ int
+lane_offset (int c, int lane)
+{
+  return c < 0 ? -1 : c * kBins * kLanes + lane;
+}
+
+/* Counts the 8-bit samples of one vector; @off[j] is the histogram offset of
+ * the vector's j-th byte modulo the pixel size. Only the first @valid bytes
+ * are samples when TAIL. */
+template <int PB, bool TAIL>
+__device__ __forceinline__ void
+count_bytes (unsigned int *s_hist, uint4 v, const int (&off)[4], int valid)
+{
+  const unsigned int w[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+  for (int k = 0; k < 16; k++) {
+    const int o = off[k % PB];
+    if (TAIL && k >= valid)
+      break;
+    if (o >= 0)
+      atomicAdd (&s_hist[o + ((w[k / 4] >> (8 * (k % 4))) & 0xffu) * kLanes], 1u);
+  }
+}
+
+struct Moments16 {
+  unsigned int lo, hi;
+  unsigned long long sum, sum_sq;
+};
+
+template <bool TAIL>
+__device__ __forceinline__ void
+count_words16 (unsigned int *s_hist, uint4 v, int lane, int valid,
+    Moments16 & m)
+{
+  const unsigned int w[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+  for (int k = 0; k < 8; k++) {
+    const unsigned int s = (w[k / 2] >> (16 * (k % 2))) & 0xffffu;
+    if (TAIL && 2 * k >= valid)
+      break;
+    atomicAdd (&s_hist[lane + (s >> 8) * kLanes], 1u);
+    m.lo = min (m.lo, s);
+    m.hi = max (m.hi, s);
+    m.sum += s;
+    m.sum_sq += (unsigned long long) s * s;
+  }
+}
+
+/* One vector of a plane with PB-byte pixels: where it is, how much of it is
+ * a row's samples, and which channel each byte belongs to. */
+template <int PB>
+__device__ __forceinline__ void
+count_vector (unsigned int *s_hist, const PlaneArgs & p, const int (&off)[4],
+    unsigned int row_vec, uint4 v, int lane, Moments16 & m)
+{
+  const unsigned int start = row_vec * 16;
+  const int valid = min (16u, p.row_bytes - start);
+  if (PB == 2 && p.chan[1] < 0) {
+    /* 16-bit gray */
+    if (valid == 16)
+      count_words16<false> (s_hist, v, lane, valid, m);
+    else
+      count_words16<true> (s_hist, v, lane, valid, m);
+    return;
+  }
+  int rot[4] = { off[0], off[1], off[2], off[3] };
+  if (PB == 3) {
+    /* 16 = 1 (mod 3): the vector starts at byte (row_vec mod 3) of a pixel */
+    const int phase = row_vec % 3;
+    rot[0] = off[phase];
+    rot[1] = off[phase == 2 ? 0 : phase + 1];
+    rot[2] = off[phase == 0 ? 2 : phase - 1];
+  }
+  if (valid == 16)
+    count_bytes<PB, false> (s_hist, v, rot, valid);
+  else
+    count_bytes<PB, true> (s_hist, v, rot, valid);
+}
+
+template <int PB>
+__device__ __forceinline__ void
+count_plane (unsigned int *s_hist, const PlaneArgs & p, int lane, Moments16 & m)
+{
+  int off[4];
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    off[j] = lane_offset (j < PB ? p.chan[j] : -1, lane);
+
+  const unsigned int stride = gridDim.x * kThreads * kUnroll;
+  for (unsigned int base = blockIdx.x * kThreads * kUnroll + threadIdx.x;
+      base < p.n_vecs; base += stride) {
+    uint4 v[kUnroll];
+    unsigned int row[kUnroll], col[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++) {
+      const unsigned int i = base + u * kThreads;
+      row[u] = p.rows == 1 ? 0 : i / p.vecs_per_row;
+      col[u] = i - row[u] * p.vecs_per_row;
+      if (i < p.n_vecs)
+        v[u] = __ldcs (p.data + row[u] * p.pitch_vecs + col[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++) {
+      if (base + u * kThreads < p.n_vecs)
+        count_vector<PB> (s_hist, p, off, col[u], v[u], lane, m);
+    }
+  }
+}
+
+__device__ __forceinline__ unsigned long long
+warp_sum (unsigned long long x)
+{
+#pragma unroll
+  for (int d = 16; d > 0; d /= 2)
+    x += __shfl_xor_sync (0xffffffffu, x, d);
+  return x;
+}
+
+__global__ void __launch_bounds__ (kThreads, 1)
+stats_kernel (FrameArgs a, Workspace * ws, CfStats * result)
+{
+  extern __shared__ uint4 s_raw[];
+  unsigned int *s_hist = reinterpret_cast<unsigned int *>(s_raw);
+  __shared__ unsigned long long s_part[3][kWarps];
+  __shared__ unsigned int s_lo[kWarps], s_hi[kWarps];
+  __shared__ bool s_last;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  const int hist_words = a.n_channels * kBins * kLanes;
+
+  for (int i = threadIdx.x; i < hist_words / 4; i += kThreads)
+    s_raw[i] = make_uint4 (0, 0, 0, 0);
+  __syncthreads ();
+
+  Moments16 m = { 0xffffffffu, 0, 0, 0 };
+  for (int p = 0; p < a.n_planes; p++) {
+    switch (a.plane[p].pixel_bytes) {
+      case 1: count_plane<1> (s_hist, a.plane[p], lane, m); break;
+      case 2: count_plane<2> (s_hist, a.plane[p], lane, m); break;
+      case 3: count_plane<3> (s_hist, a.plane[p], lane, m); break;
+      default: count_plane<4> (s_hist, a.plane[p], lane, m); break;
+    }
+  }
+  __syncthreads ();
+
+  /* fold the lane copies of bin t (rotated so a warp reads 32 banks) */
+  const int t = threadIdx.x;
+  if (t < a.n_channels * kBins) {
+    unsigned int total = 0;
+#pragma unroll 8
+    for (int l = 0; l < kLanes; l++)
+      total += s_hist[t * kLanes + ((l + t) & (kLanes - 1))];
+    if (total)
+      atomicAdd (&ws->hist[t], total);
+  }
+  if (a.depth16) {
+    unsigned int lo = m.lo, hi = m.hi;
+    unsigned long long sum = warp_sum (m.sum), sum_sq = warp_sum (m.sum_sq);
+    for (int d = 16; d > 0; d /= 2) {
+      lo = min (lo, __shfl_xor_sync (0xffffffffu, lo, d));
+      hi = max (hi, __shfl_xor_sync (0xffffffffu, hi, d));
+    }
+    if (lane == 0 && lo <= hi) {
+      atomicMin (&ws->min16, lo);
+      atomicMax (&ws->max16, hi);
+      atomicAdd (&ws->sum16, sum);
+      atomicAdd (&ws->sum_sq16, sum_sq);
+    }
+  }
+
+  __threadfence ();
+  __syncthreads ();
+  if (threadIdx.x == 0)
+    s_last = atomicAdd (&ws->blocks_done, 1u) == gridDim.x - 1;
+  __syncthreads ();
+  if (!s_last)
+    return;
+  __threadfence ();
+
+  /* last block: thread t owns bin t of channel t / 256 (all 4 channels, so
+   * unused ones are written as zeros) */
+  const int c = t / kBins, b = t % kBins;
+  unsigned int h = 0;
+  if (c < a.n_channels) {
+    h = __ldcg (&ws->hist[t]);
+    ws->hist[t] = 0;
+  }
+  result->histogram[c][b] = h;
+  unsigned long long n = h, sum = (unsigned long long) h * b,
+      sum_sq = (unsigned long long) h * b * b;
+  unsigned int lo = h ? b : 0xffffffffu, hi = h ? b : 0;
+  n = warp_sum (n);
+  sum = warp_sum (sum);
+  sum_sq = warp_sum (sum_sq);
+  for (int d = 16; d > 0; d /= 2) {
+    lo = min (lo, __shfl_xor_sync (0xffffffffu, lo, d));
+    hi = max (hi, __shfl_xor_sync (0xffffffffu, hi, d));
+  }
+  if (lane == 0) {
+    s_part[0][warp] = n;
+    s_part[1][warp] = sum;
+    s_part[2][warp] = sum_sq;
+    s_lo[warp] = lo;
+    s_hi[warp] = hi;
+  }
+  __syncthreads ();
+  /* warps per channel: kBins / 32 = 8; thread ch (< 4) totals its channel */
+  if (t < CF_MAX_CHANNELS) {
+    const int w0 = t * (kBins / 32);
+    n = sum = sum_sq = 0;
+    lo = 0xffffffffu;
+    hi = 0;
+    for (int w = w0; w < w0 + kBins / 32; w++) {
+      n += s_part[0][w];
+      sum += s_part[1][w];
+      sum_sq += s_part[2][w];
+      lo = min (lo, s_lo[w]);
+      hi = max (hi, s_hi[w]);
+    }
+    if (a.depth16 && t == 0) {
+      lo = ws->min16;
+      hi = ws->max16;
+      sum = ws->sum16;
+      sum_sq = ws->sum_sq16;
+      ws->min16 = 0xffffffffu;
+      ws->max16 = 0;
+      ws->sum16 = ws->sum_sq16 = 0;
+    }
+    result->count[t] = n;
+    result->sum[t] = sum;
+    result->sum_sq[t] = sum_sq;
+    result->min[t] = n ? lo : 0;
+    result->max[t] = n ? hi : 0;
+    if (t == 0) {
+      result->n_channels = a.n_channels;
+      ws->blocks_done = 0;
+    }
+  }
+}
+
+__global__ void
+workspace_init_kernel (Workspace * ws)
+{
+  for (int i = threadIdx.x; i < CF_MAX_CHANNELS * kBins; i += blockDim.x)
+    ws->hist[i] = 0;
+  if (threadIdx.x == 0) {
+    ws->min16 = 0xffffffffu;
+    ws->max16 = 0;
+    ws->sum16 = ws->sum_sq16 = 0;
+    ws->blocks_done = 0;
+  }
+}
+
+/* per device: multiprocessor count, and whether the kernel may use more
+ * than 48 KiB of shared memory (a benign race: every writer writes the same) */
+int sm_count[kMaxDevices];
+bool smem_raised[kMaxDevices];
+
+}  // namespace
+
+extern "C" size_t
+cf_stats_workspace_bytes (void)
+{
+  return sizeof (Workspace);
+}
+
+extern "C" cudaError_t
+cf_stats_workspace_init (void *d_workspace, cudaStream_t stream)
+{
+  if (!d_workspace)
+    return cudaErrorInvalidValue;
+  workspace_init_kernel<<<1, 256, 0, stream>>> ((Workspace *) d_workspace);
+  return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
+cf_stats_cuda (const CfImage * d_image, void *d_workspace, CfStats * d_result,
+    cudaStream_t stream)
+{
+  const CfFormatInfo *info;
+  FrameArgs a = {};
+  unsigned long long total_vecs = 0;
+  cudaError_t err;
+  int dev;
+
+  if (cf_image_check (d_image) != 0 || !d_workspace || !d_result)
+    return cudaErrorInvalidValue;
+  info = cf_format_info (d_image->format);
+  a.n_planes = info->n_planes;
+  a.n_channels = info->n_channels;
+  a.depth16 = info->depth == 16;
+  for (int p = 0; p < info->n_planes; p++) {
+    const CfPlaneLayout *l = &info->plane[p];
+    PlaneArgs *pa = &a.plane[p];
+    const size_t row_bytes = cf_plane_row_bytes (d_image->format, p, d_image->width);
+    const size_t rows = cf_plane_height (d_image->format, p, d_image->height);
+    const size_t pitch = d_image->pitch[p];
+
+    if (((uintptr_t) d_image->data[p] & 15) || (pitch & 15))
+      return cudaErrorInvalidValue;
+    pa->data = (const uint4 *) d_image->data[p];
+    pa->pixel_bytes = l->pixel_bytes;
+    for (int j = 0; j < 4; j++)
+      pa->chan[j] = j < l->pixel_bytes / l->sample_bytes ? l->channel[j] : -1;
+    if (l->sample_bytes == 2)
+      pa->chan[1] = -1;         /* marks 16-bit gray for count_vector */
+    pa->pitch_vecs = pitch / 16;
+    if (pitch == row_bytes && (l->pixel_bytes != 3 || row_bytes % 3 == 0)) {
+      /* rows back to back: one long row, no per-vector division */
+      pa->row_bytes = (unsigned int) (row_bytes * rows);
+      pa->rows = 1;
+    } else {
+      pa->row_bytes = (unsigned int) row_bytes;
+      pa->rows = (unsigned int) rows;
+    }
+    pa->vecs_per_row = (pa->row_bytes + 15) / 16;
+    pa->n_vecs = pa->vecs_per_row * pa->rows;
+    total_vecs += pa->n_vecs;
+  }
+
+  if ((err = cudaGetDevice (&dev)) != cudaSuccess)
+    return err;
+  if (dev < 0 || dev >= kMaxDevices)
+    return cudaErrorInvalidDevice;
+  if (!sm_count[dev]) {
+    err = cudaDeviceGetAttribute (&sm_count[dev],
+        cudaDevAttrMultiProcessorCount, dev);
+    if (err != cudaSuccess)
+      return err;
+  }
+  const size_t smem = (size_t) a.n_channels * kBins * kLanes * sizeof (unsigned int);
+  if (!smem_raised[dev]) {
+    err = cudaFuncSetAttribute (stats_kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize,
+        CF_MAX_CHANNELS * kBins * kLanes * sizeof (unsigned int));
+    if (err != cudaSuccess)
+      return err;
+    smem_raised[dev] = true;
+  }
+  const unsigned long long per_block = (unsigned long long) kThreads * kUnroll;
+  unsigned int grid = (unsigned int) ((total_vecs + per_block - 1) / per_block);
+  grid = grid < 1 ? 1 : grid > (unsigned) sm_count[dev] ? sm_count[dev] : grid;
+
+  stats_kernel<<<grid, kThreads, smem, stream>>> (a, (Workspace *) d_workspace,
+      d_result);
+  return cudaGetLastError ();
+}

@@ -1,0 +1,79 @@
+/* Helpers shared by the test programs.
+ *
+ * The suite runs each test program once per backend: CF_TEST_BACKEND=cpu
+ * (the default) or CF_TEST_BACKEND=cuda. A CUDA run on a machine where no
+ * CUDA device works (or a build without CUDA) exits 77, which meson counts
+ * as skipped; on the GPU host every test must pass with none skipped.
+ *
+ * Random inputs come from a seed printed at start: CF_TEST_SEED=N repeats a
+ * run.
+ */
+#ifndef CF_TEST_H
+#define CF_TEST_H
+
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#define CF_TEST_SKIP 77
+
+/* TRUE when this run tests the CUDA backend. */
+static inline gboolean
+cf_test_want_cuda (void)
+{
+  const char *b = g_getenv ("CF_TEST_BACKEND");
+  return b && strcmp (b, "cuda") == 0;
+}
+
+/* "cuda" or "cpu": the value for an element's backend property. */
+static inline const char *
+cf_test_backend_name (void)
+{
+  return cf_test_want_cuda () ? "cuda" : "cpu";
+}
+
+static inline gboolean
+cf_test_cuda_works (void)
+{
+#ifdef HAVE_CUDA
+  int n = 0;
+  if (cudaGetDeviceCount (&n) != cudaSuccess || n < 1)
+    return FALSE;
+  return cudaFree (NULL) == cudaSuccess;
+#else
+  return FALSE;
+#endif
+}
+
+/* Call first in main (): exits 77 when a CUDA run cannot happen here. */
+static inline void
+cf_test_require_backend (void)
+{
+  if (cf_test_want_cuda () && !cf_test_cuda_works ()) {
+    printf ("SKIP: no working CUDA device (or a build without CUDA)\n");
+    exit (CF_TEST_SKIP);
+  }
+}
+
+/* The seed of this run, printed once; CF_TEST_SEED overrides it. */
+static inline guint32
+cf_test_seed (void)
+{
+  static guint32 seed;
+  static gboolean done;
+  if (!done) {
+    const char *s = g_getenv ("CF_TEST_SEED");
+    seed = s ? (guint32) strtoul (s, NULL, 0) : g_random_int ();
+    printf ("random seed: %u (CF_TEST_SEED=%u repeats this run)\n", seed, seed);
+    fflush (stdout);
+    done = TRUE;
+  }
+  return seed;
+}
+
+#endif /* CF_TEST_H */
