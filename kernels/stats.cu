@@ -282,10 +282,10 @@ stats_kernel (FrameArgs a, Workspace * ws, CfStats * result)
       hi = max (hi, s_hi[w]);
     }
     if (a.depth16 && t == 0) {
-      lo = ws->min16;
-      hi = ws->max16;
-      sum = ws->sum16;
-      sum_sq = ws->sum_sq16;
+      lo = __ldcg (&ws->min16);
+      hi = __ldcg (&ws->max16);
+      sum = __ldcg (&ws->sum16);
+      sum_sq = __ldcg (&ws->sum_sq16);
       ws->min16 = 0xffffffffu;
       ws->max16 = 0;
       ws->sum16 = ws->sum_sq16 = 0;
@@ -297,6 +297,7 @@ stats_kernel (FrameArgs a, Workspace * ws, CfStats * result)
     result->max[t] = n ? hi : 0;
     if (t == 0) {
       result->n_channels = a.n_channels;
+      result->reserved = 0;
       ws->blocks_done = 0;
     }
   }

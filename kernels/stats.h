@@ -31,6 +31,7 @@ typedef struct {
   uint32_t n_channels;
   uint32_t min[CF_MAX_CHANNELS];
   uint32_t max[CF_MAX_CHANNELS];
+  uint32_t reserved;                    /* 0: no padding, so results memcmp */
   uint64_t count[CF_MAX_CHANNELS];      /* samples seen in the channel */
   uint64_t sum[CF_MAX_CHANNELS];
   uint64_t sum_sq[CF_MAX_CHANNELS];
@@ -55,7 +56,8 @@ typedef struct {
 int cf_stats_cpu (const CfImage * image, CfStats * result);
 
 /* Accumulation, shared by both backends. The channel count of an empty
- * sum is taken from the first frame added. */
+ * sum is taken from the first frame added; until a frame is added its min
+ * reads UINT32_MAX and its max 0. */
 void cf_stats_sum_reset (CfStatsSum * sum, uint32_t n_channels);
 void cf_stats_sum_add (CfStatsSum * sum, const CfStats * frame);
 /* Mean and population variance of channel @c, from the exact integer sums:
