@@ -541,6 +541,16 @@ gst_cf_base_filter_submit_input_buffer (GstBaseTransform * trans,
     }
   }
 
+  /* the parent marks the first buffer handed out after a discontinuity:
+   * that must be this one, not an older frame still in flight */
+  if (is_discont && priv->count > 0) {
+    ret = gst_cf_base_filter_drain (self);
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref (buf);
+      return ret;
+    }
+  }
+
   slot = &priv->slots[(priv->head + priv->count) % priv->n_slots];
   slot->buffer = buf;
 #ifdef HAVE_CUDA
@@ -629,10 +639,13 @@ gst_cf_base_filter_propose_allocation (GstBaseTransform * trans,
   GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
   GstCfBaseFilterPrivate *priv = PRIV (self);
 
-  if (!GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->
-      propose_allocation (trans, decide_query, query))
-    return FALSE;
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  /* the parent copies downstream's metas; what it answers does not decide
+   * what we offer (a sink without an allocation answer must still get the
+   * pinned pool) */
+  GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->
+      propose_allocation (trans, decide_query, query);
+  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
 #ifdef HAVE_CUDA
   if (priv->use_cuda && gst_query_get_n_allocation_pools (query) == 0) {
@@ -805,6 +818,9 @@ gst_cf_base_filter_init (GstCfBaseFilter * self)
   priv->device_id = DEFAULT_CUDA_DEVICE_ID;
   priv->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
   priv->format = CF_FORMAT_COUNT;
+  /* frames are handed out by generate_output (): never passthrough, which
+   * basetransform assumes for a subclass without transform functions */
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
 }
 
 const GstVideoInfo *
