@@ -1,8 +1,7 @@
 /* Per-channel statistics of a frame in one launch (see stats.h).
  *
  * Each thread reads 16-byte vectors of the frame in a grid-stride loop,
- * plane after plane, software pipelined: the next vectors are loaded while
- * the current ones are counted.
+ * UNROLL vectors in flight before the first is used, plane after plane.
  * Every sample is counted into a shared-memory histogram that is private to
  * the warp lane: bin b of channel c for lane l lives at (c*256 + b)*32 + l,
  * so the 32 lanes of a warp always hit 32 different banks and never the same
@@ -31,7 +30,7 @@ constexpr int kThreads = CF_STATS_THREADS;
 constexpr int kLanes = CF_STATS_LANE_COPIES;
 constexpr int kWarps = kThreads / 32;
 constexpr int kBins = CF_STATS_BINS;
-constexpr int kUnroll = 2;          /* vectors per stage of the pipeline */
+constexpr int kUnroll = 4;
 constexpr int kMaxDevices = 64;
 
 static_assert (kLanes == 32, "one sub-histogram per warp lane");
@@ -143,22 +142,6 @@ count_vector (unsigned int *s_hist, const PlaneArgs & p, const int (&off)[4],
     count_bytes<PB, true> (s_hist, v, rot, valid);
 }
 
-/* Loads vectors @base, @base + kThreads, ... of a plane (those that exist)
- * and says where each sits in its row. */
-__device__ __forceinline__ void
-load_vectors (const PlaneArgs & p, unsigned int base, uint4 (&v)[kUnroll],
-    unsigned int (&col)[kUnroll])
-{
-#pragma unroll
-  for (int u = 0; u < kUnroll; u++) {
-    const unsigned int i = base + u * kThreads;
-    const unsigned int row = p.rows == 1 ? 0 : i / p.vecs_per_row;
-    col[u] = i - row * p.vecs_per_row;
-    if (i < p.n_vecs)
-      v[u] = __ldcs (p.data + row * p.pitch_vecs + col[u]);
-  }
-}
-
 template <int PB>
 __device__ __forceinline__ void
 count_plane (unsigned int *s_hist, const PlaneArgs & p, int lane, Moments16 & m)
@@ -168,25 +151,23 @@ count_plane (unsigned int *s_hist, const PlaneArgs & p, int lane, Moments16 & m)
   for (int j = 0; j < 4; j++)
     off[j] = lane_offset (j < PB ? p.chan[j] : -1, lane);
 
-  /* software pipelined: the loads of the next kUnroll vectors are in
-   * flight while the current ones are counted, so the memory system never
-   * waits for the shared-memory atomics (without it the kernel took the sum
-   * of the two times, not the larger) */
   const unsigned int stride = gridDim.x * kThreads * kUnroll;
-  uint4 v[kUnroll];
-  unsigned int col[kUnroll];
-  unsigned int base = blockIdx.x * kThreads * kUnroll + threadIdx.x;
-  load_vectors (p, base, v, col);
-  for (; base < p.n_vecs; base += stride) {
-    uint4 next[kUnroll];
-    unsigned int next_col[kUnroll];
-    load_vectors (p, base + stride, next, next_col);
+  for (unsigned int base = blockIdx.x * kThreads * kUnroll + threadIdx.x;
+      base < p.n_vecs; base += stride) {
+    uint4 v[kUnroll];
+    unsigned int row[kUnroll], col[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++) {
+      const unsigned int i = base + u * kThreads;
+      row[u] = p.rows == 1 ? 0 : i / p.vecs_per_row;
+      col[u] = i - row[u] * p.vecs_per_row;
+      if (i < p.n_vecs)
+        v[u] = __ldcs (p.data + row[u] * p.pitch_vecs + col[u]);
+    }
 #pragma unroll
     for (int u = 0; u < kUnroll; u++) {
       if (base + u * kThreads < p.n_vecs)
         count_vector<PB> (s_hist, p, off, col[u], v[u], lane, m);
-      v[u] = next[u];
-      col[u] = next_col[u];
     }
   }
 }
