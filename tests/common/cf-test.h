@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -50,13 +52,29 @@ cf_test_cuda_works (void)
 #endif
 }
 
-/* Call first in main (): exits 77 when a CUDA run cannot happen here. */
+/* Call first in main (): exits 77 when a CUDA run cannot happen here. The
+ * probe runs in a child process, so that this process has no CUDA context
+ * yet: check runs tests in fork ()ed children, and a CUDA context does not
+ * survive a fork. */
 static inline void
 cf_test_require_backend (void)
 {
-  if (cf_test_want_cuda () && !cf_test_cuda_works ()) {
+  int status = 0;
+  pid_t pid;
+
+  if (!cf_test_want_cuda ())
+    return;
+  fflush (stdout);
+  pid = fork ();
+  if (pid == 0)
+    _exit (cf_test_cuda_works ()? 0 : CF_TEST_SKIP);
+  if (pid < 0 || waitpid (pid, &status, 0) != pid || !WIFEXITED (status)) {
+    printf ("could not probe for a CUDA device\n");
+    exit (1);
+  }
+  if (WEXITSTATUS (status) != 0) {
     printf ("SKIP: no working CUDA device (or a build without CUDA)\n");
-    exit (CF_TEST_SKIP);
+    exit (WEXITSTATUS (status));
   }
 }
 

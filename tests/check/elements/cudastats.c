@@ -15,8 +15,6 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cf-test.h"
 #include "gstcudastatsmeta.h"
@@ -1052,33 +1050,10 @@ cudastats_suite (void)
   return s;
 }
 
-/* cf_test_require_backend (), in a child: CUDA must not be initialised in
- * this process, whose tests check runs in fork ()ed children (a CUDA
- * context does not survive a fork). */
-static void
-require_backend (void)
-{
-  int status = 0;
-  pid_t pid;
-
-  if (!cf_test_want_cuda ())
-    return;
-  fflush (stdout);
-  pid = fork ();
-  if (pid == 0) {
-    cf_test_require_backend ();
-    _exit (0);
-  }
-  if (pid < 0 || waitpid (pid, &status, 0) != pid || !WIFEXITED (status))
-    g_error ("could not probe for a CUDA device");
-  if (WEXITSTATUS (status) != 0)
-    exit (WEXITSTATUS (status));
-}
-
 int
 main (int argc, char **argv)
 {
-  require_backend ();
+  cf_test_require_backend ();
   gst_check_init (&argc, &argv);
   cf_test_seed ();
   return gst_check_run_suite (cudastats_suite (), "cudastats", __FILE__);
