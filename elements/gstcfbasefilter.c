@@ -40,6 +40,14 @@ enum {
 #define DEVICE_ROW_ALIGN 16
 #define DEVICE_PLANE_ALIGN 256
 
+/* A frame in device memory (and in pinned staging memory, which has the
+ * same layout): every plane's rows rounded up to 16 bytes, planes 256-byte
+ * aligned. */
+typedef struct {
+  CfImage image;                /* data[p] holds plane p's offset */
+  gsize bytes;
+} FrameLayout;
+
 typedef struct {
   /* properties, under the object lock */
   GstCfBackend backend;
@@ -52,12 +60,11 @@ typedef struct {
 
   /* negotiated */
   gboolean have_info;
-  GstVideoInfo info;
-  CfFormat format;
+  GstVideoInfo info, out_info;
+  CfFormat format, out_format;
+  FrameLayout in, out;          /* device (and staging) layouts */
   GstCfFrameSlot *slots;
   guint n_slots, head, count;
-  gsize frame_bytes;            /* device (and staging) bytes per frame */
-  gsize plane_offset[CF_MAX_PLANES];
 } GstCfBaseFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCfBaseFilter, gst_cf_base_filter,
@@ -164,6 +171,7 @@ gst_cf_base_filter_start (GstBaseTransform * trans)
     return TRUE;
   }
 #else
+  (void) wanted;
   why = g_strdup ("this build has no CUDA backend");
 #endif
   if (backend == GST_CF_BACKEND_CUDA) {
@@ -191,6 +199,7 @@ discard_frames (GstCfBaseFilter * self)
       cudaEventSynchronize (slot->done);
 #endif
     gst_clear_buffer (&slot->buffer);
+    gst_clear_buffer (&slot->outbuf);
     priv->head = (priv->head + 1) % priv->n_slots;
     priv->count--;
   }
@@ -222,6 +231,10 @@ free_slots (GstCfBaseFilter * self)
       cudaFree (slot->d_frame);
     if (slot->h_staging)
       cudaFreeHost (slot->h_staging);
+    if (slot->d_out_frame)
+      cudaFree (slot->d_out_frame);
+    if (slot->h_out_staging)
+      cudaFreeHost (slot->h_out_staging);
 #endif
   }
   g_free (priv->slots);
@@ -229,43 +242,53 @@ free_slots (GstCfBaseFilter * self)
   priv->n_slots = 0;
 }
 
-/* Device layout of a frame: every plane's rows rounded up to 16 bytes,
- * planes 256-byte aligned; the pinned staging copy has the same layout. */
 static void
-plan_device_layout (GstCfBaseFilter * self, CfImage * image)
+plan_layout (const GstVideoInfo * info, CfFormat format, FrameLayout * l)
 {
-  GstCfBaseFilterPrivate *priv = PRIV (self);
-  const CfFormatInfo *info = cf_format_info (priv->format);
+  const CfFormatInfo *finfo = cf_format_info (format);
   gsize offset = 0;
   gint p;
 
-  memset (image, 0, sizeof (*image));
-  image->format = priv->format;
-  image->width = GST_VIDEO_INFO_WIDTH (&priv->info);
-  image->height = GST_VIDEO_INFO_HEIGHT (&priv->info);
-  for (p = 0; p < info->n_planes; p++) {
-    gsize row = cf_plane_row_bytes (priv->format, p, image->width);
-    image->pitch[p] = GST_ROUND_UP_N (row, DEVICE_ROW_ALIGN);
-    priv->plane_offset[p] = offset;
-    offset += GST_ROUND_UP_N (image->pitch[p] *
-        cf_plane_height (priv->format, p, image->height), DEVICE_PLANE_ALIGN);
+  memset (l, 0, sizeof (*l));
+  l->image.format = format;
+  l->image.width = GST_VIDEO_INFO_WIDTH (info);
+  l->image.height = GST_VIDEO_INFO_HEIGHT (info);
+  for (p = 0; p < finfo->n_planes; p++) {
+    gsize row = cf_plane_row_bytes (format, p, l->image.width);
+    l->image.pitch[p] = GST_ROUND_UP_N (row, DEVICE_ROW_ALIGN);
+    l->image.data[p] = GSIZE_TO_POINTER (offset);
+    offset += GST_ROUND_UP_N (l->image.pitch[p] *
+        cf_plane_height (format, p, l->image.height), DEVICE_PLANE_ALIGN);
   }
-  priv->frame_bytes = offset;
+  l->bytes = offset;
 }
+
+#ifdef HAVE_CUDA
+/* @l's image placed at @base */
+static CfImage
+layout_at (const FrameLayout * l, void *base)
+{
+  CfImage image = l->image;
+  gint p;
+
+  for (p = 0; p < CF_MAX_PLANES; p++)
+    if (image.pitch[p])
+      image.data[p] = (guint8 *) base + GPOINTER_TO_SIZE (l->image.data[p]);
+  return image;
+}
+#endif
 
 static gboolean
 alloc_slots (GstCfBaseFilter * self)
 {
   GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
   GstCfBaseFilterPrivate *priv = PRIV (self);
-  CfImage layout;
   guint i, n;
 
   GST_OBJECT_LOCK (self);
   n = priv->use_cuda ? priv->frames_in_flight : 1;
   GST_OBJECT_UNLOCK (self);
 
-  plan_device_layout (self, &layout);
   priv->slots = g_new0 (GstCfFrameSlot, n);
   priv->n_slots = n;
   priv->head = priv->count = 0;
@@ -273,20 +296,21 @@ alloc_slots (GstCfBaseFilter * self)
     GstCfFrameSlot *slot = &priv->slots[i];
 #ifdef HAVE_CUDA
     if (priv->use_cuda) {
-      gint p;
       if (!activate_device (self) ||
           !GST_CF_CUDA_OK (self, cudaStreamCreateWithFlags (&slot->stream,
                   cudaStreamNonBlocking)) ||
           !GST_CF_CUDA_OK (self, cudaEventCreateWithFlags (&slot->done,
                   cudaEventDisableTiming)) ||
           !GST_CF_CUDA_OK (self, cudaMalloc (&slot->d_frame,
-                  priv->frame_bytes)))
+                  priv->in.bytes)))
         return FALSE;
-      slot->d_image = layout;
-      for (p = 0; p < CF_MAX_PLANES; p++)
-        if (layout.pitch[p])
-          slot->d_image.data[p] = (guint8 *) slot->d_frame +
-              priv->plane_offset[p];
+      slot->d_image = layout_at (&priv->in, slot->d_frame);
+      if (klass->transform) {
+        if (!GST_CF_CUDA_OK (self, cudaMalloc (&slot->d_out_frame,
+                    priv->out.bytes)))
+          return FALSE;
+        slot->d_out = layout_at (&priv->out, slot->d_out_frame);
+      }
     }
 #endif
     if (klass->slot_alloc && !(slot->user =
@@ -294,7 +318,7 @@ alloc_slots (GstCfBaseFilter * self)
       return FALSE;
   }
   GST_DEBUG_OBJECT (self, "%u frame slot(s) of %" G_GSIZE_FORMAT " bytes", n,
-      priv->frame_bytes);
+      priv->in.bytes + (klass->transform ? priv->out.bytes : 0));
   return TRUE;
 }
 
@@ -309,40 +333,69 @@ gst_cf_base_filter_stop (GstBaseTransform * trans)
 }
 
 static gboolean
+parse_caps (GstCfBaseFilter * self, GstCaps * caps, GstVideoInfo * info,
+    CfFormat * format)
+{
+  if (!gst_video_info_from_caps (info, caps)) {
+    GST_WARNING_OBJECT (self, "invalid caps %" GST_PTR_FORMAT, caps);
+    return FALSE;
+  }
+  *format = gst_cf_format_from_video_format (GST_VIDEO_INFO_FORMAT (info));
+  if (*format == CF_FORMAT_COUNT) {
+    GST_WARNING_OBJECT (self, "unsupported format %s",
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
 gst_cf_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
   GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+  GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
   GstCfBaseFilterPrivate *priv = PRIV (self);
-  GstVideoInfo info;
-  CfFormat format;
+  GstVideoInfo info, out_info;
+  CfFormat format, out_format;
 
-  if (!gst_video_info_from_caps (&info, incaps)) {
-    GST_WARNING_OBJECT (self, "invalid caps %" GST_PTR_FORMAT, incaps);
+  if (!parse_caps (self, incaps, &info, &format) ||
+      !parse_caps (self, outcaps, &out_info, &out_format))
     return FALSE;
-  }
-  format = gst_cf_format_from_video_format (GST_VIDEO_INFO_FORMAT (&info));
-  if (format == CF_FORMAT_COUNT) {
-    GST_WARNING_OBJECT (self, "unsupported format %s",
-        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)));
-    return FALSE;
-  }
-  /* a reconfigure with the same input keeps the frames in flight */
+  /* a reconfigure with the same caps keeps the frames in flight */
   if (priv->have_info && priv->slots && gst_video_info_is_equal (&info,
-          &priv->info))
+          &priv->info) && gst_video_info_is_equal (&out_info, &priv->out_info))
     return TRUE;
 
   if (priv->count > 0)
     gst_cf_base_filter_drain (self);
   free_slots (self);
   priv->info = info;
+  priv->out_info = out_info;
   priv->format = format;
+  priv->out_format = out_format;
+  plan_layout (&info, format, &priv->in);
+  plan_layout (&out_info, out_format, &priv->out);
   priv->have_info = TRUE;
-  if (!alloc_slots (self)) {
+  if ((klass->set_info && !klass->set_info (self, &info, &out_info)) ||
+      !alloc_slots (self)) {
     free_slots (self);
     priv->have_info = FALSE;
     return FALSE;
   }
+  return TRUE;
+}
+
+/* Size of a frame of @caps, for basetransform's buffer allocation. */
+static gboolean
+gst_cf_base_filter_get_unit_size (GstBaseTransform * trans, GstCaps * caps,
+    gsize * size)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  *size = GST_VIDEO_INFO_SIZE (&info);
   return TRUE;
 }
 
@@ -366,9 +419,9 @@ upload_frame (GstCfBaseFilter * self, GstCfFrameSlot * slot, GstBuffer * buf)
   if (!pinned && !slot->h_staging) {
     /* first non-pinned frame of this slot: its staging copy, once */
     GST_INFO_OBJECT (self, "input is not pinned: staging through pinned "
-        "memory (%" G_GSIZE_FORMAT " bytes per frame)", priv->frame_bytes);
+        "memory (%" G_GSIZE_FORMAT " bytes per frame)", priv->in.bytes);
     ok = GST_CF_CUDA_OK (self, cudaHostAlloc (&slot->h_staging,
-            priv->frame_bytes, cudaHostAllocPortable));
+            priv->in.bytes, cudaHostAllocPortable));
   }
   for (p = 0; ok && p < finfo->n_planes; p++) {
     const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
@@ -387,7 +440,8 @@ upload_frame (GstCfBaseFilter * self, GstCfFrameSlot * slot, GstBuffer * buf)
               pitch, src, src_stride, row, rows, cudaMemcpyHostToDevice,
               slot->stream));
     } else {
-      guint8 *dst = (guint8 *) slot->h_staging + priv->plane_offset[p];
+      guint8 *dst = (guint8 *) slot->h_staging +
+          GPOINTER_TO_SIZE (priv->in.image.data[p]);
       gsize y;
       for (y = 0; y < rows; y++)
         memcpy (dst + y * pitch, src + y * src_stride, row);
@@ -395,43 +449,136 @@ upload_frame (GstCfBaseFilter * self, GstCfFrameSlot * slot, GstBuffer * buf)
   }
   if (ok && !pinned)
     ok = GST_CF_CUDA_OK (self, cudaMemcpyAsync (slot->d_frame,
-            slot->h_staging, priv->frame_bytes, cudaMemcpyHostToDevice,
+            slot->h_staging, priv->in.bytes, cudaMemcpyHostToDevice,
             slot->stream));
   gst_video_frame_unmap (&frame);
   return ok;
 }
-#endif
 
+/* Queues the download of slot->d_out: straight into a pinned output
+ * buffer, otherwise into the slot's pinned staging copy, which
+ * copy_out_staged () moves into the buffer once the frame is done. */
 static gboolean
-process_on_cpu (GstCfBaseFilter * self, GstCfFrameSlot * slot, GstBuffer * buf)
+download_frame (GstCfBaseFilter * self, GstCfFrameSlot * slot)
 {
-  GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
   GstCfBaseFilterPrivate *priv = PRIV (self);
-  const CfFormatInfo *finfo = cf_format_info (priv->format);
+  const CfFormatInfo *finfo = cf_format_info (priv->out_format);
   GstVideoFrame frame;
-  CfImage image = { priv->format, GST_VIDEO_INFO_WIDTH (&priv->info),
-    GST_VIDEO_INFO_HEIGHT (&priv->info)
-  };
-  gboolean ok;
+  gboolean ok = TRUE;
   gint p;
 
-  if (!gst_video_frame_map (&frame, &priv->info, buf, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map input frame"),
+  slot->out_staged = !gst_cf_buffer_is_pinned (slot->outbuf);
+  if (slot->out_staged) {
+    if (!slot->h_out_staging) {
+      GST_INFO_OBJECT (self, "output is not pinned: staging through pinned "
+          "memory (%" G_GSIZE_FORMAT " bytes per frame)", priv->out.bytes);
+      if (!GST_CF_CUDA_OK (self, cudaHostAlloc (&slot->h_out_staging,
+                  priv->out.bytes, cudaHostAllocPortable)))
+        return FALSE;
+    }
+    return GST_CF_CUDA_OK (self, cudaMemcpyAsync (slot->h_out_staging,
+            slot->d_out_frame, priv->out.bytes, cudaMemcpyDeviceToHost,
+            slot->stream));
+  }
+  if (!gst_video_frame_map (&frame, &priv->out_info, slot->outbuf,
+          GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map output frame"),
+        (NULL));
+    return FALSE;
+  }
+  for (p = 0; ok && p < finfo->n_planes; p++)
+    ok = GST_CF_CUDA_OK (self, cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA
+            (&frame, p), GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p),
+            slot->d_out.data[p], slot->d_out.pitch[p],
+            cf_plane_row_bytes (priv->out_format, p, slot->d_out.width),
+            cf_plane_height (priv->out_format, p, slot->d_out.height),
+            cudaMemcpyDeviceToHost, slot->stream));
+  gst_video_frame_unmap (&frame);
+  return ok;
+}
+
+static gboolean
+copy_out_staged (GstCfBaseFilter * self, GstCfFrameSlot * slot)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  const CfFormatInfo *finfo = cf_format_info (priv->out_format);
+  CfImage staged = layout_at (&priv->out, slot->h_out_staging);
+  GstVideoFrame frame;
+  gint p;
+  gsize y;
+
+  if (!gst_video_frame_map (&frame, &priv->out_info, slot->outbuf,
+          GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map output frame"),
         (NULL));
     return FALSE;
   }
   for (p = 0; p < finfo->n_planes; p++) {
-    image.data[p] = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
-    image.pitch[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-  }
-  if (cf_image_check (&image) != 0) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Invalid input frame"),
-        ("a plane stride is shorter than a row"));
-    ok = FALSE;
-  } else {
-    ok = klass->process_cpu (self, slot, &image);
+    gsize row = cf_plane_row_bytes (priv->out_format, p, staged.width);
+    gsize rows = cf_plane_height (priv->out_format, p, staged.height);
+    guint8 *dst = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+    for (y = 0; y < rows; y++)
+      memcpy (dst + y * stride, (guint8 *) staged.data[p] +
+          y * staged.pitch[p], row);
   }
   gst_video_frame_unmap (&frame);
+  return TRUE;
+}
+#endif
+
+/* Maps @buf and describes it as a CfImage; FALSE (error posted) when it
+ * cannot be mapped or a stride is shorter than a row. */
+static gboolean
+map_image (GstCfBaseFilter * self, GstVideoFrame * frame,
+    const GstVideoInfo * info, CfFormat format, GstBuffer * buf,
+    GstMapFlags flags, CfImage * image)
+{
+  const CfFormatInfo *finfo = cf_format_info (format);
+  gint p;
+
+  if (!gst_video_frame_map (frame, info, buf, flags)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"),
+        (NULL));
+    return FALSE;
+  }
+  memset (image, 0, sizeof (*image));
+  image->format = format;
+  image->width = GST_VIDEO_INFO_WIDTH (info);
+  image->height = GST_VIDEO_INFO_HEIGHT (info);
+  for (p = 0; p < finfo->n_planes; p++) {
+    image->data[p] = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+    image->pitch[p] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+  }
+  if (cf_image_check (image) != 0) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Invalid frame"),
+        ("a plane stride is shorter than a row"));
+    gst_video_frame_unmap (frame);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+process_on_cpu (GstCfBaseFilter * self, GstCfFrameSlot * slot)
+{
+  GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  GstVideoFrame in_frame, out_frame;
+  CfImage in, out;
+  gboolean ok;
+
+  if (!map_image (self, &in_frame, &priv->info, priv->format, slot->buffer,
+          GST_MAP_READ, &in))
+    return FALSE;
+  if (!slot->outbuf) {
+    ok = klass->process_cpu (self, slot, &in, NULL);
+  } else if ((ok = map_image (self, &out_frame, &priv->out_info,
+              priv->out_format, slot->outbuf, GST_MAP_WRITE, &out))) {
+    ok = klass->process_cpu (self, slot, &in, &out);
+    gst_video_frame_unmap (&out_frame);
+  }
+  gst_video_frame_unmap (&in_frame);
   return ok;
 }
 
@@ -442,14 +589,25 @@ finish_oldest (GstCfBaseFilter * self, GstBuffer ** outbuf)
   GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
   GstCfBaseFilterPrivate *priv = PRIV (self);
   GstCfFrameSlot *slot = &priv->slots[priv->head];
-  GstBuffer *buf = slot->buffer;
-  GstFlowReturn ret;
+  GstBuffer *buf;
+  GstFlowReturn ret = GST_FLOW_OK;
 
-  slot->buffer = NULL;
   priv->head = (priv->head + 1) % priv->n_slots;
   priv->count--;
-  buf = gst_buffer_make_writable (buf);
-  ret = klass->finish ? klass->finish (self, slot, buf) : GST_FLOW_OK;
+  if (slot->outbuf) {
+    gst_clear_buffer (&slot->buffer);
+    buf = slot->outbuf;
+    slot->outbuf = NULL;
+#ifdef HAVE_CUDA
+    if (priv->use_cuda && slot->out_staged && !copy_out_staged (self, slot))
+      ret = GST_FLOW_ERROR;
+#endif
+  } else {
+    buf = gst_buffer_make_writable (slot->buffer);
+    slot->buffer = NULL;
+  }
+  if (ret == GST_FLOW_OK && klass->finish && !slot->passthrough)
+    ret = klass->finish (self, slot, buf);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (buf);
     return ret;
@@ -555,16 +713,34 @@ gst_cf_base_filter_submit_input_buffer (GstBaseTransform * trans,
 
   slot = &priv->slots[(priv->head + priv->count) % priv->n_slots];
   slot->buffer = buf;
+  /* equal caps on a transform: the frame goes on untouched, in its turn */
+  slot->passthrough = klass->transform && gst_base_transform_is_passthrough
+      (trans);
+  if (slot->passthrough) {
+    priv->count++;
+    return GST_FLOW_OK;
+  }
+  if (klass->transform) {
+    /* the parent takes it from the decided pool and copies the metadata */
+    ret = GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->
+        prepare_output_buffer (trans, buf, &slot->outbuf);
+    if (ret != GST_FLOW_OK || !slot->outbuf) {
+      gst_clear_buffer (&slot->buffer);
+      return ret != GST_FLOW_OK ? ret : GST_FLOW_ERROR;
+    }
+  }
 #ifdef HAVE_CUDA
   if (priv->use_cuda) {
     ok = activate_device (self) && upload_frame (self, slot, buf) &&
         GST_CF_CUDA_OK (self, klass->process_cuda (self, slot)) &&
+        (!slot->outbuf || download_frame (self, slot)) &&
         GST_CF_CUDA_OK (self, cudaEventRecord (slot->done, slot->stream));
   } else
 #endif
-    ok = process_on_cpu (self, slot, buf);
+    ok = process_on_cpu (self, slot);
   if (!ok) {
     gst_clear_buffer (&slot->buffer);
+    gst_clear_buffer (&slot->outbuf);
     return GST_FLOW_ERROR;
   }
   priv->count++;
@@ -634,12 +810,50 @@ gst_cf_base_filter_query (GstBaseTransform * trans, GstPadDirection direction,
   return TRUE;
 }
 
+#ifdef HAVE_CUDA
+/* Adds to @query a video pool of pinned memory for @caps, keeping at least
+ * @min buffers, and its allocator. */
+static gboolean
+add_pinned_pool (GstCfBaseFilter * self, GstQuery * query, GstCaps * caps,
+    guint min, gboolean video_meta)
+{
+  GstAllocationParams params;
+  GstStructure *config;
+  GstAllocator *allocator;
+  GstBufferPool *pool;
+  GstVideoInfo info;
+  gboolean ok;
+
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  allocator = gst_cf_pinned_allocator_new (PRIV (self)->device);
+  gst_allocation_params_init (&params);
+  params.align = DEVICE_ROW_ALIGN - 1;
+  pool = gst_video_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, min, 0);
+  gst_buffer_pool_config_set_allocator (config, allocator, &params);
+  if (video_meta)
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  ok = gst_buffer_pool_set_config (pool, config);
+  if (ok) {
+    gst_query_add_allocation_pool (query, pool, info.size, min, 0);
+    gst_query_add_allocation_param (query, allocator, &params);
+  } else {
+    GST_WARNING_OBJECT (self, "pinned pool rejected its configuration");
+  }
+  gst_object_unref (pool);
+  gst_object_unref (allocator);
+  return ok;
+}
+#endif
+
 static gboolean
 gst_cf_base_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
   GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
-  GstCfBaseFilterPrivate *priv = PRIV (self);
 
   /* the parent copies downstream's metas; what it answers does not decide
    * what we offer (a sink without an allocation answer must still get the
@@ -650,41 +864,56 @@ gst_cf_base_filter_propose_allocation (GstBaseTransform * trans,
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
 #ifdef HAVE_CUDA
-  if (priv->use_cuda && gst_query_get_n_allocation_pools (query) == 0) {
-    GstAllocationParams params;
-    GstStructure *config;
-    GstAllocator *allocator;
-    GstBufferPool *pool;
-    GstVideoInfo info;
+  if (PRIV (self)->use_cuda && gst_query_get_n_allocation_pools (query) == 0) {
     GstCaps *caps;
     guint min;
 
     gst_query_parse_allocation (query, &caps, NULL);
-    if (!caps || !gst_video_info_from_caps (&info, caps))
-      return FALSE;
     GST_OBJECT_LOCK (self);
-    min = priv->frames_in_flight;
+    min = PRIV (self)->frames_in_flight;
     GST_OBJECT_UNLOCK (self);
-
-    allocator = gst_cf_pinned_allocator_new (priv->device);
-    gst_allocation_params_init (&params);
-    params.align = DEVICE_ROW_ALIGN - 1;
-    pool = gst_video_buffer_pool_new ();
-    config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_set_params (config, caps, info.size, min, 0);
-    gst_buffer_pool_config_set_allocator (config, allocator, &params);
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-    if (gst_buffer_pool_set_config (pool, config)) {
-      gst_query_add_allocation_pool (query, pool, info.size, min, 0);
-      gst_query_add_allocation_param (query, allocator, &params);
-      GST_DEBUG_OBJECT (self, "proposing a pool of pinned memory");
-    }
-    gst_object_unref (pool);
-    gst_object_unref (allocator);
+    if (!caps || !add_pinned_pool (self, query, caps, min, TRUE))
+      return FALSE;
+    GST_DEBUG_OBJECT (self, "proposing a pool of pinned memory");
   }
 #endif
   return TRUE;
+}
+
+/* Transforms on CUDA write their output into pinned buffers when downstream
+ * offers no pool, so downloads run at full speed too. */
+static gboolean
+gst_cf_base_filter_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+#ifdef HAVE_CUDA
+  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  GstBufferPool *pool = NULL;
+
+  if (GST_CF_BASE_FILTER_GET_CLASS (self)->transform && priv->use_cuda) {
+    if (gst_query_get_n_allocation_pools (query) > 0)
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+    if (!pool) {
+      GstCaps *caps;
+      guint min;
+
+      gst_query_parse_allocation (query, &caps, NULL);
+      GST_OBJECT_LOCK (self);
+      min = priv->frames_in_flight + 1;
+      GST_OBJECT_UNLOCK (self);
+      /* configured here: the parent would replace our allocator */
+      while (gst_query_get_n_allocation_pools (query) > 0)
+        gst_query_remove_nth_allocation_pool (query, 0);
+      return caps && add_pinned_pool (self, query, caps, min,
+          gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE,
+              NULL));
+    }
+    gst_object_unref (pool);
+  }
+#endif
+  return GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->
+      decide_allocation (trans, query);
 }
 
 static void
@@ -804,6 +1033,10 @@ gst_cf_base_filter_class_init (GstCfBaseFilterClass * klass)
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cf_base_filter_query);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cf_base_filter_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cf_base_filter_decide_allocation);
+  trans_class->get_unit_size =
+      GST_DEBUG_FUNCPTR (gst_cf_base_filter_get_unit_size);
 
   GST_DEBUG_CATEGORY_INIT (gst_cf_base_filter_debug, "cfbasefilter", 0,
       "gst-cudafilters base class");
@@ -829,6 +1062,12 @@ const GstVideoInfo *
 gst_cf_base_filter_get_info (GstCfBaseFilter * self)
 {
   return &PRIV (self)->info;
+}
+
+const GstVideoInfo *
+gst_cf_base_filter_get_out_info (GstCfBaseFilter * self)
+{
+  return &PRIV (self)->out_info;
 }
 
 CfFormat

@@ -49,18 +49,32 @@ G_DECLARE_DERIVABLE_TYPE (GstCfBaseFilter, gst_cf_base_filter, GST,
 /* One frame in flight. */
 typedef struct {
   GstBuffer *buffer;            /* the input buffer, held until finished */
+  GstBuffer *outbuf;            /* transforms: the output buffer, else NULL */
+  gboolean passthrough;         /* the input goes on untouched */
   CfImage d_image;              /* the frame in device memory (CUDA backend) */
+  CfImage d_out;                /* transforms: the output frame on the device */
   gpointer user;                /* the subclass's per-frame data (slot_alloc) */
 #ifdef HAVE_CUDA
   cudaStream_t stream;
-  cudaEvent_t done;             /* recorded after the subclass's work */
+  cudaEvent_t done;             /* recorded after the last copy of the frame */
   void *d_frame;                /* device planes, 16-byte-aligned rows */
   void *h_staging;              /* pinned copy of a non-pinned input */
+  void *d_out_frame;            /* transforms: device output planes */
+  void *h_out_staging;          /* pinned copy for a non-pinned output */
+  gboolean out_staged;          /* the output waits in h_out_staging */
 #endif
 } GstCfFrameSlot;
 
 struct _GstCfBaseFilterClass {
   GstBaseTransformClass parent_class;
+
+  /* TRUE for elements that write new output buffers (set in class_init);
+   * FALSE for analysis elements, which push their input buffers. */
+  gboolean transform;
+
+  /* Negotiated: called before the frame slots are allocated. */
+  gboolean (*set_info) (GstCfBaseFilter * self, const GstVideoInfo * in_info,
+      const GstVideoInfo * out_info);
 
   /* Per-frame resources (device scratch, pinned results), allocated at
    * negotiation for each frame in flight; @cuda tells the backend. */
@@ -69,20 +83,23 @@ struct _GstCfBaseFilterClass {
 
 #ifdef HAVE_CUDA
   /* Queue the frame's work on slot->stream; slot->d_image is uploaded (in
-   * stream order). Return a CUDA error, posted by the caller. */
+   * stream order) and, for transforms, slot->d_out is downloaded after it.
+   * Return a CUDA error, posted by the caller. */
   cudaError_t (*process_cuda) (GstCfBaseFilter * self, GstCfFrameSlot * slot);
 #endif
-  /* Do the frame's work now on the mapped host frame @image. */
+  /* Do the frame's work now on the mapped host frame @image, writing @out
+   * (transforms; NULL otherwise). */
   gboolean (*process_cpu) (GstCfBaseFilter * self, GstCfFrameSlot * slot,
-      const CfImage * image);
+      const CfImage * image, const CfImage * out);
   /* The frame's work is done: called in order with the writable buffer that
-   * will be pushed next. */
+   * will be pushed next (the output buffer of a transform). */
   GstFlowReturn (*finish) (GstCfBaseFilter * self, GstCfFrameSlot * slot,
       GstBuffer * buffer);
 };
 
-/* Negotiated input, valid from set_caps on. */
+/* Negotiated input and output, valid from set_caps on. */
 const GstVideoInfo *gst_cf_base_filter_get_info (GstCfBaseFilter * self);
+const GstVideoInfo *gst_cf_base_filter_get_out_info (GstCfBaseFilter * self);
 CfFormat gst_cf_base_filter_get_format (GstCfBaseFilter * self);
 /* TRUE when frames go through the CUDA backend (decided at start). */
 gboolean gst_cf_base_filter_uses_cuda (GstCfBaseFilter * self);

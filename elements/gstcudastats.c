@@ -160,7 +160,7 @@ gst_cuda_stats_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 
 static gboolean
 gst_cuda_stats_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
-    const CfImage * image)
+    const CfImage * image, const CfImage * out)
 {
   StatsSlot *s = slot->user;
 
