@@ -853,8 +853,6 @@ static gboolean
 gst_cf_base_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
-  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
-
   /* the parent copies downstream's metas; what it answers does not decide
    * what we offer (a sink without an allocation answer must still get the
    * pinned pool) */
@@ -864,6 +862,8 @@ gst_cf_base_filter_propose_allocation (GstBaseTransform * trans,
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
 #ifdef HAVE_CUDA
+  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+
   if (PRIV (self)->use_cuda && gst_query_get_n_allocation_pools (query) == 0) {
     GstCaps *caps;
     guint min;
