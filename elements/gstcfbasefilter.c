@@ -313,8 +313,8 @@ alloc_slots (GstCfBaseFilter * self)
       }
     }
 #endif
-    if (klass->slot_alloc && !(slot->user =
-            klass->slot_alloc (self, priv->use_cuda)))
+    if (klass->slot_alloc && !klass->slot_alloc (self, priv->use_cuda,
+            &slot->user))
       return FALSE;
   }
   GST_DEBUG_OBJECT (self, "%u frame slot(s) of %" G_GSIZE_FORMAT " bytes", n,
@@ -377,6 +377,10 @@ gst_cf_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   plan_layout (&info, format, &priv->in);
   plan_layout (&out_info, out_format, &priv->out);
   priv->have_info = TRUE;
+#ifdef HAVE_CUDA
+  if (priv->use_cuda && !activate_device (self))
+    return FALSE;
+#endif
   if ((klass->set_info && !klass->set_info (self, &info, &out_info)) ||
       !alloc_slots (self)) {
     free_slots (self);

@@ -77,8 +77,10 @@ struct _GstCfBaseFilterClass {
       const GstVideoInfo * out_info);
 
   /* Per-frame resources (device scratch, pinned results), allocated at
-   * negotiation for each frame in flight; @cuda tells the backend. */
-  gpointer (*slot_alloc) (GstCfBaseFilter * self, gboolean cuda);
+   * negotiation for each frame in flight into *@user; @cuda tells the
+   * backend. FALSE (with an error posted) when they cannot be had. */
+  gboolean (*slot_alloc) (GstCfBaseFilter * self, gboolean cuda,
+      gpointer * user);
   void (*slot_free) (GstCfBaseFilter * self, gpointer user, gboolean cuda);
 
 #ifdef HAVE_CUDA

@@ -115,11 +115,12 @@ stats_slot_free (GstCfBaseFilter * base, gpointer user, gboolean cuda)
   g_free (s);
 }
 
-static gpointer
-stats_slot_alloc (GstCfBaseFilter * base, gboolean cuda)
+static gboolean
+stats_slot_alloc (GstCfBaseFilter * base, gboolean cuda, gpointer * user)
 {
   StatsSlot *s = g_new0 (StatsSlot, 1);
 
+  *user = s;
 #ifdef HAVE_CUDA
   if (cuda) {
     /* the workspace is cleared on the legacy stream once; frames then run
@@ -131,15 +132,13 @@ stats_slot_alloc (GstCfBaseFilter * base, gboolean cuda)
         !GST_CF_CUDA_OK (base, cudaMalloc (&s->d_workspace,
                 cf_stats_workspace_bytes ())) ||
         !GST_CF_CUDA_OK (base, cf_stats_workspace_init (s->d_workspace, 0)) ||
-        !GST_CF_CUDA_OK (base, cudaStreamSynchronize (0))) {
-      stats_slot_free (base, s, TRUE);
-      return NULL;
-    }
-    return s;
+        !GST_CF_CUDA_OK (base, cudaStreamSynchronize (0)))
+      return FALSE;
+    return TRUE;
   }
 #endif
   s->h_result = g_new0 (CfStats, 1);
-  return s;
+  return TRUE;
 }
 
 #ifdef HAVE_CUDA

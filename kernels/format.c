@@ -101,3 +101,28 @@ cf_image_check (const CfImage * image)
   }
   return 0;
 }
+
+int
+cf_image_view (const CfImage * image, int x, int y, int width, int height,
+    CfImage * view)
+{
+  const CfFormatInfo *info;
+  int p;
+
+  if (cf_image_check (image) != 0 || x < 0 || y < 0 || width < 1 ||
+      height < 1 || x + width > image->width || y + height > image->height)
+    return -1;
+  info = cf_format_info (image->format);
+  *view = *image;
+  view->width = width;
+  view->height = height;
+  for (p = 0; p < info->n_planes; p++) {
+    const CfPlaneLayout *l = &info->plane[p];
+    if ((x & ((1 << l->shift_x) - 1)) || (y & ((1 << l->shift_y) - 1)))
+      return -1;
+    view->data[p] = (uint8_t *) image->data[p] +
+        (size_t) (y >> l->shift_y) * image->pitch[p] +
+        (size_t) (x >> l->shift_x) * l->pixel_bytes;
+  }
+  return 0;
+}

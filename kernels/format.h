@@ -86,6 +86,12 @@ size_t cf_plane_row_bytes (CfFormat format, int plane, int width);
  * pitch of at least one row. Returns 0 when it is valid, -1 otherwise. */
 int cf_image_check (const CfImage * image);
 
+/* @view = the @width x @height pixels of @image from (@x, @y): same
+ * memory, plane pointers moved. On subsampled planes x and y must be even.
+ * Returns 0, or -1 when the rectangle leaves the picture or is misaligned. */
+int cf_image_view (const CfImage * image, int x, int y, int width, int height,
+    CfImage * view);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,71 @@
+/* CPU reference for kernels/fill.cu. */
+#include "../fill.h"
+
+void
+cf_fill_black (CfFormat format, uint16_t value[CF_MAX_CHANNELS])
+{
+  const CfFormatInfo *info = cf_format_info (format);
+  int c;
+
+  for (c = 0; c < CF_MAX_CHANNELS; c++)
+    value[c] = 0;
+  if (!info)
+    return;
+  if (info->n_planes > 1) {
+    value[0] = 16;
+    value[1] = value[2] = 128;
+  } else if (info->n_channels == 4) {
+    value[3] = 255;
+  }
+}
+
+int
+cf_fill_plane_rect (const CfImage * image, int p, CfRect rect, CfRect * out)
+{
+  const CfPlaneLayout *l = &cf_format_info (image->format)->plane[p];
+  int x0 = rect.x < 0 ? 0 : rect.x, y0 = rect.y < 0 ? 0 : rect.y;
+  int x1 = rect.x + rect.width, y1 = rect.y + rect.height;
+
+  x1 = x1 > image->width ? image->width : x1;
+  y1 = y1 > image->height ? image->height : y1;
+  if (x1 <= x0 || y1 <= y0)
+    return 0;
+  out->x = x0 >> l->shift_x;
+  out->y = y0 >> l->shift_y;
+  out->width = ((x1 + (1 << l->shift_x) - 1) >> l->shift_x) - out->x;
+  out->height = ((y1 + (1 << l->shift_y) - 1) >> l->shift_y) - out->y;
+  return 1;
+}
+
+int
+cf_fill_cpu (const CfImage * image, CfRect rect,
+    const uint16_t value[CF_MAX_CHANNELS])
+{
+  const CfFormatInfo *info;
+  int p, x, y, k;
+
+  if (cf_image_check (image) != 0 || !value)
+    return -1;
+  info = cf_format_info (image->format);
+  for (p = 0; p < info->n_planes; p++) {
+    const CfPlaneLayout *l = &info->plane[p];
+    const int samples = l->pixel_bytes / l->sample_bytes;
+    CfRect r;
+
+    if (!cf_fill_plane_rect (image, p, rect, &r))
+      continue;
+    for (y = r.y; y < r.y + r.height; y++) {
+      uint8_t *row = (uint8_t *) image->data[p] + y * image->pitch[p];
+      for (x = r.x; x < r.x + r.width; x++) {
+        for (k = 0; k < samples; k++) {
+          uint16_t v = l->channel[k] < 0 ? 0xffff : value[l->channel[k]];
+          uint8_t *s = row + x * l->pixel_bytes + k * l->sample_bytes;
+          s[0] = (uint8_t) v;
+          if (l->sample_bytes == 2)
+            s[1] = (uint8_t) (v >> 8);
+        }
+      }
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,213 @@
+/* Tests of kernels/fill.h: known answers on the CPU (clipping, subsampled
+ * planes, padding samples, 16-bit samples, the formats' black), and the GPU
+ * against the CPU byte for byte, with the rest of the picture untouched. */
+#include <string.h>
+
+#include "cf-test.h"
+#include "fill.h"
+
+typedef struct {
+  CfImage img;
+  guint8 *mem;
+  gsize bytes;
+} Picture;
+
+/* A picture of random bytes, each plane's pitch 16-aligned plus 32 bytes
+ * of (random) padding. */
+static void
+picture_new (Picture * pic, CfFormat format, int w, int h, GRand * rand)
+{
+  const CfFormatInfo *info = cf_format_info (format);
+  gsize offset[CF_MAX_PLANES], total = 0, i;
+  int p;
+
+  memset (pic, 0, sizeof (*pic));
+  pic->img.format = format;
+  pic->img.width = w;
+  pic->img.height = h;
+  for (p = 0; p < info->n_planes; p++) {
+    pic->img.pitch[p] = ((cf_plane_row_bytes (format, p, w) + 15) & ~15) + 32;
+    offset[p] = total;
+    total += pic->img.pitch[p] * cf_plane_height (format, p, h);
+  }
+  pic->mem = g_malloc (total);
+  pic->bytes = total;
+  for (i = 0; i < total; i++)
+    pic->mem[i] = g_rand_int (rand);
+  for (p = 0; p < info->n_planes; p++)
+    pic->img.data[p] = pic->mem + offset[p];
+}
+
+static const uint8_t *
+sample_at (const Picture * pic, int p, int x, int y, int k)
+{
+  const CfPlaneLayout *l = &cf_format_info (pic->img.format)->plane[p];
+  return (const uint8_t *) pic->img.data[p] + y * pic->img.pitch[p] +
+      x * l->pixel_bytes + k * l->sample_bytes;
+}
+
+/* Every sample inside @r (in pixels, clipped) has the value of its channel,
+ * every other byte is as in @orig. */
+static void
+check_fill (const Picture * pic, const Picture * orig, CfRect r,
+    const uint16_t value[CF_MAX_CHANNELS])
+{
+  const CfFormatInfo *info = cf_format_info (pic->img.format);
+  int p, x, y, k;
+
+  for (p = 0; p < info->n_planes; p++) {
+    const CfPlaneLayout *l = &info->plane[p];
+    const int pw = cf_plane_width (pic->img.format, p, pic->img.width);
+    const int ph = cf_plane_height (pic->img.format, p, pic->img.height);
+    for (y = 0; y < ph; y++)
+      for (x = 0; x < pw; x++) {
+        /* the chroma sample of pixel (x << shift) is inside when any of
+         * its pixels is */
+        const int px0 = x << l->shift_x, py0 = y << l->shift_y;
+        const int px1 = px0 + (1 << l->shift_x), py1 = py0 + (1 << l->shift_y);
+        const gboolean inside = px1 > r.x && px0 < r.x + r.width &&
+            py1 > r.y && py0 < r.y + r.height;
+        for (k = 0; k < l->pixel_bytes / l->sample_bytes; k++) {
+          const uint8_t *s = sample_at (pic, p, x, y, k);
+          const uint8_t *o = sample_at (orig, p, x, y, k);
+          guint got = s[0] | (l->sample_bytes == 2 ? s[1] << 8 : 0);
+          guint want = o[0] | (l->sample_bytes == 2 ? o[1] << 8 : 0);
+          if (inside)
+            want = l->channel[k] < 0 ? (l->sample_bytes == 2 ? 0xffff : 0xff)
+                : value[l->channel[k]];
+          if (got != want)
+            g_error ("%s %dx%d plane %d sample (%d,%d,%d): %u, want %u",
+                info->name, pic->img.width, pic->img.height, p, x, y, k, got,
+                want);
+        }
+      }
+    /* row padding untouched */
+    for (y = 0; y < ph; y++) {
+      gsize row = cf_plane_row_bytes (pic->img.format, p, pic->img.width);
+      g_assert_cmpmem ((uint8_t *) pic->img.data[p] + y * pic->img.pitch[p] +
+          row, pic->img.pitch[p] - row, (uint8_t *) orig->img.data[p] +
+          y * orig->img.pitch[p] + row, orig->img.pitch[p] - row);
+    }
+  }
+}
+
+static const CfRect rects[] = {
+  {0, 0, 64, 1}, {2, 4, 6, 8}, {-3, -3, 10, 10}, {60, 30, 100, 100},
+  {0, 0, 1, 1}, {10, 10, 0, 5}, {0, 0, 1000, 1000},
+};
+
+static void
+test_black (void)
+{
+  uint16_t v[CF_MAX_CHANNELS];
+
+  cf_fill_black (CF_FORMAT_RGBA, v);
+  g_assert_cmpuint (v[0], ==, 0);
+  g_assert_cmpuint (v[3], ==, 255);
+  cf_fill_black (CF_FORMAT_RGBX, v);
+  g_assert_cmpuint (v[0] + v[1] + v[2], ==, 0);
+  cf_fill_black (CF_FORMAT_NV12, v);
+  g_assert_cmpuint (v[0], ==, 16);
+  g_assert_cmpuint (v[1], ==, 128);
+  g_assert_cmpuint (v[2], ==, 128);
+  cf_fill_black (CF_FORMAT_GRAY16_LE, v);
+  g_assert_cmpuint (v[0], ==, 0);
+}
+
+static void
+test_cpu (void)
+{
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  const uint16_t value[CF_MAX_CHANNELS] = { 11, 22, 33, 44 };
+  const uint16_t deep[CF_MAX_CHANNELS] = { 0x1234, 0, 0, 0 };
+  CfFormat f;
+  guint i;
+
+  for (f = 0; f < CF_FORMAT_COUNT; f++)
+    for (i = 0; i < G_N_ELEMENTS (rects); i++) {
+      const uint16_t *v = cf_format_info (f)->depth == 16 ? deep : value;
+      Picture pic, orig;
+
+      picture_new (&pic, f, 64, 33, rand);
+      picture_new (&orig, f, 64, 33, rand);
+      memcpy (orig.mem, pic.mem, pic.bytes);
+      g_assert_cmpint (cf_fill_cpu (&pic.img, rects[i], v), ==, 0);
+      check_fill (&pic, &orig, rects[i], v);
+      g_free (pic.mem);
+      g_free (orig.mem);
+    }
+  g_rand_free (rand);
+}
+
+static void
+test_invalid (void)
+{
+  const uint16_t v[CF_MAX_CHANNELS] = { 0 };
+  CfImage bad = { CF_FORMAT_RGBA, 0, 4 };
+  CfRect r = { 0, 0, 1, 1 };
+
+  g_assert_cmpint (cf_fill_cpu (&bad, r, v), ==, -1);
+}
+
+#ifdef HAVE_CUDA
+#define CHECK_CUDA(call) G_STMT_START {                                 \
+    cudaError_t err_ = (call);                                          \
+    if (err_ != cudaSuccess)                                            \
+      g_error ("%s: %s", #call, cudaGetErrorName (err_));               \
+  } G_STMT_END
+
+static void
+test_cuda (void)
+{
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  const uint16_t value[CF_MAX_CHANNELS] = { 16, 128, 128, 255 };
+  CfFormat f;
+  guint i;
+
+  for (f = 0; f < CF_FORMAT_COUNT; f++)
+    for (i = 0; i < G_N_ELEMENTS (rects); i++) {
+      Picture pic, gpu;
+      CfImage d;
+      void *d_mem;
+      int p;
+
+      picture_new (&pic, f, 64, 33, rand);
+      picture_new (&gpu, f, 64, 33, rand);
+      CHECK_CUDA (cudaMalloc (&d_mem, pic.bytes));
+      CHECK_CUDA (cudaMemcpy (d_mem, pic.mem, pic.bytes,
+              cudaMemcpyHostToDevice));
+      d = pic.img;
+      for (p = 0; p < CF_MAX_PLANES; p++)
+        if (d.data[p])
+          d.data[p] = (uint8_t *) d_mem + ((uint8_t *) pic.img.data[p] -
+              pic.mem);
+      CHECK_CUDA (cf_fill_cuda (&d, rects[i], value, 0));
+      CHECK_CUDA (cudaMemcpy (gpu.mem, d_mem, pic.bytes,
+              cudaMemcpyDeviceToHost));
+      g_assert_cmpint (cf_fill_cpu (&pic.img, rects[i], value), ==, 0);
+      g_assert_cmpmem (gpu.mem, gpu.bytes, pic.mem, pic.bytes);
+      CHECK_CUDA (cudaFree (d_mem));
+      g_free (pic.mem);
+      g_free (gpu.mem);
+    }
+  g_rand_free (rand);
+}
+#endif
+
+int
+main (int argc, char **argv)
+{
+  cf_test_require_backend ();
+  g_test_init (&argc, &argv, NULL);
+  cf_test_seed ();
+  if (cf_test_want_cuda ()) {
+#ifdef HAVE_CUDA
+    g_test_add_func ("/fill/cuda/against-cpu", test_cuda);
+#endif
+  } else {
+    g_test_add_func ("/fill/cpu/black", test_black);
+    g_test_add_func ("/fill/cpu/rects", test_cpu);
+    g_test_add_func ("/fill/cpu/invalid", test_invalid);
+  }
+  return g_test_run ();
+}
