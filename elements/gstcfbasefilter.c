@@ -390,6 +390,21 @@ gst_cf_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return TRUE;
 }
 
+/* An output buffer holds one frame of the output caps, whatever the input
+ * buffer's size (padded strides, extra bytes), as GstVideoFilter says. */
+static gboolean
+gst_cf_base_filter_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, othercaps))
+    return FALSE;
+  *othersize = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}
+
 /* Size of a frame of @caps, for basetransform's buffer allocation. */
 static gboolean
 gst_cf_base_filter_get_unit_size (GstBaseTransform * trans, GstCaps * caps,
@@ -1041,6 +1056,8 @@ gst_cf_base_filter_class_init (GstCfBaseFilterClass * klass)
       GST_DEBUG_FUNCPTR (gst_cf_base_filter_decide_allocation);
   trans_class->get_unit_size =
       GST_DEBUG_FUNCPTR (gst_cf_base_filter_get_unit_size);
+  trans_class->transform_size =
+      GST_DEBUG_FUNCPTR (gst_cf_base_filter_transform_size);
 
   GST_DEBUG_CATEGORY_INIT (gst_cf_base_filter_debug, "cfbasefilter", 0,
       "gst-cudafilters base class");

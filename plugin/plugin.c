@@ -6,6 +6,7 @@
 
 #include <gst/gst.h>
 
+#include "gstcudaresize.h"
 #include "gstcudastats.h"
 
 static gboolean
@@ -14,6 +15,7 @@ plugin_init (GstPlugin * plugin)
   gboolean ret = FALSE;
 
   ret |= GST_ELEMENT_REGISTER (cudastats, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudaresize, plugin);
   return ret;
 }
 

@@ -1,0 +1,577 @@
+/* Weight tables for kernels/resize.cu, the CPU reference, and the float64
+ * model (see resize.h).
+ *
+ * The tables are made here, once per plan, and shared by both backends.
+ * For output sample i, filter_taps () lists the input samples its filter
+ * reaches, folds those beyond the picture onto the edge sample, and
+ * normalizes the weights to 1, in double: the model uses these directly,
+ * cf_resize_axis_init () rounds them to fixed point.
+ *
+ * cf_resize_cpu () filters each plane horizontally, one input row at a time,
+ * into int32 rows of CF_RESIZE_INTER_BITS fraction bits, then vertically. Only
+ * the `taps` input rows an output row needs are kept, in a ring of rows
+ * (input row r in slot r % taps), so memory stays small for any size.
+ */
+#include "../resize.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ONE (INT64_C (1) << CF_RESIZE_WEIGHT_BITS)
+#define H_SHIFT (CF_RESIZE_WEIGHT_BITS - CF_RESIZE_INTER_BITS)
+#define V_SHIFT (CF_RESIZE_WEIGHT_BITS + CF_RESIZE_INTER_BITS)
+
+/* ---- filter kernels: weight of an input sample at distance x ---- */
+
+/* Triangle (tent), radius 1: linear interpolation. */
+static double
+triangle (double x)
+{
+  x = fabs (x);
+  return x < 1.0 ? 1.0 - x : 0.0;
+}
+
+/* Keys' cubic with a = -0.5 (Catmull-Rom), radius 2: 1 at 0, 0 at the other
+ * integers (exactly, in double). */
+static double
+catmull_rom (double x)
+{
+  const double a = -0.5;
+
+  x = fabs (x);
+  if (x < 1.0)
+    return ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0;
+  if (x < 2.0)
+    return ((a * x - 5.0 * a) * x + 8.0 * a) * x - 4.0 * a;
+  return 0.0;
+}
+
+/* sin (pi x) / (pi x), 1 at 0 */
+static double
+sinc (double x)
+{
+  if (x == 0.0)
+    return 1.0;
+  x *= M_PI;
+  return sin (x) / x;
+}
+
+/* Lanczos-3, radius 3. sin (pi n) is not exactly 0 in double, so the
+ * integers are answered exactly: 1 at 0, 0 elsewhere. */
+static double
+lanczos3 (double x)
+{
+  x = fabs (x);
+  if (x >= 3.0)
+    return 0.0;
+  if (x == floor (x))
+    return x == 0.0 ? 1.0 : 0.0;
+  return sinc (x) * sinc (x / 3.0);
+}
+
+/* Length of the overlap of input sample @k, which spans [k, k + 1), with
+ * the footprint [@lo, @hi): the area method's weight, times the scale. */
+static double
+coverage (int k, double lo, double hi)
+{
+  const double a = fmax (k, lo), b = fmin (k + 1.0, hi);
+
+  return b > a ? b - a : 0.0;
+}
+
+/* ---- weights of one output sample ---- */
+
+static int
+is_area (const CfResizeAxis * axis)
+{
+  return axis->method == CF_RESIZE_AREA && axis->scale > 1.0;
+}
+
+/* Half the width of the filter's support, in input samples: radius * f. */
+static double
+support (const CfResizeAxis * axis)
+{
+  static const double radius[CF_RESIZE_METHOD_COUNT] = {
+    [CF_RESIZE_BILINEAR] = 1.0,
+    [CF_RESIZE_BICUBIC] = 2.0,
+    [CF_RESIZE_LANCZOS] = 3.0,
+    [CF_RESIZE_AREA] = 1.0,     /* bilinear when not downscaling */
+  };
+
+  if (is_area (axis))
+    return axis->scale / 2.0;
+  return radius[axis->method] * fmax (1.0, axis->scale);
+}
+
+/* The most input samples an output of @axis reaches before folding:
+ * ceil (2 * radius * f) + 1, 1 for nearest (see resize.h). */
+static int
+tap_bound (const CfResizeAxis * axis)
+{
+  if (axis->method == CF_RESIZE_NEAREST)
+    return 1;
+  return (int) ceil (2.0 * support (axis)) + 1;
+}
+
+static int
+clamp_int (int v, int lo, int hi)
+{
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Normalized weights of output @i of @axis, folded onto the picture: input
+ * samples *@lo .. *@lo + n - 1 get @w[0 .. n - 1]; n (returned) spans the
+ * non-zero weights only, so it is 1 where the filter hits a sample exactly.
+ * @w holds tap_bound () doubles. Returns 0 if the weights sum to 0 (cannot
+ * happen with these filters). */
+static int
+filter_taps (const CfResizeAxis * axis, int i, double *w, int *lo)
+{
+  const int bound = tap_bound (axis), last = axis->in_size - 1;
+  const double p = i * axis->scale + axis->offset;
+  const double f = fmax (1.0, axis->scale);
+  double sum = 0.0, box_lo = 0.0, box_hi = 0.0;
+  int kmin, kmax, k, a, b;
+
+  if (axis->method == CF_RESIZE_NEAREST) {
+    kmin = kmax = (int) floor (p + 0.5);
+  } else if (is_area (axis)) {
+    box_lo = p + 0.5 - axis->scale / 2.0;
+    box_hi = p + 0.5 + axis->scale / 2.0;
+    kmin = (int) floor (box_lo);
+    kmax = (int) ceil (box_hi) - 1;
+  } else {
+    /* the open support (p - radius f, p + radius f) */
+    const double r = support (axis);
+    kmin = (int) floor (p - r) + 1;
+    kmax = (int) ceil (p + r) - 1;
+  }
+  if (kmax > kmin + bound - 1)
+    kmax = kmin + bound - 1;    /* rounding of p; the tap cut weighs ~0 */
+
+  /* fold onto [0, last]: the folded taps span a .. b */
+  a = clamp_int (kmin, 0, last);
+  b = clamp_int (kmax, 0, last);
+  memset (w, 0, sizeof (double) * (b - a + 1));
+  for (k = kmin; k <= kmax; k++) {
+    double v;
+
+    if (axis->method == CF_RESIZE_NEAREST)
+      v = 1.0;
+    else if (is_area (axis))
+      v = coverage (k, box_lo, box_hi) / axis->scale;
+    else if (axis->method == CF_RESIZE_BICUBIC)
+      v = catmull_rom ((k - p) / f);
+    else if (axis->method == CF_RESIZE_LANCZOS)
+      v = lanczos3 ((k - p) / f);
+    else
+      v = triangle ((k - p) / f);
+    w[clamp_int (k, 0, last) - a] += v;
+    sum += v;
+  }
+  if (sum == 0.0)
+    return 0;
+
+  /* keep the non-zero span */
+  while (b > a && w[b - a] == 0.0)
+    b--;
+  k = 0;
+  while (a + k < b && w[k] == 0.0)
+    k++;
+  if (k)
+    memmove (w, w + k, sizeof (double) * (b - a - k + 1));
+  a += k;
+  for (k = 0; k <= b - a; k++)
+    w[k] /= sum;
+  *lo = a;
+  return b - a + 1;
+}
+
+/* ---- tables ---- */
+
+void
+cf_resize_axis_clear (CfResizeAxis * axis)
+{
+  if (!axis)
+    return;
+  free (axis->first);
+  free (axis->weights);
+  memset (axis, 0, sizeof (*axis));
+}
+
+/* Rounds the @n normalized weights @w to fixed point into @q as running
+ * sums: q[t] = round (ONE (w[0] + .. + w[t])) - round (ONE (w[0] + .. +
+ * w[t - 1])), the last one making the total ONE exactly. Each running sum is
+ * then within half a unit of the exact one, so the rounding errors of the
+ * weights alternate instead of piling up (as they would on the box of the
+ * area method). Returns -1 when the positive weights sum to 2 or more (never
+ * with these filters): resize.h promises less, so that 8-bit horizontal sums
+ * fit int32. */
+static int
+quantize (const double *w, int n, int32_t * q)
+{
+  int64_t before = 0, positive = 0;
+  double running = 0.0;
+  int t;
+
+  for (t = 0; t < n; t++) {
+    const int64_t upto = t == n - 1 ? ONE : (int64_t) round ((running += w[t])
+        * ONE);
+
+    q[t] = (int32_t) (upto - before);
+    positive += q[t] > 0 ? q[t] : 0;
+    before = upto;
+  }
+  return positive < 2 * ONE ? 0 : -1;
+}
+
+int
+cf_resize_axis_init (CfResizeAxis * axis, CfResizeMethod method,
+    int in_size, int out_size, double scale, double offset)
+{
+  double *all = NULL;
+  int *lo = NULL, *n = NULL;
+  int bound, i, taps = 1;
+
+  if (!axis)
+    return -1;
+  memset (axis, 0, sizeof (*axis));
+  if ((unsigned) method >= CF_RESIZE_METHOD_COUNT || in_size < 1
+      || out_size < 1 || in_size > CF_MAX_SIDE || out_size > CF_MAX_SIDE
+      || !isfinite (scale) || scale <= 0.0 || scale > CF_MAX_SIDE
+      || !isfinite (offset) || fabs (offset) > 2.0 * CF_MAX_SIDE)
+    return -1;
+  axis->method = method;
+  axis->in_size = in_size;
+  axis->out_size = out_size;
+  axis->scale = scale;
+  axis->offset = offset;
+
+  /* the double weights of every output first, to find the widest span;
+   * out_size * bound is at most about 2 radius in_size + 2 out_size */
+  bound = tap_bound (axis);
+  all = malloc (sizeof (double) * out_size * bound);
+  lo = malloc (sizeof (int) * out_size);
+  n = malloc (sizeof (int) * out_size);
+  if (!all || !lo || !n)
+    goto fail;
+  for (i = 0; i < out_size; i++) {
+    n[i] = filter_taps (axis, i, all + (size_t) i * bound, &lo[i]);
+    if (n[i] == 0)
+      goto fail;
+    taps = n[i] > taps ? n[i] : taps;
+  }
+
+  axis->taps = taps;
+  axis->first = malloc (sizeof (int32_t) * out_size);
+  axis->weights = calloc ((size_t) out_size * taps, sizeof (int32_t));
+  if (!axis->first || !axis->weights)
+    goto fail;
+  for (i = 0; i < out_size; i++) {
+    /* the span starts at lo[i], unless that would read past the end */
+    const int first = lo[i] < in_size - taps ? lo[i] : in_size - taps;
+    int32_t *q = axis->weights + (size_t) i * taps + (lo[i] - first);
+
+    axis->first[i] = first;
+    if (quantize (all + (size_t) i * bound, n[i], q) != 0)
+      goto fail;
+  }
+  free (all);
+  free (lo);
+  free (n);
+  return 0;
+
+fail:
+  free (all);
+  free (lo);
+  free (n);
+  cf_resize_axis_clear (axis);
+  return -1;
+}
+
+void
+cf_resize_plan_clear (CfResizePlan * plan)
+{
+  int p;
+
+  if (!plan)
+    return;
+  for (p = 0; p < CF_MAX_PLANES; p++) {
+    cf_resize_axis_clear (&plan->x[p]);
+    cf_resize_axis_clear (&plan->y[p]);
+  }
+  memset (plan, 0, sizeof (*plan));
+}
+
+/* Offset of an axis of a plane subsampled by 2^@shift with luma ratio @l:
+ * a co-sited chroma sample j sits on luma sample 2^shift j, a centred one
+ * in the middle of its 2^shift luma samples (which is what centres aligned
+ * means for every plane). */
+static double
+axis_offset (double l, int shift, int cosited)
+{
+  return cosited ? (l - 1.0) / (2 << shift) : (l - 1.0) / 2.0;
+}
+
+int
+cf_resize_plan_init (CfResizePlan * plan, CfFormat format,
+    CfResizeMethod method, int in_width, int in_height, int out_width,
+    int out_height, int chroma_cosited_h, int chroma_cosited_v)
+{
+  const CfFormatInfo *info = cf_format_info (format);
+  double lx, ly;
+  int p;
+
+  if (!plan)
+    return -1;
+  memset (plan, 0, sizeof (*plan));
+  if (!info || (unsigned) method >= CF_RESIZE_METHOD_COUNT
+      || in_width < 1 || in_height < 1 || out_width < 1 || out_height < 1
+      || in_width > CF_MAX_SIDE || in_height > CF_MAX_SIDE
+      || out_width > CF_MAX_SIDE || out_height > CF_MAX_SIDE)
+    return -1;
+  plan->format = format;
+  plan->method = method;
+  plan->in_width = in_width;
+  plan->in_height = in_height;
+  plan->out_width = out_width;
+  plan->out_height = out_height;
+  lx = (double) in_width / out_width;
+  ly = (double) in_height / out_height;
+  for (p = 0; p < info->n_planes; p++) {
+    const CfPlaneLayout *l = &info->plane[p];
+
+    if (cf_resize_axis_init (&plan->x[p], method,
+            cf_plane_width (format, p, in_width),
+            cf_plane_width (format, p, out_width), lx,
+            axis_offset (lx, l->shift_x, chroma_cosited_h)) != 0
+        || cf_resize_axis_init (&plan->y[p], method,
+            cf_plane_height (format, p, in_height),
+            cf_plane_height (format, p, out_height), ly,
+            axis_offset (ly, l->shift_y, chroma_cosited_v)) != 0) {
+      cf_resize_plan_clear (plan);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* ---- the CPU reference ---- */
+
+/* Whether @image is a picture of the plan's format and the given size. */
+static int
+image_matches (const CfResizePlan * plan, const CfImage * image, int width,
+    int height)
+{
+  return cf_image_check (image) == 0 && image->format == plan->format
+      && image->width == width && image->height == height;
+}
+
+static int
+plan_ok (const CfResizePlan * plan)
+{
+  const CfFormatInfo *info;
+  int p;
+
+  if (!plan || !(info = cf_format_info (plan->format)))
+    return 0;
+  for (p = 0; p < info->n_planes; p++)
+    if (!plan->x[p].weights || !plan->y[p].weights)
+      return 0;
+  return 1;
+}
+
+static inline int
+sample_at (const uint8_t * s, int sample_bytes)
+{
+  return sample_bytes == 2 ? s[0] | s[1] << 8 : s[0];
+}
+
+/* One input row of a plane through the horizontal filter: @h gets
+ * out_size x (@pixel_bytes / @sample_bytes) samples of CF_RESIZE_INTER_BITS
+ * fraction bits. Inlined with constant sizes (see horizontal_row ()). */
+static inline void
+horizontal_row_of (const CfResizeAxis * ax, const uint8_t * row,
+    const int pixel_bytes, const int sample_bytes, int32_t * h)
+{
+  const int spp = pixel_bytes / sample_bytes;
+  int x, k, t;
+
+  for (x = 0; x < ax->out_size; x++) {
+    const int32_t *w = ax->weights + (size_t) x * ax->taps;
+    const uint8_t *s = row + (size_t) ax->first[x] * pixel_bytes;
+    int64_t acc[CF_MAX_CHANNELS] = { 0 };
+
+    for (t = 0; t < ax->taps; t++, s += pixel_bytes)
+      for (k = 0; k < spp; k++)
+        acc[k] += (int64_t) w[t] * sample_at (s + k * sample_bytes,
+            sample_bytes);
+    for (k = 0; k < spp; k++)
+      h[x * spp + k] = (int32_t) ((acc[k] + (1 << (H_SHIFT - 1))) >> H_SHIFT);
+  }
+}
+
+static void
+horizontal_row (const CfResizeAxis * ax, const uint8_t * row,
+    int pixel_bytes, int sample_bytes, int32_t * h)
+{
+  switch (pixel_bytes * 10 + sample_bytes) {
+    case 11:
+      horizontal_row_of (ax, row, 1, 1, h);
+      break;
+    case 21:
+      horizontal_row_of (ax, row, 2, 1, h);
+      break;
+    case 22:
+      horizontal_row_of (ax, row, 2, 2, h);
+      break;
+    case 31:
+      horizontal_row_of (ax, row, 3, 1, h);
+      break;
+    default:
+      horizontal_row_of (ax, row, 4, 1, h);
+      break;
+  }
+}
+
+/* acc[j] += w h[j] for one intermediate row */
+static void
+accumulate (int64_t * restrict acc, const int32_t * restrict h, int64_t w,
+    int n)
+{
+  int j;
+
+  for (j = 0; j < n; j++)
+    acc[j] += w * h[j];
+}
+
+/* One output row from its sums. */
+static void
+store_row (const int64_t * restrict acc, uint8_t * restrict out, int n,
+    int sample_bytes)
+{
+  const int64_t max = sample_bytes == 2 ? 65535 : 255;
+  int j;
+
+  for (j = 0; j < n; j++) {
+    int64_t v = (acc[j] + (INT64_C (1) << (V_SHIFT - 1))) >> V_SHIFT;
+
+    v = v < 0 ? 0 : v > max ? max : v;
+    if (sample_bytes == 2) {
+      out[2 * j] = (uint8_t) v;
+      out[2 * j + 1] = (uint8_t) (v >> 8);
+    } else {
+      out[j] = (uint8_t) v;
+    }
+  }
+}
+
+static int
+resize_plane (const CfResizePlan * plan, int p, const CfImage * src,
+    const CfImage * dst)
+{
+  const CfPlaneLayout *l = &cf_format_info (plan->format)->plane[p];
+  const CfResizeAxis *ax = &plan->x[p], *ay = &plan->y[p];
+  const int n = ax->out_size * (l->pixel_bytes / l->sample_bytes);
+  int32_t *ring;
+  int64_t *acc;
+  int *held;                    /* the input row in each slot of the ring */
+  int y, t;
+
+  ring = malloc (sizeof (int32_t) * n * ay->taps);
+  acc = malloc (sizeof (int64_t) * n);
+  held = malloc (sizeof (int) * ay->taps);
+  if (!ring || !acc || !held) {
+    free (ring);
+    free (acc);
+    free (held);
+    return -1;
+  }
+  for (t = 0; t < ay->taps; t++)
+    held[t] = -1;
+
+  for (y = 0; y < ay->out_size; y++) {
+    const int32_t *w = ay->weights + (size_t) y * ay->taps;
+    uint8_t *out = (uint8_t *) dst->data[p] + (size_t) y * dst->pitch[p];
+
+    memset (acc, 0, sizeof (int64_t) * n);
+    for (t = 0; t < ay->taps; t++) {
+      const int r = ay->first[y] + t, slot = r % ay->taps;
+      const int32_t *h = ring + (size_t) slot * n;
+
+      if (held[slot] != r) {
+        horizontal_row (ax, (const uint8_t *) src->data[p] +
+            (size_t) r * src->pitch[p],
+            l->pixel_bytes, l->sample_bytes, ring + (size_t) slot * n);
+        held[slot] = r;
+      }
+      if (w[t])
+        accumulate (acc, h, w[t], n);
+    }
+    store_row (acc, out, n, l->sample_bytes);
+  }
+  free (ring);
+  free (acc);
+  free (held);
+  return 0;
+}
+
+int
+cf_resize_cpu (const CfResizePlan * plan, const CfImage * src,
+    const CfImage * dst)
+{
+  int p;
+
+  if (!plan_ok (plan)
+      || !image_matches (plan, src, plan->in_width, plan->in_height)
+      || !image_matches (plan, dst, plan->out_width, plan->out_height))
+    return -1;
+  for (p = 0; p < cf_format_info (plan->format)->n_planes; p++)
+    if (resize_plane (plan, p, src, dst) != 0)
+      return -1;
+  return 0;
+}
+
+/* ---- the float64 model ---- */
+
+double
+cf_resize_model (const CfResizePlan * plan, const CfImage * src, int plane,
+    int x, int y, int k)
+{
+  const CfPlaneLayout *l;
+  const CfResizeAxis *ax, *ay;
+  double *wx, *wy, sum = NAN;
+  int x0, y0, nx, ny, i, j;
+
+  if (!plan_ok (plan)
+      || !image_matches (plan, src, plan->in_width, plan->in_height)
+      || plane < 0 || plane >= cf_format_info (plan->format)->n_planes)
+    return NAN;
+  l = &cf_format_info (plan->format)->plane[plane];
+  ax = &plan->x[plane];
+  ay = &plan->y[plane];
+  if (x < 0 || x >= ax->out_size || y < 0 || y >= ay->out_size || k < 0
+      || k >= l->pixel_bytes / l->sample_bytes)
+    return NAN;
+
+  wx = malloc (sizeof (double) * tap_bound (ax));
+  wy = malloc (sizeof (double) * tap_bound (ay));
+  if (wx && wy && (nx = filter_taps (ax, x, wx, &x0))
+      && (ny = filter_taps (ay, y, wy, &y0))) {
+    sum = 0.0;
+    for (j = 0; j < ny; j++) {
+      const uint8_t *row = (const uint8_t *) src->data[plane] +
+          (size_t) (y0 + j) * src->pitch[plane] + k * l->sample_bytes;
+      double h = 0.0;
+
+      for (i = 0; i < nx; i++)
+        h += wx[i] * sample_at (row + (size_t) (x0 + i) * l->pixel_bytes,
+            l->sample_bytes);
+      sum += wy[j] * h;
+    }
+  }
+  free (wx);
+  free (wy);
+  return sum;
+}

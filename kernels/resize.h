@@ -1,0 +1,184 @@
+/* gst-cudafilters kernel library: picture scaling.
+ *
+ * A separable filter, one axis after the other, in fixed point, so that the
+ * CUDA and CPU paths give identical bytes:
+ *
+ * 1. Weights. For each axis of each plane, a CfResizeAxis lists, for every
+ *    output sample i, the first input sample and `taps` signed weights of
+ *    CF_RESIZE_WEIGHT_BITS fraction bits that sum to exactly
+ *    1 << CF_RESIZE_WEIGHT_BITS. Output sample i is centred on input
+ *    position p(i) = i * scale + offset (in input samples, sample k centred
+ *    on k); the filter is evaluated at (k - p(i)) / f for input samples k,
+ *    with f = max (1, scale) so that downscaling widens the support (no
+ *    aliasing). Taps beyond the picture are folded onto the edge sample
+ *    (edge replicated). The weights are computed in double, normalized to
+ *    1, and rounded to fixed point as running sums: with S(t) the exact sum
+ *    of weights 0 .. t and B = CF_RESIZE_WEIGHT_BITS, fixed-point weight t
+ *    is round (2^B S(t)) - round (2^B S(t - 1)) (round: half away from
+ *    zero; the last running sum is exactly 1). So they sum to 1 exactly, and
+ *    the rounding errors alternate along the taps instead of piling up on
+ *    one weight (which, on the many equal weights of a large box, costs
+ *    several LSB of a 16-bit sample). Both backends use the very same
+ *    tables, made once on the host.
+ * 2. Horizontal pass, per row of the input and output column:
+ *    h = (sum w * in + (1 << (CF_RESIZE_WEIGHT_BITS - CF_RESIZE_INTER_BITS - 1)))
+ *        >> (CF_RESIZE_WEIGHT_BITS - CF_RESIZE_INTER_BITS)
+ *    kept as int32 with CF_RESIZE_INTER_BITS fraction bits (arithmetic shift,
+ *    so rounding is half up, also for negative sums).
+ * 3. Vertical pass, per output sample:
+ *    out = clamp ((sum w * h + (1 << (CF_RESIZE_WEIGHT_BITS + CF_RESIZE_INTER_BITS - 1)))
+ *        >> (CF_RESIZE_WEIGHT_BITS + CF_RESIZE_INTER_BITS), 0, max)
+ *    Both sums are exact (int64; the horizontal sum of 8-bit samples also
+ *    fits int32, see below).
+ *
+ * Every sample of a pixel is filtered alike (R, G, B, A, padding bytes too);
+ * each plane is scaled at its own size, subsampled chroma with its siting.
+ * A constant picture stays constant and an unchanged size is an exact copy,
+ * for every method. Against a float64 model of the same filter (unrounded
+ * weights, no intermediate rounding, clamped to the sample range) the error
+ * is at most 1 LSB. Weights have 22 fraction bits so that this holds for
+ * 16-bit samples too (with 14 bits, errors reach several LSB there). Every
+ * running sum of weights is within 2^-23 of the exact one, so the rounded
+ * weights move a filtered sample by at most 2^-23 times the variation of
+ * the input along the taps (sum of |s(k + 1) - s(k)|); with the final
+ * rounding (1/2) and the intermediate's (1/128 LSB) this stays within 1 LSB
+ * for 8-bit samples up to thousands of taps per axis whatever the picture,
+ * and for 16-bit samples up to about 20 taps per axis whatever the picture
+ * (a downscale by 3 with Lanczos); beyond that it holds on pictures and
+ * noise, whose errors largely cancel (videoscale's size matrix is tested on
+ * random pictures, every method and format).
+ *
+ * Methods, with the radius of the filter (in input samples times f):
+ * - nearest: the single input sample floor (p(i) + 0.5), clamped;
+ * - bilinear: triangle, radius 1;
+ * - bicubic: Catmull-Rom (Keys, a = -0.5), radius 2;
+ * - lanczos: Lanczos-3, sinc (x) sinc (x / 3), radius 3 (exactly 1 and 0 on
+ *   integer x, so an unchanged size copies);
+ * - area: when scale > 1, the exact box average of the input footprint:
+ *   output i covers [c - scale / 2, c + scale / 2) with c = p(i) + 0.5 in
+ *   pixel-edge coordinates (input sample k spans [k, k + 1)), and input k
+ *   weighs its overlap / scale; when scale <= 1, bilinear.
+ * An axis has at most ceil (2 * radius * f) + 1 taps (ceil (scale) + 1 for
+ * area, 1 for nearest) and at most in_size; `taps` is the widest span of
+ * non-zero weights over its outputs. Every weight is below 2, and so is the
+ * sum of the positive weights of an output, so a horizontal sum of 8-bit
+ * samples stays within int32.
+ */
+#ifndef CF_RESIZE_H
+#define CF_RESIZE_H
+
+#include "format.h"
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CF_RESIZE_WEIGHT_BITS 22
+#define CF_RESIZE_INTER_BITS 6
+
+typedef enum {
+  CF_RESIZE_NEAREST,
+  CF_RESIZE_BILINEAR,
+  CF_RESIZE_BICUBIC,
+  CF_RESIZE_LANCZOS,
+  CF_RESIZE_AREA,
+  CF_RESIZE_METHOD_COUNT
+} CfResizeMethod;
+
+/* Weights of one axis of one plane. */
+typedef struct {
+  CfResizeMethod method;
+  int in_size, out_size;
+  double scale, offset;         /* p(i) = i * scale + offset */
+  int taps;                     /* weights per output sample */
+  int32_t *first;               /* [out_size]: first input sample, and
+                                 * first + taps <= in_size */
+  int32_t *weights;             /* [out_size * taps], unused taps 0 */
+} CfResizeAxis;
+
+/* Fills @axis for output sample i centred on input position
+ * i * @scale + @offset; @scale is also the widening of the support when
+ * above 1. For a plain plane scale = in_size / out_size and
+ * offset = (scale - 1) / 2 (centres aligned). Sizes 1 .. CF_MAX_SIDE.
+ * Returns 0, or -1 (and @axis cleared) on bad arguments or when memory runs
+ * out. */
+int cf_resize_axis_init (CfResizeAxis * axis, CfResizeMethod method,
+    int in_size, int out_size, double scale, double offset);
+/* Frees the tables; safe on a cleared or failed axis. */
+void cf_resize_axis_clear (CfResizeAxis * axis);
+
+/* All the axes of a scaling from one picture size to another. */
+typedef struct {
+  CfFormat format;
+  CfResizeMethod method;
+  int in_width, in_height, out_width, out_height;
+  CfResizeAxis x[CF_MAX_PLANES], y[CF_MAX_PLANES];
+} CfResizePlan;
+
+/* Plane p of the format scales from its own input size to its own output
+ * size (cf_plane_width (), cf_plane_height ()). With L = in / out of the
+ * picture on an axis, every plane's axis gets scale = L; packed, gray and
+ * luma planes (and Y444's chroma) get offset = (L - 1) / 2 (centres
+ * aligned). Subsampled chroma (I420, YV12, NV12, NV21) is sited as
+ * GStreamer's GST_VIDEO_CHROMA_SITE_H_COSITED / _V_COSITED flags say: a
+ * co-sited chroma sample sits on the first luma sample of its pair, otherwise
+ * between the two; such an axis gets offset = (L - 1) / 4 when co-sited,
+ * (L - 1) / 2 when centred. Returns 0 or -1 (bad sizes, unknown format or
+ * method, no memory; @plan is then cleared). */
+int cf_resize_plan_init (CfResizePlan * plan, CfFormat format,
+    CfResizeMethod method, int in_width, int in_height, int out_width,
+    int out_height, int chroma_cosited_h, int chroma_cosited_v);
+/* Safe on a cleared or failed plan. */
+void cf_resize_plan_clear (CfResizePlan * plan);
+
+/* CPU reference: scales every plane of @src (plan->in_* size) into @dst
+ * (plan->out_* size), host memory, any pitch and alignment; only the
+ * samples of @dst's rows are written, never the bytes between a row's end and
+ * its pitch. Returns 0, or -1 when an image does not match the plan or
+ * memory runs out. */
+int cf_resize_cpu (const CfResizePlan * plan, const CfImage * src,
+    const CfImage * dst);
+
+/* The float64 model of the same filter (weights unrounded, no rounding
+ * between the passes, no clamping): sample @k (0 .. pixel_bytes/sample_bytes
+ * - 1) of output pixel (@x, @y) of plane @plane. For tests; NAN on bad
+ * arguments or when memory runs out. */
+double cf_resize_model (const CfResizePlan * plan, const CfImage * src,
+    int plane, int x, int y, int k);
+
+#ifdef HAVE_CUDA
+/* A plan's tables in device memory. */
+typedef struct CfResizeDevicePlan CfResizeDevicePlan;
+
+/* Copies @plan's tables to the device (synchronously: at negotiation; the
+ * copy is complete when this returns, whatever stream later reads it). */
+cudaError_t cf_resize_device_plan_new (const CfResizePlan * plan,
+    CfResizeDevicePlan ** d_plan);
+/* Safe on NULL. */
+void cf_resize_device_plan_free (CfResizeDevicePlan * d_plan);
+
+/* Device scratch for the intermediate rows of one frame in flight: for each
+ * plane, in_height rows of out_width x samples-per-pixel int32 (each plane's
+ * part rounded up to 256 bytes). Frames scaled concurrently need one each.
+ * 0 for a bad plan. */
+size_t cf_resize_workspace_bytes (const CfResizePlan * plan);
+
+/* GPU launcher: scales @d_src into @d_dst (device images, any pitch and
+ * alignment) on @stream, two launches per plane; only the samples of
+ * @d_dst's rows are written. @d_workspace holds
+ * cf_resize_workspace_bytes () of the plan. Returns cudaErrorInvalidValue
+ * when an argument is missing or an image does not match the plan,
+ * otherwise the launches' error. */
+cudaError_t cf_resize_cuda (const CfResizeDevicePlan * d_plan,
+    const CfImage * d_src, const CfImage * d_dst, void *d_workspace,
+    cudaStream_t stream);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CF_RESIZE_H */

@@ -1,0 +1,864 @@
+/* Kernel-level tests of picture scaling (kernels/resize.h).
+ *
+ * CF_TEST_BACKEND=cpu: known answers for cf_resize_cpu () (constant
+ * pictures, unchanged sizes, nearest 2x upscale, area 2x downscale, a few
+ * values written out), the weight tables and chroma siting of the plans, and
+ * cf_resize_cpu () within 1 LSB of the float64 model cf_resize_model () on
+ * random pictures, every method and format, videoscale's size matrix.
+ * CF_TEST_BACKEND=cuda: cf_resize_cuda () bit-exact against cf_resize_cpu ()
+ * over the same matrix, every method and format, random and constant
+ * pictures, padded pitches whose padding must stay untouched.
+ */
+#include "cf-test.h"
+#include "resize.h"
+
+#include <math.h>
+
+#define ONE (1 << CF_RESIZE_WEIGHT_BITS)
+#define MARKER 0xEE             /* in padding that must stay untouched */
+#define N_METHODS CF_RESIZE_METHOD_COUNT
+
+static const char *const method_names[N_METHODS] = { "nearest", "bilinear",
+  "bicubic", "lanczos", "area"
+};
+
+/* videoscale's size matrix: in width, height, out width, height */
+static const int matrix[][4] = {
+  {640, 480, 1, 1}, {1, 1, 640, 480},
+  {641, 481, 111, 30}, {111, 30, 641, 481},
+  {641, 481, 30, 111}, {30, 111, 641, 481},
+  {640, 480, 320, 1}, {320, 1, 640, 480},
+  {640, 480, 1, 240}, {1, 240, 640, 480},
+  {1, 1, 1, 1},
+  {33, 17, 64, 35}, {64, 35, 33, 17},
+};
+
+/* A host picture with its plane geometry (from format.c: what is tested
+ * here is the scaling, not the layouts). */
+typedef struct
+{
+  CfImage img;
+  int n_planes;
+  int w[CF_MAX_PLANES], h[CF_MAX_PLANES];       /* plane size in pixels */
+  int pb[CF_MAX_PLANES], sb[CF_MAX_PLANES];     /* pixel, sample bytes */
+  size_t row[CF_MAX_PLANES];    /* bytes of samples in a row */
+} Frame;
+
+/* Allocates a @width x @height picture of @format, pitch row bytes + @extra,
+ * every byte MARKER. */
+static void
+frame_init (Frame * f, CfFormat format, int width, int height, size_t extra)
+{
+  const CfFormatInfo *info = cf_format_info (format);
+  int p;
+
+  memset (f, 0, sizeof (*f));
+  f->img.format = format;
+  f->img.width = width;
+  f->img.height = height;
+  f->n_planes = info->n_planes;
+  for (p = 0; p < f->n_planes; p++) {
+    f->w[p] = cf_plane_width (format, p, width);
+    f->h[p] = cf_plane_height (format, p, height);
+    f->pb[p] = info->plane[p].pixel_bytes;
+    f->sb[p] = info->plane[p].sample_bytes;
+    f->row[p] = cf_plane_row_bytes (format, p, width);
+    f->img.pitch[p] = f->row[p] + extra;
+    f->img.data[p] = g_malloc (f->img.pitch[p] * f->h[p]);
+    memset (f->img.data[p], MARKER, f->img.pitch[p] * f->h[p]);
+  }
+}
+
+static void
+frame_clear (Frame * f)
+{
+  int p;
+
+  for (p = 0; p < f->n_planes; p++)
+    g_free (f->img.data[p]);
+}
+
+static guint8 *
+sample_ptr (const Frame * f, int p, int x, int y, int k)
+{
+  return (guint8 *) f->img.data[p] + y * f->img.pitch[p] + x * f->pb[p] +
+      k * f->sb[p];
+}
+
+static guint
+sample_get (const Frame * f, int p, int x, int y, int k)
+{
+  const guint8 *s = sample_ptr (f, p, x, y, k);
+
+  return f->sb[p] == 2 ? s[0] | s[1] << 8 : s[0];
+}
+
+static void
+sample_set (Frame * f, int p, int x, int y, int k, guint v)
+{
+  guint8 *s = sample_ptr (f, p, x, y, k);
+
+  s[0] = (guint8) v;
+  if (f->sb[p] == 2)
+    s[1] = (guint8) (v >> 8);
+}
+
+/* Every byte random, padding included. */
+static void
+frame_random (Frame * f, GRand * rand)
+{
+  guint32 r = 0;
+  int p;
+  size_t i;
+
+  for (p = 0; p < f->n_planes; p++)
+    for (i = 0; i < f->img.pitch[p] * f->h[p]; i++) {
+      if (i % 4 == 0)
+        r = g_rand_int (rand);
+      ((guint8 *) f->img.data[p])[i] = (guint8) (r >> (8 * (i % 4)));
+    }
+}
+
+/* The value of sample @k of plane @p in a constant picture: a different
+ * one for each (never MARKER or the GPU tests' poison). */
+static guint
+constant_value (const Frame * f, int p, int k)
+{
+  const guint v = 17 + 23 * (4 * p + k);
+
+  return f->sb[p] == 2 ? v * 257 + 1 : v;
+}
+
+/* Row 0 of every plane of @f constant, the others copies of it. */
+static void
+frame_constant (Frame * f)
+{
+  int p, x, y, k;
+
+  for (p = 0; p < f->n_planes; p++) {
+    for (x = 0; x < f->w[p]; x++)
+      for (k = 0; k < f->pb[p] / f->sb[p]; k++)
+        sample_set (f, p, x, 0, k, constant_value (f, p, k));
+    for (y = 1; y < f->h[p]; y++)
+      memcpy (sample_ptr (f, p, 0, y, 0), f->img.data[p], f->row[p]);
+  }
+}
+
+/* The bytes between each row's end and its pitch hold @value. */
+static void
+check_padding (const Frame * f, guint8 value, const char *what)
+{
+  int p, y;
+  size_t i;
+
+  for (p = 0; p < f->n_planes; p++)
+    for (y = 0; y < f->h[p]; y++)
+      for (i = f->row[p]; i < f->img.pitch[p]; i++) {
+        const guint8 b = ((guint8 *) f->img.data[p])[y * f->img.pitch[p] + i];
+
+        if (b != value) {
+          g_printerr ("%s: plane %d row %d byte %zu overwritten\n", what, p,
+              y, i);
+          g_assert_cmphex (b, ==, value);
+        }
+      }
+}
+
+/* Every sample of @got is @want's. */
+static void
+check_samples (const Frame * got, const Frame * want, const char *what)
+{
+  int p, x, y, k;
+
+  for (p = 0; p < got->n_planes; p++)
+    for (y = 0; y < got->h[p]; y++) {
+      if (memcmp (sample_ptr (got, p, 0, y, 0), sample_ptr (want, p, 0, y, 0),
+              got->row[p]) == 0)
+        continue;
+      for (x = 0; x < got->w[p]; x++)
+        for (k = 0; k < got->pb[p] / got->sb[p]; k++) {
+          const guint v = sample_get (got, p, x, y, k);
+          const guint w = sample_get (want, p, x, y, k);
+
+          if (v != w) {
+            g_printerr ("%s: first difference: plane %d, pixel %d,%d, "
+                "sample %d\n", what, p, x, y, k);
+            g_assert_cmpuint (v, ==, w);
+          }
+        }
+    }
+}
+
+static char *
+describe (CfFormat format, CfResizeMethod method, const int *size,
+    const char *what)
+{
+  return g_strdup_printf ("%s %s %dx%d -> %dx%d %s",
+      cf_format_info (format)->name, method_names[method], size[0], size[1],
+      size[2], size[3], what);
+}
+
+/* ---- CPU: tables ---- */
+
+/* Checks every output of @axis: weights summing to ONE exactly, taps within
+ * the picture and the bound of resize.h, positive weights below 2. */
+static void
+check_axis (const CfResizeAxis * a)
+{
+  const CfResizeMethod method = a->method;
+  static const double radius[N_METHODS] = { 0, 1, 2, 3, 1 };
+  const double f = MAX (1.0, a->scale);
+  double bound = method == CF_RESIZE_NEAREST ? 1 :
+      method == CF_RESIZE_AREA && f > 1 ? ceil (f) + 1 :
+      ceil (2 * radius[method] * f) + 1;
+  int i, t;
+
+  g_assert_cmpint (a->taps, >=, 1);
+  g_assert_cmpint (a->taps, <=, MIN (bound, a->in_size));
+  for (i = 0; i < a->out_size; i++) {
+    const int32_t *w = a->weights + (size_t) i * a->taps;
+    gint64 sum = 0, positive = 0;
+
+    g_assert_cmpint (a->first[i], >=, 0);
+    g_assert_cmpint (a->first[i] + a->taps, <=, a->in_size);
+    for (t = 0; t < a->taps; t++) {
+      sum += w[t];
+      positive += MAX (w[t], 0);
+    }
+    g_assert_cmpint (sum, ==, ONE);
+    g_assert_cmpint (positive, <, 2 * ONE);
+  }
+}
+
+static void
+test_cpu_weights (void)
+{
+  static const int sizes[][2] = { {1, 1}, {1, 2}, {2, 1}, {7, 7}, {3, 32767},
+  {32767, 1}, {32767, 2}, {32767, 32766}, {32766, 32767}, {640, 1}, {1, 640},
+  {641, 111}, {481, 30}, {30, 481}, {33, 64}, {35, 17}, {1920, 1080},
+  {1080, 1920}, {100, 99}
+  };
+  CfResizeAxis a;
+  guint m, s;
+
+  for (m = 0; m < N_METHODS; m++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      const double scale = (double) sizes[s][0] / sizes[s][1];
+
+      g_assert_cmpint (cf_resize_axis_init (&a, m, sizes[s][0], sizes[s][1],
+              scale, (scale - 1) / 2), ==, 0);
+      check_axis (&a);
+      if (sizes[s][0] == sizes[s][1])
+        g_assert_cmpint (a.taps, ==, 1);        /* a copy */
+      cf_resize_axis_clear (&a);
+      /* a chroma-like offset too */
+      g_assert_cmpint (cf_resize_axis_init (&a, m, sizes[s][0], sizes[s][1],
+              scale, (scale - 1) / 4), ==, 0);
+      check_axis (&a);
+      cf_resize_axis_clear (&a);
+    }
+}
+
+/* Weights of output @i of @a from input @first on, in 16ths (the examples
+ * are exact). */
+static void
+check_16ths (const CfResizeAxis * a, int i, int first, const int *w16, int n)
+{
+  int t, skip = first - a->first[i];
+
+  g_assert_cmpint (skip, >=, 0);
+  for (t = 0; t < a->taps; t++) {
+    const int want = t >= skip && t < skip + n ? w16[t - skip] : 0;
+
+    g_assert_cmpint (a->weights[(size_t) i * a->taps + t], ==, want * ONE / 16);
+  }
+}
+
+/* @a has the very tables of an axis made with these arguments. */
+static void
+check_axis_is (const CfResizeAxis * a, int in, int out, double scale,
+    double offset)
+{
+  CfResizeAxis b;
+
+  g_assert_cmpfloat (a->scale, ==, scale);
+  g_assert_cmpfloat (a->offset, ==, offset);
+  g_assert_cmpint (cf_resize_axis_init (&b, a->method, in, out, scale,
+          offset), ==, 0);
+  g_assert_cmpint (a->taps, ==, b.taps);
+  g_assert_cmpmem (a->first, out * 4, b.first, out * 4);
+  g_assert_cmpmem (a->weights, out * a->taps * 4, b.weights, out * b.taps * 4);
+  cf_resize_axis_clear (&b);
+}
+
+/* NV12 chroma: L = in / out; centred chroma gets offset (L - 1) / 2,
+ * co-sited (L - 1) / 4; luma is the same either way. */
+static void
+test_cpu_siting (void)
+{
+  static const int sizes[][4] = { {4, 4, 8, 8}, {16, 16, 8, 8},
+  {641, 481, 111, 30}, {33, 17, 64, 35}
+  };
+  CfResizePlan centred, cosited;
+  guint s;
+  int c;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    const int *z = sizes[s];
+    const double lx = (double) z[0] / z[2], ly = (double) z[1] / z[3];
+
+    g_assert_cmpint (cf_resize_plan_init (&centred, CF_FORMAT_NV12,
+            CF_RESIZE_BILINEAR, z[0], z[1], z[2], z[3], 0, 0), ==, 0);
+    g_assert_cmpint (cf_resize_plan_init (&cosited, CF_FORMAT_NV12,
+            CF_RESIZE_BILINEAR, z[0], z[1], z[2], z[3], 1, 1), ==, 0);
+    for (c = 0; c < 2; c++) {
+      const CfResizePlan *plan = c ? &cosited : &centred;
+      const double div = c ? 4.0 : 2.0;
+
+      check_axis_is (&plan->x[0], z[0], z[2], lx, (lx - 1) / 2);
+      check_axis_is (&plan->y[0], z[1], z[3], ly, (ly - 1) / 2);
+      check_axis_is (&plan->x[1], (z[0] + 1) / 2, (z[2] + 1) / 2, lx,
+          (lx - 1) / div);
+      check_axis_is (&plan->y[1], (z[1] + 1) / 2, (z[3] + 1) / 2, ly,
+          (ly - 1) / div);
+    }
+    if (s == 0) {
+      /* 2x up: chroma 1 at 0.25 (centred): 3/4, 1/4; at 0.375: 5/8, 3/8 */
+      check_16ths (&centred.x[1], 1, 0, (const int[]) { 12, 4 }, 2);
+      check_16ths (&cosited.x[1], 1, 0, (const int[]) { 10, 6 }, 2);
+      check_16ths (&cosited.y[1], 1, 0, (const int[]) { 10, 6 }, 2);
+    } else if (s == 1) {
+      /* 2x down, tent of radius 2: chroma 1 at 2.5 or 2.25 */
+      check_16ths (&centred.x[1], 1, 1, (const int[]) { 2, 6, 6, 2 }, 4);
+      check_16ths (&cosited.x[1], 1, 1, (const int[]) { 3, 7, 5, 1 }, 4);
+    }
+    cf_resize_plan_clear (&centred);
+    cf_resize_plan_clear (&cosited);
+  }
+}
+
+/* ---- CPU: known answers ---- */
+
+/* Scales one GRAY8 row of @n samples to @m with @method. */
+static void
+check_row (CfResizeMethod method, const guint8 * in, int n, const guint8 * want,
+    int m)
+{
+  CfImage src = { CF_FORMAT_GRAY8, n, 1, {(void *) in}, {n} };
+  guint8 out[16];
+  CfImage dst = { CF_FORMAT_GRAY8, m, 1, {out}, {m} };
+  CfResizePlan plan;
+
+  g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_GRAY8, method, n, 1,
+          m, 1, 0, 0), ==, 0);
+  g_assert_cmpint (cf_resize_cpu (&plan, &src, &dst), ==, 0);
+  g_assert_cmpmem (out, m, want, m);
+  cf_resize_plan_clear (&plan);
+}
+
+static void
+test_cpu_known (void)
+{
+  /* 0 255 to 4: at -0.25 (edge), 0.25, 0.75, 1.25 (edge) */
+  check_row (CF_RESIZE_BILINEAR, (const guint8[]) { 0, 255 }, 2,
+      (const guint8[]) { 0, 64, 191, 255 }, 4);
+  /* (10 + 20) / 2, (31 + 40) / 2 = 35.5 rounds up */
+  check_row (CF_RESIZE_AREA, (const guint8[]) { 10, 20, 31, 40 }, 4,
+      (const guint8[]) { 15, 36 }, 2);
+  /* 3 to 2: at 0.25 and 1.75 */
+  check_row (CF_RESIZE_NEAREST, (const guint8[]) { 1, 2, 3 }, 3,
+      (const guint8[]) { 1, 3 }, 2);
+  /* 3 to 1, area: the mean, 4.67 */
+  check_row (CF_RESIZE_AREA, (const guint8[]) { 1, 3, 10 }, 3,
+      (const guint8[]) { 5 }, 1);
+  /* a step through Catmull-Rom, 2x up: weights in 128ths (-9, 111, 29, -3
+   * and mirrored), so 255 * 26 / 128 = 51.8, 255 * 102 / 128 = 203.2; the
+   * undershoot (-17.9) and overshoot (272.9, 261) are clamped */
+  check_row (CF_RESIZE_BICUBIC, (const guint8[]) { 0, 0, 255, 255 }, 4,
+      (const guint8[]) { 0, 0, 0, 52, 203, 255, 255, 255 }, 8);
+}
+
+/* What run_cases () expects of a scaled picture. */
+typedef enum
+{
+  EXPECT_CONSTANT,              /* a constant picture stays constant */
+  EXPECT_COPY,                  /* an unchanged size copies */
+  EXPECT_DUPLICATE,             /* nearest 2x up: each sample twice each way */
+  EXPECT_MEAN,                  /* area 2x down: 2x2 means, rounded half up */
+  EXPECT_MODEL                  /* within 1 LSB of the model */
+} Expect;
+
+/* Sample @k of output pixel (@x, @y) of plane @p as @e says (not for
+ * EXPECT_CONSTANT and EXPECT_MODEL). Chroma is subsampled alike in input and
+ * output, so these hold on every plane: nearest 2x up puts output chroma j
+ * at 0.5 j - 0.25 (- 0.125 co-sited), nearest to j / 2; area 2x down with
+ * centred chroma covers chroma samples 2j and 2j + 1. */
+static guint
+expected (Expect e, const Frame * src, int p, int x, int y, int k)
+{
+  if (e == EXPECT_COPY)
+    return sample_get (src, p, x, y, k);
+  if (e == EXPECT_DUPLICATE)
+    return sample_get (src, p, x / 2, y / 2, k);
+  return (sample_get (src, p, 2 * x, 2 * y, k) +
+      sample_get (src, p, 2 * x + 1, 2 * y, k) +
+      sample_get (src, p, 2 * x, 2 * y + 1, k) +
+      sample_get (src, p, 2 * x + 1, 2 * y + 1, k) + 2) / 4;
+}
+
+/* Checks that samples of @dst are within 1 LSB of the model (clamped to the
+ * sample range): every pixel of small planes, 64 of larger ones (the model
+ * costs the product of the taps of both axes), a quarter of them near a
+ * corner, where taps fold; @worst gets the largest error for 8- and
+ * 16-bit samples. */
+static void
+check_model_sampled (const CfResizePlan * plan, const Frame * src,
+    const Frame * dst, GRand * rand, double *worst, const char *what)
+{
+  int p, x, y, k, i;
+
+  for (p = 0; p < dst->n_planes; p++) {
+    const int w = dst->w[p], h = dst->h[p];
+    const gboolean all = w * h <= 64;
+    const double max = dst->sb[p] == 2 ? 65535 : 255;
+
+    for (i = 0; i < (all ? w * h : 64); i++) {
+      x = all ? i % w : g_rand_int_range (rand, 0, w);
+      y = all ? i / w : g_rand_int_range (rand, 0, h);
+      if (!all && i % 4 == 0) { /* within 3 of a corner */
+        x = i % 8 ? x % MIN (w, 3) : w - 1 - x % MIN (w, 3);
+        y = i % 16 < 8 ? y % MIN (h, 3) : h - 1 - y % MIN (h, 3);
+      }
+      for (k = 0; k < dst->pb[p] / dst->sb[p]; k++) {
+        const double m = CLAMP (cf_resize_model (plan, &src->img, p, x, y, k),
+            0, max);
+        const double err = fabs (sample_get (dst, p, x, y, k) - m);
+
+        if (!(err <= 1.0)) {
+          g_printerr ("%s: plane %d, pixel %d,%d, sample %d: %u, model %.4f\n",
+              what, p, x, y, k, sample_get (dst, p, x, y, k), m);
+          g_assert_cmpfloat (err, <=, 1.0);
+        }
+        worst[dst->sb[p] - 1] = MAX (worst[dst->sb[p] - 1], err);
+      }
+    }
+  }
+}
+
+/* Test cases of run_cases (): every format, with every method of @methods
+ * (a bit mask) and every size of @sizes (in width, height, out width,
+ * height). */
+typedef struct
+{
+  const char *path;
+  Expect expect;
+  guint methods;
+  const int (*sizes)[4];
+  guint n_sizes;
+} Cases;
+
+static const int copy_sizes[][4] = { {1, 1, 1, 1}, {7, 5, 7, 5},
+{2, 9, 2, 9}, {33, 17, 33, 17}, {640, 480, 640, 480}
+};
+static const int twice_sizes[][4] = { {1, 1, 2, 2}, {5, 3, 10, 6},
+{33, 17, 66, 34}, {64, 48, 128, 96}
+};
+
+/* chroma planes of even sizes too */
+static const int half_sizes[][4] = { {4, 4, 2, 2}, {12, 8, 6, 4},
+{64, 36, 32, 18}, {640, 480, 320, 240}
+};
+
+#define ALL_METHODS ((1u << N_METHODS) - 1)
+#define CASES(sizes) sizes, G_N_ELEMENTS (sizes)
+static const Cases cases[] = {
+  {"/resize/cpu/constant", EXPECT_CONSTANT, ALL_METHODS, CASES (matrix)},
+  {"/resize/cpu/identity", EXPECT_COPY, ALL_METHODS, CASES (copy_sizes)},
+  {"/resize/cpu/nearest-2x", EXPECT_DUPLICATE, 1 << CF_RESIZE_NEAREST,
+      CASES (twice_sizes)},
+  {"/resize/cpu/area-2x", EXPECT_MEAN, 1 << CF_RESIZE_AREA,
+      CASES (half_sizes)},
+  {"/resize/cpu/model", EXPECT_MODEL, ALL_METHODS, CASES (matrix)},
+};
+
+/* Scales the pictures of @data (Cases) on the CPU, and checks the plan's
+ * tables, that the padding of the output rows stays untouched, and the
+ * samples as the case expects. The chroma siting varies with the size (bit
+ * 0: co-sited horizontally, bit 1: vertically), except for EXPECT_MEAN
+ * (centred). */
+static void
+run_cases (gconstpointer data)
+{
+  const Cases *c = data;
+  const Expect expect = c->expect;
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  double worst[2] = { 0, 0 };
+  guint f, m, s;
+  int p, x, y, k;
+
+  for (f = 0; f < CF_FORMAT_COUNT; f++)
+    for (m = 0; m < N_METHODS; m++)
+      for (s = 0; (c->methods & (1u << m)) && s < c->n_sizes; s++) {
+        const int *z = c->sizes[s], cosited = expect == EXPECT_MEAN ? 0 : s % 4;
+        char *what = describe (f, m, z, expect == EXPECT_CONSTANT ?
+            "constant" : "random");
+        CfResizePlan plan;
+        Frame src, dst, want;
+
+        frame_init (&src, f, z[0], z[1], 3);
+        if (expect == EXPECT_CONSTANT)
+          frame_constant (&src);
+        else
+          frame_random (&src, rand);
+        g_assert_cmpint (cf_resize_plan_init (&plan, f, m, z[0], z[1], z[2],
+                z[3], cosited & 1, cosited >> 1), ==, 0);
+        for (p = 0; p < src.n_planes; p++) {
+          check_axis (&plan.x[p]);
+          check_axis (&plan.y[p]);
+        }
+        frame_init (&dst, f, z[2], z[3], 5);
+        g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &dst.img), ==, 0);
+        check_padding (&dst, MARKER, what);
+
+        if (expect == EXPECT_MODEL) {
+          check_model_sampled (&plan, &src, &dst, rand, worst, what);
+        } else {
+          frame_init (&want, f, z[2], z[3], 0);
+          if (expect == EXPECT_CONSTANT)
+            frame_constant (&want);
+          for (p = 0; expect != EXPECT_CONSTANT && p < want.n_planes; p++)
+            for (y = 0; y < want.h[p]; y++)
+              for (x = 0; x < want.w[p]; x++)
+                for (k = 0; k < want.pb[p] / want.sb[p]; k++)
+                  sample_set (&want, p, x, y, k,
+                      expected (expect, &src, p, x, y, k));
+          check_samples (&dst, &want, what);
+          frame_clear (&want);
+        }
+        cf_resize_plan_clear (&plan);
+        frame_clear (&src);
+        frame_clear (&dst);
+        g_free (what);
+      }
+  if (expect == EXPECT_MODEL)
+    g_test_message ("largest error against the model: %.4f LSB (8 bits), "
+        "%.4f LSB (16 bits)", worst[0], worst[1]);
+  g_rand_free (rand);
+}
+
+/* Spoils an image of a format of 2 or more planes in way @i (0 .. 5). */
+static void
+bad_image (CfImage * img, int i)
+{
+  if (i == 0)
+    img->width--;
+  else if (i == 1)
+    img->height++;
+  else if (i == 2)              /* another format of the same planes */
+    img->format = img->format == CF_FORMAT_NV12 ? CF_FORMAT_NV21 :
+        CF_FORMAT_YV12;
+  else if (i == 3)
+    img->data[1] = NULL;
+  else if (i == 4)
+    img->pitch[1] = 1;
+  else
+    img->format = CF_FORMAT_COUNT;
+}
+
+static void
+test_cpu_invalid (void)
+{
+  static const int sizes[][4] = { {0, 1, 1, 1}, {1, 0, 1, 1}, {1, 1, 0, 1},
+  {1, 1, 1, 0}, {CF_MAX_SIDE + 1, 1, 1, 1}, {1, 1, 1, CF_MAX_SIDE + 1},
+  {-5, 1, 1, 1}, {4, 4, 2, 2}, {4, 4, 2, 2}
+  };
+  CfResizePlan plan;
+  CfResizeAxis axis;
+  Frame src, dst;
+  int i;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (sizes); i++) {
+    /* the last two: an unknown format, an unknown method */
+    g_assert_cmpint (cf_resize_plan_init (&plan, i == 7 ? CF_FORMAT_COUNT :
+            CF_FORMAT_RGBA, i == 8 ? CF_RESIZE_METHOD_COUNT :
+            CF_RESIZE_BILINEAR, sizes[i][0], sizes[i][1], sizes[i][2],
+            sizes[i][3], 0, 0), ==, -1);
+    cf_resize_plan_clear (&plan);       /* safe after a failure */
+  }
+  g_assert_cmpint (cf_resize_plan_init (NULL, CF_FORMAT_RGBA,
+          CF_RESIZE_BILINEAR, 4, 4, 2, 2, 0, 0), ==, -1);
+  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 4, 2, 0.0,
+          0.0), ==, -1);
+  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 4, 2, NAN,
+          0.5), ==, -1);
+  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 4, 2, 2.0,
+          INFINITY), ==, -1);
+  cf_resize_axis_clear (&axis);
+
+  /* I420 8x6 to 4x4: images spoilt every way, on either side */
+  frame_init (&src, CF_FORMAT_I420, 8, 6, 0);
+  frame_init (&dst, CF_FORMAT_I420, 4, 4, 0);
+  g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_I420,
+          CF_RESIZE_LANCZOS, 8, 6, 4, 4, 1, 0), ==, 0);
+  g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &dst.img), ==, 0);
+  for (i = 0; i < 12; i++) {
+    CfImage b = i < 6 ? src.img : dst.img;
+
+    bad_image (&b, i % 6);
+    g_assert_cmpint (cf_resize_cpu (&plan, i < 6 ? &b : &src.img,
+            i < 6 ? &dst.img : &b), ==, -1);
+    if (i < 6)
+      g_assert_true (isnan (cf_resize_model (&plan, &b, 0, 0, 0, 0)));
+  }
+  g_assert_cmpint (cf_resize_cpu (&plan, &src.img, NULL), ==, -1);
+  g_assert_cmpint (cf_resize_cpu (NULL, &src.img, &dst.img), ==, -1);
+  /* plane 3, x 2 of a 2-wide plane, y 4 of 4 rows, sample 1 of 1 */
+  g_assert_true (isnan (cf_resize_model (&plan, &src.img, 3, 0, 0, 0)));
+  g_assert_true (isnan (cf_resize_model (&plan, &src.img, 1, 2, 0, 0)));
+  g_assert_true (isnan (cf_resize_model (&plan, &src.img, 0, 0, 4, 0)));
+  g_assert_true (isnan (cf_resize_model (&plan, &src.img, 0, 0, 0, 1)));
+  g_assert_false (isnan (cf_resize_model (&plan, &src.img, 2, 1, 1, 0)));
+  cf_resize_plan_clear (&plan);
+  g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &dst.img), ==, -1);
+  frame_clear (&src);
+  frame_clear (&dst);
+}
+
+/* ---- CUDA against the CPU reference ---- */
+#ifdef HAVE_CUDA
+
+#define CHECK_CUDA(call) G_STMT_START {                                 \
+    cudaError_t err = (call);                                           \
+    if (err != cudaSuccess)                                             \
+      g_printerr ("%s:%d: %s: %s\n", __FILE__, __LINE__, #call,         \
+          cudaGetErrorName (err));                                      \
+    g_assert_cmpint (err, ==, cudaSuccess);                             \
+  } G_STMT_END
+
+#define POISON 0xA5             /* in the device output before a launch */
+
+/* What the GPU tests share: random numbers, a stream, and a workspace that
+ * grows as the sizes need. */
+static GRand *gpu_rand;
+static cudaStream_t gpu_stream;
+static void *gpu_ws;
+static size_t gpu_ws_bytes;
+
+/* A device copy of @f, same pitches; every byte POISON when @poison. */
+static void
+device_init (const Frame * f, CfImage * d, gboolean poison)
+{
+  int p;
+
+  *d = f->img;
+  for (p = 0; p < f->n_planes; p++) {
+    const size_t bytes = f->img.pitch[p] * f->h[p];
+
+    CHECK_CUDA (cudaMalloc (&d->data[p], bytes));
+    if (poison)
+      CHECK_CUDA (cudaMemsetAsync (d->data[p], POISON, bytes, gpu_stream));
+    else
+      CHECK_CUDA (cudaMemcpyAsync (d->data[p], f->img.data[p], bytes,
+              cudaMemcpyHostToDevice, gpu_stream));
+  }
+}
+
+/* Copies @d back into @f (unless NULL) once the stream is done, then frees
+ * @d. */
+static void
+device_finish (CfImage * d, Frame * f)
+{
+  int p;
+
+  for (p = 0; f && p < f->n_planes; p++)
+    CHECK_CUDA (cudaMemcpyAsync (f->img.data[p], d->data[p],
+            f->img.pitch[p] * f->h[p], cudaMemcpyDeviceToHost, gpu_stream));
+  CHECK_CUDA (cudaStreamSynchronize (gpu_stream));
+  for (p = 0; p < CF_MAX_PLANES; p++)
+    if (d->data[p])
+      CHECK_CUDA (cudaFree (d->data[p]));
+}
+
+/* Scales a random picture (pitches of row bytes + 48) or a constant one
+ * (pitches of exactly a row) with @method on both backends and compares
+ * every sample. The device output is poisoned before the launch: its
+ * padding must still hold POISON after it, and no sample may (a constant
+ * picture has none). */
+static void
+gpu_check (CfFormat format, CfResizeMethod method, const int *size,
+    int cosited, gboolean random)
+{
+  const size_t extra = random ? 48 : 0;
+  char *what = describe (format, method, size, random ? "random, padded" :
+      "constant");
+  CfResizeDevicePlan *d_plan;
+  CfResizePlan plan;
+  Frame src, want, got;
+  CfImage d_src, d_dst;
+
+  frame_init (&src, format, size[0], size[1], extra);
+  if (random)
+    frame_random (&src, gpu_rand);
+  else
+    frame_constant (&src);
+  g_assert_cmpint (cf_resize_plan_init (&plan, format, method, size[0],
+          size[1], size[2], size[3], cosited & 1, cosited >> 1), ==, 0);
+  frame_init (&want, format, size[2], size[3], extra);
+  frame_init (&got, format, size[2], size[3], extra);
+  g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &want.img), ==, 0);
+
+  if (cf_resize_workspace_bytes (&plan) > gpu_ws_bytes) {
+    gpu_ws_bytes = cf_resize_workspace_bytes (&plan);
+    CHECK_CUDA (cudaFree (gpu_ws));
+    CHECK_CUDA (cudaMalloc (&gpu_ws, gpu_ws_bytes));
+  }
+  CHECK_CUDA (cf_resize_device_plan_new (&plan, &d_plan));
+  device_init (&src, &d_src, FALSE);
+  device_init (&got, &d_dst, TRUE);
+  CHECK_CUDA (cf_resize_cuda (d_plan, &d_src, &d_dst, gpu_ws, gpu_stream));
+  device_finish (&d_dst, &got);
+  device_finish (&d_src, NULL);
+
+  check_samples (&got, &want, what);
+  check_padding (&got, POISON, what);
+  cf_resize_device_plan_free (d_plan);
+  cf_resize_plan_clear (&plan);
+  frame_clear (&src);
+  frame_clear (&want);
+  frame_clear (&got);
+  g_free (what);
+}
+
+static void
+gpu_begin (void)
+{
+  gpu_rand = g_rand_new_with_seed (cf_test_seed ());
+  CHECK_CUDA (cudaStreamCreateWithFlags (&gpu_stream, cudaStreamNonBlocking));
+}
+
+static void
+gpu_end (void)
+{
+  CHECK_CUDA (cudaFree (gpu_ws));
+  gpu_ws = NULL;
+  gpu_ws_bytes = 0;
+  CHECK_CUDA (cudaStreamDestroy (gpu_stream));
+  g_rand_free (gpu_rand);
+}
+
+/* Every format and method over the matrix, random and constant; the chroma
+ * siting varies with the size. */
+static void
+test_cuda_matrix (void)
+{
+  guint f, m, s;
+
+  gpu_begin ();
+  for (f = 0; f < CF_FORMAT_COUNT; f++)
+    for (m = 0; m < N_METHODS; m++)
+      for (s = 0; s < G_N_ELEMENTS (matrix); s++) {
+        gpu_check (f, m, matrix[s], s % 4, TRUE);
+        gpu_check (f, m, matrix[s], s % 4, FALSE);
+      }
+  gpu_end ();
+}
+
+/* 4K to 1080p, bilinear, RGBA and NV12 (centred and co-sited chroma) */
+static void
+test_cuda_4k (void)
+{
+  static const int size[4] = { 3840, 2160, 1920, 1080 };
+
+  gpu_begin ();
+  gpu_check (CF_FORMAT_RGBA, CF_RESIZE_BILINEAR, size, 0, TRUE);
+  gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, size, 0, TRUE);
+  gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, size, 3, TRUE);
+  gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, size, 3, FALSE);
+  gpu_end ();
+}
+
+static void
+test_cuda_invalid (void)
+{
+  CfResizeDevicePlan *d_plan = (CfResizeDevicePlan *) 1;
+  CfResizePlan plan, empty = { 0 };
+  CfImage d_src, d_dst;
+  Frame src, dst;
+  guint i;
+  int p;
+
+  gpu_begin ();
+  g_assert_cmpint (cf_resize_device_plan_new (&empty, &d_plan), ==,
+      cudaErrorInvalidValue);
+  g_assert_null (d_plan);
+  g_assert_cmpint (cf_resize_device_plan_new (NULL, &d_plan), ==,
+      cudaErrorInvalidValue);
+  g_assert_cmpuint (cf_resize_workspace_bytes (&empty), ==, 0);
+  cf_resize_device_plan_free (NULL);
+
+  /* NV12 6x4 to 3x2: a chroma row is 6 bytes */
+  frame_init (&src, CF_FORMAT_NV12, 6, 4, 0);
+  frame_init (&dst, CF_FORMAT_NV12, 3, 2, 0);
+  g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_NV12,
+          CF_RESIZE_BICUBIC, 6, 4, 3, 2, 0, 0), ==, 0);
+  CHECK_CUDA (cf_resize_device_plan_new (&plan, &d_plan));
+  gpu_ws_bytes = cf_resize_workspace_bytes (&plan);
+  CHECK_CUDA (cudaMalloc (&gpu_ws, gpu_ws_bytes));
+  device_init (&src, &d_src, FALSE);
+  device_init (&dst, &d_dst, TRUE);
+  for (i = 0; i < 12; i++) {
+    CfImage b = i < 6 ? d_src : d_dst;
+
+    bad_image (&b, i % 6);
+    g_assert_cmpint (cf_resize_cuda (d_plan, i < 6 ? &b : &d_src,
+            i < 6 ? &d_dst : &b, gpu_ws, gpu_stream), ==,
+        cudaErrorInvalidValue);
+  }
+  g_assert_cmpint (cf_resize_cuda (d_plan, &d_src, &d_dst, NULL, gpu_stream),
+      ==, cudaErrorInvalidValue);
+  g_assert_cmpint (cf_resize_cuda (NULL, &d_src, &d_dst, gpu_ws, gpu_stream),
+      ==, cudaErrorInvalidValue);
+  g_assert_cmpint (cf_resize_cuda (d_plan, NULL, &d_dst, gpu_ws, gpu_stream),
+      ==, cudaErrorInvalidValue);
+  CHECK_CUDA (cudaGetLastError ());
+
+  /* nothing was launched: the output is all poison */
+  device_finish (&d_dst, &dst);
+  device_finish (&d_src, NULL);
+  for (p = 0; p < dst.n_planes; p++)
+    for (i = 0; i < dst.img.pitch[p] * dst.h[p]; i++)
+      g_assert_cmphex (((guint8 *) dst.img.data[p])[i], ==, POISON);
+  cf_resize_device_plan_free (d_plan);
+  cf_resize_plan_clear (&plan);
+  frame_clear (&src);
+  frame_clear (&dst);
+  gpu_end ();
+}
+#endif /* HAVE_CUDA */
+
+int
+main (int argc, char **argv)
+{
+  guint i;
+
+  cf_test_require_backend ();
+  g_test_init (&argc, &argv, NULL);
+  cf_test_seed ();
+
+  if (!cf_test_want_cuda ()) {
+    g_test_add_func ("/resize/cpu/weights", test_cpu_weights);
+    g_test_add_func ("/resize/cpu/siting", test_cpu_siting);
+    g_test_add_func ("/resize/cpu/known", test_cpu_known);
+    for (i = 0; i < G_N_ELEMENTS (cases); i++)
+      g_test_add_data_func (cases[i].path, &cases[i], run_cases);
+    g_test_add_func ("/resize/cpu/invalid", test_cpu_invalid);
+  }
+#ifdef HAVE_CUDA
+  if (cf_test_want_cuda ()) {
+    g_test_add_func ("/resize/cuda/matrix", test_cuda_matrix);
+    g_test_add_func ("/resize/cuda/4k", test_cuda_4k);
+    g_test_add_func ("/resize/cuda/invalid", test_cuda_invalid);
+  }
+#endif
+  return g_test_run ();
+}
