@@ -517,7 +517,8 @@ download_frame (GstCfBaseFilter * self, GstCfFrameSlot * slot)
 }
 
 static gboolean
-copy_out_staged (GstCfBaseFilter * self, GstCfFrameSlot * slot)
+copy_out_staged (GstCfBaseFilter * self, GstCfFrameSlot * slot,
+    GstBuffer * outbuf)
 {
   GstCfBaseFilterPrivate *priv = PRIV (self);
   const CfFormatInfo *finfo = cf_format_info (priv->out_format);
@@ -526,8 +527,7 @@ copy_out_staged (GstCfBaseFilter * self, GstCfFrameSlot * slot)
   gint p;
   gsize y;
 
-  if (!gst_video_frame_map (&frame, &priv->out_info, slot->outbuf,
-          GST_MAP_WRITE)) {
+  if (!gst_video_frame_map (&frame, &priv->out_info, outbuf, GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map output frame"),
         (NULL));
     return FALSE;
@@ -618,7 +618,8 @@ finish_oldest (GstCfBaseFilter * self, GstBuffer ** outbuf)
     buf = slot->outbuf;
     slot->outbuf = NULL;
 #ifdef HAVE_CUDA
-    if (priv->use_cuda && slot->out_staged && !copy_out_staged (self, slot))
+    if (priv->use_cuda && slot->out_staged && !copy_out_staged (self, slot,
+            buf))
       ret = GST_FLOW_ERROR;
 #endif
   } else {
