@@ -52,6 +52,17 @@ cf_test_cuda_works (void)
 #endif
 }
 
+#ifdef HAVE_CUDA
+/* Fails the test, naming the CUDA error and the call, unless @call
+ * returned cudaSuccess. */
+#define CHECK_CUDA(call) G_STMT_START {                                 \
+    cudaError_t err_ = (call);                                          \
+    if (err_ != cudaSuccess)                                            \
+      g_error ("%s:%d: %s: %s", __FILE__, __LINE__, #call,              \
+          cudaGetErrorName (err_));                                     \
+  } G_STMT_END
+#endif
+
 /* Call first in main (): exits 77 when a CUDA run cannot happen here. The
  * probe runs in a child process, so that this process has no CUDA context
  * yet: check runs tests in fork ()ed children, and a CUDA context does not

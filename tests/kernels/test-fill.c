@@ -150,12 +150,6 @@ test_invalid (void)
 }
 
 #ifdef HAVE_CUDA
-#define CHECK_CUDA(call) G_STMT_START {                                 \
-    cudaError_t err_ = (call);                                          \
-    if (err_ != cudaSuccess)                                            \
-      g_error ("%s: %s", #call, cudaGetErrorName (err_));               \
-  } G_STMT_END
-
 static void
 test_cuda (void)
 {

@@ -627,14 +627,6 @@ test_cpu_invalid (void)
 /* ---- CUDA against the CPU reference ---- */
 #ifdef HAVE_CUDA
 
-#define CHECK_CUDA(call) G_STMT_START {                                 \
-    cudaError_t err = (call);                                           \
-    if (err != cudaSuccess)                                             \
-      g_printerr ("%s:%d: %s: %s\n", __FILE__, __LINE__, #call,         \
-          cudaGetErrorName (err));                                      \
-    g_assert_cmpint (err, ==, cudaSuccess);                             \
-  } G_STMT_END
-
 #define POISON 0xA5             /* in the device output before a launch */
 
 /* What the GPU tests share: random numbers, a stream, and a workspace that

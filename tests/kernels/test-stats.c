@@ -568,14 +568,6 @@ test_cpu_sum (void)
 /* ---- CUDA against the CPU reference ---- */
 #ifdef HAVE_CUDA
 
-#define CHECK_CUDA(call) G_STMT_START {                                 \
-    cudaError_t err = (call);                                           \
-    if (err != cudaSuccess)                                             \
-      g_printerr ("%s:%d: %s: %s\n", __FILE__, __LINE__, #call,         \
-          cudaGetErrorName (err));                                      \
-    g_assert_cmpint (err, ==, cudaSuccess);                             \
-  } G_STMT_END
-
 static const int gpu_sizes[][2] = { {1, 1}, {1, 7}, {7, 1}, {3, 3}, {17, 5},
 {641, 481}, {4095, 3}, {1920, 1080}
 };

@@ -20,7 +20,7 @@
 #include <gst/video/video.h>
 #include <string.h>
 
-#include "cf-test.h"
+#include "cf-check.h"
 #include "fill.h"
 #include "resize.h"
 
@@ -72,24 +72,6 @@ teardown (void)
 
 /* ---- elements and frames ---------------------------------------------- */
 
-/* A cudaresize on the run's backend, with the properties given as pairs of
- * strings (name, value), NULL-terminated. */
-static GstElement *
-new_resize (const gchar * prop, ...)
-{
-  GstElement *e = gst_element_factory_make ("cudaresize", NULL);
-  va_list args;
-
-  fail_unless (e != NULL, "no cudaresize element (GST_PLUGIN_PATH_1_0?)");
-  gst_util_set_object_arg (G_OBJECT (e), "backend", cf_test_backend_name ());
-  va_start (args, prop);
-  for (; prop; prop = va_arg (args, const gchar *))
-      gst_util_set_object_arg (G_OBJECT (e), prop, va_arg (args,
-            const gchar *));
-  va_end (args);
-  return e;
-}
-
 /* A harness around @e (the harness takes it over): downstream answers caps
  * queries with @sink_caps (printf-style; NULL: anything), then upstream
  * sends @in's caps (when given). */
@@ -119,17 +101,6 @@ harness_for (GstElement * e, const GstVideoInfo * in, const gchar * sink_caps,
 #define FIXED "video/x-raw,format=%s,width=%d,height=%d," \
     "pixel-aspect-ratio=%d/%d"
 
-static void
-set_info (GstVideoInfo * info, const gchar * format, gint width, gint height)
-{
-  GstVideoFormat f = gst_video_format_from_string (format);
-
-  fail_if (f == GST_VIDEO_FORMAT_UNKNOWN, "unknown format %s", format);
-  fail_unless (gst_video_info_set_format (info, f, width, height));
-  GST_VIDEO_INFO_FPS_N (info) = 30;
-  GST_VIDEO_INFO_FPS_D (info) = 1;
-}
-
 static gboolean
 is_420 (const GstVideoInfo * info)
 {
@@ -149,33 +120,6 @@ set_site (GstVideoInfo * info, guint k)
 
   if (is_420 (info))
     GST_VIDEO_INFO_CHROMA_SITE (info) = site[k % G_N_ELEMENTS (site)];
-}
-
-static void
-fill_random (GstBuffer * buf)
-{
-  GstMapInfo map;
-  gsize i;
-
-  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
-  for (i = 0; i < map.size; i += 4) {
-    guint32 r = g_rand_int (prng);
-
-    memcpy (map.data + i, &r, MIN (4, map.size - i));
-  }
-  gst_buffer_unmap (buf, &map);
-}
-
-/* A frame laid out as @info says, random bytes, padding included. */
-static GstBuffer *
-make_frame (const GstVideoInfo * info, GstClockTime pts)
-{
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
-
-  fill_random (buf);
-  GST_BUFFER_PTS (buf) = GST_BUFFER_DTS (buf) = pts;
-  GST_BUFFER_DURATION (buf) = FRAME_DURATION;
-  return buf;
 }
 
 static CfFormat
@@ -458,12 +402,14 @@ GST_START_TEST (test_size_matrix)
 
     g_snprintf (context, sizeof (context), "%s %s %dx%d -> %dx%d", format,
         methods[method], sizes[k].iw, sizes[k].ih, sizes[k].ow, sizes[k].oh);
-    set_info (&in, format, sizes[k].iw, sizes[k].ih);
+    cf_check_set_info (&in, format, sizes[k].iw, sizes[k].ih);
     set_site (&in, k + __i__);
-    h = harness_for (new_resize ("method", methods[method], "add-borders",
-            "false", NULL), &in, FIXED, format, sizes[k].ow, sizes[k].oh, 1, 1);
+    h = harness_for (cf_check_element_new ("cudaresize", "method",
+            methods[method], "add-borders", "false", NULL), &in, FIXED, format,
+        sizes[k].ow, sizes[k].oh, 1, 1);
     check_src_caps (h, &out, format, sizes[k].ow, sizes[k].oh, 1, 1);
-    push_frame (h, &in, make_frame (&in, 0), &out, method, FALSE, 0);
+    push_frame (h, &in, cf_check_frame_new (&in, prng, 0, FRAME_DURATION,
+            FALSE), &out, method, FALSE, 0);
     finish_and_check (h, 1);
     gst_harness_teardown (h);
   }
@@ -512,15 +458,17 @@ GST_START_TEST (test_constant)
     GstVideoInfo in, out;
     GstHarness *h;
 
-    set_info (&in, formats[f / G_N_ELEMENTS (size)], sz[0], sz[1]);
+    cf_check_set_info (&in, formats[f / G_N_ELEMENTS (size)], sz[0], sz[1]);
     set_site (&in, f);
-    h = harness_for (new_resize ("method", methods[__i__], "add-borders",
-            "false", NULL), &in, FIXED, GST_VIDEO_INFO_NAME (&in), sz[2], sz[3],
-        1, 1);
+    h = harness_for (cf_check_element_new ("cudaresize", "method",
+            methods[__i__], "add-borders", "false", NULL), &in, FIXED,
+        GST_VIDEO_INFO_NAME (&in), sz[2], sz[3], 1, 1);
     check_src_caps (h, &out, GST_VIDEO_INFO_NAME (&in), sz[2], sz[3], 1, 1);
     for (j = 0; j < 2; j++) {
       guint8 pattern[CF_MAX_PLANES][4];
-      GstBuffer *buf = make_frame (&in, j * FRAME_DURATION);
+      GstBuffer *buf =
+          cf_check_frame_new (&in, prng, j * FRAME_DURATION, FRAME_DURATION,
+          FALSE);
       GstBuffer *want = gst_buffer_new_allocate (NULL, out.size, NULL);
 
       for (p = 0; p < CF_MAX_PLANES; p++)
@@ -588,11 +536,13 @@ GST_START_TEST (test_two_x)
   guint p, c;
   gint x, y;
 
-  set_info (&in, two_x[__i__].format, two_x[__i__].iw, two_x[__i__].ih);
+  cf_check_set_info (&in, two_x[__i__].format, two_x[__i__].iw,
+      two_x[__i__].ih);
   set_site (&in, 0);            /* centred */
-  h = harness_for (new_resize ("method", methods[two_x[__i__].method], NULL),
-      &in, FIXED, two_x[__i__].format, two_x[__i__].ow, two_x[__i__].oh, 1, 1);
-  buf = make_frame (&in, 0);
+  h = harness_for (cf_check_element_new ("cudaresize", "method",
+          methods[two_x[__i__].method], NULL), &in, FIXED, two_x[__i__].format,
+      two_x[__i__].ow, two_x[__i__].oh, 1, 1);
+  buf = cf_check_frame_new (&in, prng, 0, FRAME_DURATION, FALSE);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (buf)),
       GST_FLOW_OK);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
@@ -647,10 +597,11 @@ GST_START_TEST (test_passthrough)
   guint k;
 
   for (k = 0; k < 2; k++) {
-    set_info (&in, k ? "NV12" : "RGBA", 33, 17);
-    h = harness_for (new_resize ("method", methods[k ? 3 : 0], NULL), &in,
+    cf_check_set_info (&in, k ? "NV12" : "RGBA", 33, 17);
+    h = harness_for (cf_check_element_new ("cudaresize", "method",
+            methods[k ? 3 : 0], NULL), &in,
         k ? "video/x-raw,width=33,height=17" : NULL);
-    buf = make_frame (&in, 0);
+    buf = cf_check_frame_new (&in, prng, 0, FRAME_DURATION, FALSE);
     mem = gst_memory_ref (gst_buffer_peek_memory (buf, 0));
     data = pack (&in, buf);
     fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
@@ -713,10 +664,10 @@ check_borders (guint k, gboolean add)
   GstHarness *h;
   CfRect r;
 
-  set_info (&in, borders[k].format, 640, 480);
-  h = harness_for (new_resize ("add-borders", add ? "true" : "false", NULL),
-      &in, FIXED, borders[k].format, borders[k].ow, borders[k].oh,
-      borders[k].par_n, borders[k].par_d);
+  cf_check_set_info (&in, borders[k].format, 640, 480);
+  h = harness_for (cf_check_element_new ("cudaresize", "add-borders",
+          add ? "true" : "false", NULL), &in, FIXED, borders[k].format,
+      borders[k].ow, borders[k].oh, borders[k].par_n, borders[k].par_d);
   check_src_caps (h, &out, borders[k].format, borders[k].ow, borders[k].oh,
       borders[k].par_n, borders[k].par_d);
   /* the rules of inner_rect () give the rectangle worked out by hand */
@@ -729,7 +680,8 @@ check_borders (guint k, gboolean add)
         r.x, r.y, r.width, r.height);
   g_snprintf (context, sizeof (context), "%s %dx%d add-borders=%d",
       borders[k].format, borders[k].ow, borders[k].oh, add);
-  push_frame (h, &in, make_frame (&in, 0), &out, CF_RESIZE_BILINEAR, add, 0);
+  push_frame (h, &in, cf_check_frame_new (&in, prng, 0, FRAME_DURATION, FALSE),
+      &out, CF_RESIZE_BILINEAR, add, 0);
   finish_and_check (h, 1);
 
   /* and the oracle's black is the documented one */
@@ -805,13 +757,15 @@ check_fixation (guint k)
   GstVideoInfo in, out;
   GstHarness *h;
 
-  set_info (&in, "RGBA", 320, 240);
+  cf_check_set_info (&in, "RGBA", 320, 240);
   GST_VIDEO_INFO_PAR_N (&in) = fixation[k].par_n;
   GST_VIDEO_INFO_PAR_D (&in) = fixation[k].par_d;
-  h = harness_for (new_resize (NULL), &in, fixation[k].sink);
+  h = harness_for (cf_check_element_new ("cudaresize", NULL), &in,
+      fixation[k].sink);
   check_src_caps (h, &out, "RGBA", fixation[k].w, fixation[k].h,
       fixation[k].out_par_n, fixation[k].out_par_d);
-  push_frame (h, &in, make_frame (&in, 0), &out, CF_RESIZE_BILINEAR, TRUE, 0);
+  push_frame (h, &in, cf_check_frame_new (&in, prng, 0, FRAME_DURATION, FALSE),
+      &out, CF_RESIZE_BILINEAR, TRUE, 0);
   finish_and_check (h, 1);
   gst_harness_teardown (h);
 }
@@ -865,18 +819,19 @@ GST_START_TEST (test_renegotiation)
   GString *log;
   guint s, j;
 
-  h = harness_for (new_resize ("method", "bicubic", NULL), NULL,
-      "video/x-raw,height=24,pixel-aspect-ratio=1/1");
+  h = harness_for (cf_check_element_new ("cudaresize", "method", "bicubic",
+          NULL), NULL, "video/x-raw,height=24,pixel-aspect-ratio=1/1");
   log = log_output (h);
   for (s = 0; s < G_N_ELEMENTS (steps); s++) {
     GstVideoInfo in, out;
 
-    set_info (&in, steps[s].format, steps[s].iw, steps[s].ih);
+    cf_check_set_info (&in, steps[s].format, steps[s].iw, steps[s].ih);
     gst_harness_set_src_caps (h, gst_video_info_to_caps (&in));
     check_src_caps (h, &out, steps[s].format, steps[s].ow, 24, 1, 1);
     for (j = 0; j < 2; j++)
-      push_frame (h, &in, make_frame (&in, (2 * s + j) * FRAME_DURATION),
-          &out, CF_RESIZE_BICUBIC, TRUE, 2 * s + j);
+      push_frame (h, &in, cf_check_frame_new (&in, prng,
+              (2 * s + j) * FRAME_DURATION, FRAME_DURATION, FALSE), &out,
+          CF_RESIZE_BICUBIC, TRUE, 2 * s + j);
   }
   finish_and_check (h, 6);
   fail_unless_equals_string (log->str, "CBBCBBCBBE");
@@ -938,7 +893,8 @@ GST_START_TEST (test_unsupported_caps)
   guint k;
 
   for (k = 0; k < G_N_ELEMENTS (caps); k++) {
-    GstHarness *h = harness_for (new_resize (NULL), NULL,
+    GstHarness *h =
+        harness_for (cf_check_element_new ("cudaresize", NULL), NULL,
         "video/x-raw,width=16,height=12");
 
     gst_harness_set_src_caps_str (h, caps[k]);
@@ -965,14 +921,16 @@ GST_START_TEST (test_frames_in_flight)
   GString *log, *want = g_string_new (NULL);
   guint i;
 
-  set_info (&in, "NV12", big ? 1920 : 64, big ? 1080 : 48);
-  h = harness_for (new_resize ("frames-in-flight", in_flight[__i__], "method",
-          "lanczos", NULL), &in, FIXED, "NV12", big ? 1280 : 40,
-      big ? 720 : 30, 1, 1);
+  cf_check_set_info (&in, "NV12", big ? 1920 : 64, big ? 1080 : 48);
+  h = harness_for (cf_check_element_new ("cudaresize", "frames-in-flight",
+          in_flight[__i__], "method", "lanczos", NULL), &in, FIXED, "NV12",
+      big ? 1280 : 40, big ? 720 : 30, 1, 1);
   check_src_caps (h, &out, "NV12", big ? 1280 : 40, big ? 720 : 30, 1, 1);
   log = log_output (h);
   for (i = 0; i < 20; i++) {
-    GstBuffer *buf = make_frame (&in, i * FRAME_DURATION);
+    GstBuffer *buf =
+        cf_check_frame_new (&in, prng, i * FRAME_DURATION, FRAME_DURATION,
+        FALSE);
 
     if (i % 3 == 1)
       GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
@@ -1012,7 +970,7 @@ GST_START_TEST (test_padded_strides)
     GstBuffer *buf;
     gsize offset = padded[k].gap;
 
-    set_info (&in, padded[k].format, 33, 17);
+    cf_check_set_info (&in, padded[k].format, 33, 17);
     layout = in;
     for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&in); p++) {
       layout.stride[p] += padded[k].extra_stride;
@@ -1020,10 +978,10 @@ GST_START_TEST (test_padded_strides)
       offset += layout.stride[p] * cf_plane_height (cf, p, 17) + padded[k].gap;
     }
     layout.size = offset;
-    h = harness_for (new_resize (NULL), &in, FIXED, padded[k].format, 51, 23,
-        1, 1);
+    h = harness_for (cf_check_element_new ("cudaresize", NULL), &in, FIXED,
+        padded[k].format, 51, 23, 1, 1);
     check_src_caps (h, &out, padded[k].format, 51, 23, 1, 1);
-    buf = make_frame (&layout, 0);
+    buf = cf_check_frame_new (&layout, prng, 0, FRAME_DURATION, FALSE);
     gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
         GST_VIDEO_INFO_FORMAT (&in), 33, 17, GST_VIDEO_INFO_N_PLANES (&in),
         layout.offset, layout.stride);
@@ -1047,9 +1005,10 @@ GST_START_TEST (test_allocation)
   GstBufferPool *pool = NULL;
   guint i, size, min, max;
 
-  set_info (&in, "I420", 66, 34);
+  cf_check_set_info (&in, "I420", 66, 34);
   caps = gst_video_info_to_caps (&in);
-  h = harness_for (new_resize (NULL), &in, FIXED, "I420", 33, 17, 1, 1);
+  h = harness_for (cf_check_element_new ("cudaresize", NULL), &in, FIXED,
+      "I420", 33, 17, 1, 1);
   check_src_caps (h, &out, "I420", 33, 17, 1, 1);
   q = gst_query_new_allocation (caps, TRUE);
   fail_unless (gst_pad_peer_query (h->srcpad, q), "ALLOCATION query failed");
@@ -1068,11 +1027,13 @@ GST_START_TEST (test_allocation)
     if (pool) {
       fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
               NULL), GST_FLOW_OK);
-      fill_random (buf);
+      cf_check_fill_random (buf, prng);
       GST_BUFFER_PTS (buf) = GST_BUFFER_DTS (buf) = i * FRAME_DURATION;
       GST_BUFFER_DURATION (buf) = FRAME_DURATION;
     } else {
-      buf = make_frame (&in, i * FRAME_DURATION);
+      buf =
+          cf_check_frame_new (&in, prng, i * FRAME_DURATION, FRAME_DURATION,
+          FALSE);
     }
     push_frame (h, &in, buf, &out, CF_RESIZE_BILINEAR, TRUE, i);
   }

@@ -16,7 +16,7 @@
 #include <gst/video/video.h>
 #include <string.h>
 
-#include "cf-test.h"
+#include "cf-check.h"
 #include "gstcudastatsmeta.h"
 #include "stats.h"
 
@@ -79,24 +79,6 @@ teardown (void)
 
 /* ---- elements and frames ---------------------------------------------- */
 
-/* A cudastats on the run's backend, with the properties given as pairs of
- * strings (name, value), NULL-terminated. */
-static GstElement *
-new_cudastats (const gchar * prop, ...)
-{
-  GstElement *e = gst_element_factory_make ("cudastats", NULL);
-  va_list args;
-
-  fail_unless (e != NULL, "no cudastats element (GST_PLUGIN_PATH_1_0?)");
-  gst_util_set_object_arg (G_OBJECT (e), "backend", cf_test_backend_name ());
-  va_start (args, prop);
-  for (; prop; prop = va_arg (args, const gchar *))
-      gst_util_set_object_arg (G_OBJECT (e), prop, va_arg (args,
-            const gchar *));
-  va_end (args);
-  return e;
-}
-
 /* A harness around @e (the harness takes it over). With @bus, a bus is set
  * on the element before it starts, so that the messages of start are seen. */
 static GstHarness *
@@ -124,50 +106,6 @@ harness_free (GstHarness * h, GstBus * bus)
     gst_bus_set_flushing (bus, TRUE);
     gst_object_unref (bus);
   }
-}
-
-static void
-set_info (GstVideoInfo * info, const gchar * format, gint width, gint height)
-{
-  GstVideoFormat f = gst_video_format_from_string (format);
-
-  fail_if (f == GST_VIDEO_FORMAT_UNKNOWN, "unknown format %s", format);
-  fail_unless (gst_video_info_set_format (info, f, width, height));
-  GST_VIDEO_INFO_FPS_N (info) = 30;
-  GST_VIDEO_INFO_FPS_D (info) = 1;
-}
-
-static void
-fill_random (GstBuffer * buf)
-{
-  GstMapInfo map;
-  gsize i;
-
-  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
-  for (i = 0; i < map.size; i += 4) {
-    guint32 r = g_rand_int (prng);
-
-    memcpy (map.data + i, &r, MIN (4, map.size - i));
-  }
-  gst_buffer_unmap (buf, &map);
-}
-
-/* A frame laid out as @info says (strides, offsets, size), random bytes,
- * padding included; with a GstVideoMeta of that layout when @meta. */
-static GstBuffer *
-make_frame (const GstVideoInfo * info, GstClockTime pts, gboolean meta)
-{
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
-
-  fill_random (buf);
-  if (meta)
-    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-        GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
-        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
-        (gsize *) info->offset, (gint *) info->stride);
-  GST_BUFFER_PTS (buf) = GST_BUFFER_DTS (buf) = pts;
-  GST_BUFFER_DURATION (buf) = FRAME_DURATION;
-  return buf;
 }
 
 /* Sets every sample of component c to a known value (GStreamer's component
@@ -231,18 +169,6 @@ frame_stats (const GstVideoInfo * info, GstBuffer * buf, CfStats * out)
   gst_video_frame_unmap (&frame);
 }
 
-/* CfStats has a hole after max[] that no backend writes: zero it, and any
- * tail, so that memcmp sees the fields only. */
-static void
-clear_holes (CfStats * s)
-{
-  const size_t a = offsetof (CfStats, max) + sizeof (s->max);
-  const size_t b = offsetof (CfStats, histogram) + sizeof (s->histogram);
-
-  memset ((guint8 *) s + a, 0, offsetof (CfStats, count) - a);
-  memset ((guint8 *) s + b, 0, sizeof (*s) - b);
-}
-
 #define CHECK_FIELD(f, c) fail_unless (g.f == w.f, "%s (channel %u): got %" \
     G_GUINT64_FORMAT ", want %" G_GUINT64_FORMAT, #f, c, (guint64) g.f, \
     (guint64) w.f)
@@ -254,8 +180,6 @@ assert_stats_equal (const CfStats * got, const CfStats * want)
   CfStats g = *got, w = *want;
   guint c, b;
 
-  clear_holes (&g);
-  clear_holes (&w);
   if (memcmp (&g, &w, sizeof (CfStats)) == 0)
     return;
   CHECK_FIELD (n_channels, 0);
@@ -313,8 +237,8 @@ push_frames (GstHarness * h, const GstVideoInfo * info, guint first,
   guint i;
 
   for (i = 0; i < n; i++)
-    push_frame (h, info, make_frame (info, pts + i * FRAME_DURATION, FALSE),
-        first + i);
+    push_frame (h, info, cf_check_frame_new (info, prng,
+            pts + i * FRAME_DURATION, FRAME_DURATION, FALSE), first + i);
 }
 
 /* @out is sent[i], unchanged, with the right meta (kept by copies). */
@@ -534,20 +458,21 @@ GST_START_TEST (test_formats)
   CfStats known;
   guint i, n = full_hd ? 3 : 2;
 
-  set_info (&info, fc->format, 33, 17);
-  h = harness_for (new_cudastats (NULL), &bus, &info);
-  buf = make_frame (&info, 0, FALSE);
+  cf_check_set_info (&info, fc->format, 33, 17);
+  h = harness_for (cf_check_element_new ("cudastats", NULL), &bus, &info);
+  buf = cf_check_frame_new (&info, prng, 0, FRAME_DURATION, FALSE);
   GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
   push_frame (h, &info, buf, 0);
-  buf = make_frame (&info, FRAME_DURATION, FALSE);
+  buf = cf_check_frame_new (&info, prng, FRAME_DURATION, FRAME_DURATION, FALSE);
   GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
   fill_known (&info, buf, &known);
   push_frame (h, &info, buf, 1);
   assert_stats_equal (&sent[1].stats, &known);  /* the oracle agrees */
   if (full_hd) {
-    set_info (&hd, fc->format, 1920, 1080);
+    cf_check_set_info (&hd, fc->format, 1920, 1080);
     gst_harness_set_src_caps (h, gst_video_info_to_caps (&hd));
-    push_frame (h, &hd, make_frame (&hd, 2 * FRAME_DURATION, FALSE), 2);
+    push_frame (h, &hd, cf_check_frame_new (&hd, prng, 2 * FRAME_DURATION,
+            FRAME_DURATION, FALSE), 2);
   }
   finish_and_check (h, n);
 
@@ -574,7 +499,8 @@ GST_START_TEST (test_unsupported_caps)
   guint k;
 
   for (k = 0; k < G_N_ELEMENTS (caps); k++) {
-    GstHarness *h = harness_for (new_cudastats (NULL), NULL, NULL);
+    GstHarness *h =
+        harness_for (cf_check_element_new ("cudastats", NULL), NULL, NULL);
 
     gst_harness_set_src_caps_str (h, caps[k]);
     fail_unless_equals_int (gst_harness_push (h,
@@ -606,8 +532,9 @@ GST_START_TEST (test_message_fields)
   guint i, c, k;
 
   /* one frame in flight: each message is posted before the next push */
-  set_info (&info, "RGBA", 4, 2);
-  h = harness_for (new_cudastats ("frames-in-flight", "1", NULL), &bus, &info);
+  cf_check_set_info (&info, "RGBA", 4, 2);
+  h = harness_for (cf_check_element_new ("cudastats", "frames-in-flight", "1",
+          NULL), &bus, &info);
   gst_segment_init (&seg, GST_FORMAT_TIME);
   seg.start = 500 * GST_MSECOND;
   seg.time = 10 * GST_SECOND;
@@ -686,8 +613,9 @@ GST_START_TEST (test_interval)
   CfStatsSum want;
   guint i;
 
-  set_info (&info, "BGR", 11, 7);
-  h = harness_for (new_cudastats ("interval", "100000000", NULL), &bus, &info);
+  cf_check_set_info (&info, "BGR", 11, 7);
+  h = harness_for (cf_check_element_new ("cudastats", "interval", "100000000",
+          NULL), &bus, &info);
   push_frames (h, &info, 0, 7, 0);
   finish_and_check (h, 7);
 
@@ -723,12 +651,14 @@ GST_START_TEST (test_frames_in_flight)
   GstEvent *ev;
   guint i;
 
-  set_info (&info, "RGBA", BUSY_WIDTH, BUSY_HEIGHT);
-  h = harness_for (new_cudastats ("frames-in-flight",
+  cf_check_set_info (&info, "RGBA", BUSY_WIDTH, BUSY_HEIGHT);
+  h = harness_for (cf_check_element_new ("cudastats", "frames-in-flight",
           in_flight[__i__].frames_in_flight, NULL), NULL, &info);
   log = log_output (h);
   for (i = 0; i < n; i++) {
-    GstBuffer *buf = make_frame (&info, i * FRAME_DURATION, FALSE);
+    GstBuffer *buf =
+        cf_check_frame_new (&info, prng, i * FRAME_DURATION, FRAME_DURATION,
+        FALSE);
 
     GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
     if (i == 0 || i == 10)
@@ -764,8 +694,9 @@ GST_START_TEST (test_flush)
   gboolean seen[3] = { FALSE };
   guint after = 0;
 
-  set_info (&info, "Y444", BUSY_WIDTH, BUSY_HEIGHT);
-  h = harness_for (new_cudastats ("frames-in-flight", "3", NULL), NULL, &info);
+  cf_check_set_info (&info, "Y444", BUSY_WIDTH, BUSY_HEIGHT);
+  h = harness_for (cf_check_element_new ("cudastats", "frames-in-flight", "3",
+          NULL), NULL, &info);
   push_frames (h, &info, 0, 3, 0);
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
@@ -843,9 +774,9 @@ GST_START_TEST (test_renegotiation)
   GstHarness *h;
   GString *log;
 
-  set_info (&rgba, "RGBA", 32, 24);
-  set_info (&nv12, "NV12", 65, 33);
-  h = harness_for (new_cudastats (NULL), NULL, &rgba);
+  cf_check_set_info (&rgba, "RGBA", 32, 24);
+  cf_check_set_info (&nv12, "NV12", 65, 33);
+  h = harness_for (cf_check_element_new ("cudastats", NULL), NULL, &rgba);
   log = log_output (h);
   push_frames (h, &rgba, 0, 3, 0);
   gst_harness_set_src_caps (h, gst_video_info_to_caps (&nv12));
@@ -874,8 +805,9 @@ GST_START_TEST (test_backends)
     GstVideoInfo info;
     GstHarness *h;
 
-    set_info (&info, "GRAY8", 15, 7);
-    h = harness_for (new_cudastats ("backend", backend[k], NULL), &bus, &info);
+    cf_check_set_info (&info, "GRAY8", 15, 7);
+    h = harness_for (cf_check_element_new ("cudastats", "backend", backend[k],
+            NULL), &bus, &info);
     push_frames (h, &info, 0, 3, 0);
     finish_and_check (h, 3);
     count_messages (bus, &warnings, &errors);
@@ -886,7 +818,7 @@ GST_START_TEST (test_backends)
 
   if (cf_test_cuda_works ())
     return;
-  e = new_cudastats ("backend", "cuda", NULL);
+  e = cf_check_element_new ("cudastats", "backend", "cuda", NULL);
   bus = gst_bus_new ();
   gst_element_set_bus (e, bus);
   fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
@@ -914,9 +846,9 @@ GST_START_TEST (test_latency)
     GstClockTime min, max, ours = 0;
     gboolean live;
 
-    set_info (&info, "NV12", 32, 24);
-    h = harness_for (new_cudastats ("frames-in-flight", fif[k], NULL), NULL,
-        &info);
+    cf_check_set_info (&info, "NV12", 32, 24);
+    h = harness_for (cf_check_element_new ("cudastats", "frames-in-flight",
+            fif[k], NULL), NULL, &info);
     gst_harness_set_upstream_latency (h, 10 * GST_MSECOND);
     fail_unless (gst_pad_peer_query (h->sinkpad, q));
     gst_query_parse_latency (q, &live, &min, &max);
@@ -953,7 +885,7 @@ GST_START_TEST (test_padded_strides)
   gsize offset = padded[__i__].gap;
   guint p;
 
-  set_info (&info, padded[__i__].format, 33, 17);
+  cf_check_set_info (&info, padded[__i__].format, 33, 17);
   layout = info;
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
     layout.stride[p] += padded[__i__].extra_stride;
@@ -962,8 +894,9 @@ GST_START_TEST (test_padded_strides)
         padded[__i__].gap;
   }
   layout.size = offset;
-  h = harness_for (new_cudastats (NULL), NULL, &info);
-  push_frame (h, &info, make_frame (&layout, 0, TRUE), 0);
+  h = harness_for (cf_check_element_new ("cudastats", NULL), NULL, &info);
+  push_frame (h, &info, cf_check_frame_new (&layout, prng, 0, FRAME_DURATION,
+          TRUE), 0);
   finish_and_check (h, 1);
   harness_free (h, NULL);
 }
@@ -981,11 +914,12 @@ GST_START_TEST (test_allocation)
   GstCaps *caps;
   guint i, k, size, min, max;
 
-  set_info (&info, "I420", 33, 17);
+  cf_check_set_info (&info, "I420", 33, 17);
   caps = gst_video_info_to_caps (&info);
   for (k = 0; k < 2; k++) {
-    GstHarness *h = k == 0 ? harness_for (new_cudastats (NULL), NULL, &info) :
-        gst_harness_new_parse (desc);
+    GstHarness *h =
+        k == 0 ? harness_for (cf_check_element_new ("cudastats", NULL), NULL,
+        &info) : gst_harness_new_parse (desc);
     GstQuery *q = gst_query_new_allocation (caps, TRUE);
     GstBufferPool *pool = NULL;
 
@@ -1008,7 +942,7 @@ GST_START_TEST (test_allocation)
 
         fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
                 NULL), GST_FLOW_OK);
-        fill_random (buf);
+        cf_check_fill_random (buf, prng);
         GST_BUFFER_PTS (buf) = i * FRAME_DURATION;
         GST_BUFFER_DURATION (buf) = FRAME_DURATION;
         push_frame (h, &info, buf, i);
