@@ -12,8 +12,9 @@
  * Negotiation follows `videoscale`: any output size from 1x1 to 32767x32767,
  * the pixel and display aspect ratios fixated as `videoscale` does, black
  * borders (`add-borders`) when the display aspect ratio cannot be kept, and
- * passthrough when input and output caps are equal. Subsampled chroma is
- * scaled at its own size with its siting.
+ * passthrough when input and output caps are equal. A GstVideoCropMeta on
+ * the input is honoured: the crop is scaled to the output. Subsampled chroma
+ * is scaled at its own size with its siting.
  *
  * ## Example launch lines
  * |[
@@ -61,7 +62,9 @@ struct _GstCudaResize {
   gboolean add_borders;
 
   /* negotiated */
-  CfResizePlan plan;
+  CfResizeMethod active_method;
+  gboolean cosited_h, cosited_v;
+  CfResizePlan plan;            /* for the input rectangle scaled last */
   gboolean have_plan;
   CfRect inner;                 /* where the picture goes in the output */
   CfRect borders[4];            /* the rest, filled with black */
@@ -353,38 +356,20 @@ clear_plan (GstCudaResize * self)
   self->have_plan = FALSE;
 }
 
+/* Tables for scaling an @in_width x @in_height input (the frame, or its
+ * crop) into the picture's rectangle. */
 static gboolean
-gst_cuda_resize_set_info (GstCfBaseFilter * base, const GstVideoInfo * in,
-    const GstVideoInfo * out)
+make_plan (GstCudaResize * self, gint in_width, gint in_height)
 {
-  GstCudaResize *self = GST_CUDA_RESIZE (base);
-  const CfFormat format = gst_cf_base_filter_get_format (base);
-  GstVideoChromaSite site = GST_VIDEO_INFO_CHROMA_SITE (in);
-  CfResizeMethod method;
-  gboolean add_borders;
+  GstCfBaseFilter *base = GST_CF_BASE_FILTER (self);
 
-  GST_OBJECT_LOCK (self);
-  method = self->method;
-  add_borders = self->add_borders;
-  GST_OBJECT_UNLOCK (self);
-
-  if (GST_VIDEO_INFO_FORMAT (in) != GST_VIDEO_INFO_FORMAT (out)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("cudaresize does not "
-            "convert formats"), ("%s in, %s out",
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in)),
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (out))));
-    return FALSE;
-  }
   clear_plan (self);
-  place_picture (self, in, out, add_borders);
-  cf_fill_black (format, self->black);
-  if (cf_resize_plan_init (&self->plan, format, method,
-          GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in),
-          self->inner.width, self->inner.height,
-          (site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0,
-          (site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0) != 0) {
+  if (cf_resize_plan_init (&self->plan, gst_cf_base_filter_get_format (base),
+          self->active_method, in_width, in_height, self->inner.width,
+          self->inner.height, self->cosited_h, self->cosited_v) != 0) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not make the scaling tables"), (NULL));
+        ("Could not make the scaling tables"), ("%dx%d to %dx%d", in_width,
+            in_height, self->inner.width, self->inner.height));
     return FALSE;
   }
   self->have_plan = TRUE;
@@ -395,6 +380,74 @@ gst_cuda_resize_set_info (GstCfBaseFilter * base, const GstVideoInfo * in,
     return FALSE;
 #endif
   return TRUE;
+}
+
+static gboolean
+gst_cuda_resize_set_info (GstCfBaseFilter * base, const GstVideoInfo * in,
+    const GstVideoInfo * out)
+{
+  GstCudaResize *self = GST_CUDA_RESIZE (base);
+  GstVideoChromaSite site = GST_VIDEO_INFO_CHROMA_SITE (in);
+  gboolean add_borders;
+
+  GST_OBJECT_LOCK (self);
+  self->active_method = self->method;
+  add_borders = self->add_borders;
+  GST_OBJECT_UNLOCK (self);
+
+  if (GST_VIDEO_INFO_FORMAT (in) != GST_VIDEO_INFO_FORMAT (out)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("cudaresize does not "
+            "convert formats"), ("%s in, %s out",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in)),
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (out))));
+    return FALSE;
+  }
+  self->cosited_h = (site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0;
+  self->cosited_v = (site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0;
+  place_picture (self, in, out, add_borders);
+  cf_fill_black (gst_cf_base_filter_get_format (base), self->black);
+  /* the whole frame: its workspace also holds any crop's */
+  return make_plan (self, GST_VIDEO_INFO_WIDTH (in),
+      GST_VIDEO_INFO_HEIGHT (in));
+}
+
+/* The part of @buf to scale: its GstVideoCropMeta, clipped to the frame and
+ * moved to whole chroma samples, else the whole frame. */
+static CfRect
+input_rect (GstCudaResize * self, GstBuffer * buf)
+{
+  const GstVideoInfo *in = gst_cf_base_filter_get_info (GST_CF_BASE_FILTER
+      (self));
+  const gint w = GST_VIDEO_INFO_WIDTH (in), h = GST_VIDEO_INFO_HEIGHT (in);
+  GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buf);
+  const gint ax = GST_VIDEO_FORMAT_INFO_W_SUB (in->finfo, 1) ? 1 : 0;
+  const gint ay = GST_VIDEO_FORMAT_INFO_H_SUB (in->finfo, 1) ? 1 : 0;
+  CfRect r = { 0, 0, w, h };
+
+  if (crop && crop->width > 0 && crop->height > 0) {
+    r.x = MIN ((gint) crop->x, w - 1) & ~ax;
+    r.y = MIN ((gint) crop->y, h - 1) & ~ay;
+    r.width = MIN ((gint) crop->width + ((gint) crop->x - r.x), w - r.x);
+    r.height = MIN ((gint) crop->height + ((gint) crop->y - r.y), h - r.y);
+  }
+  return r;
+}
+
+/* The tables for @r's size; made anew only when the crop's size changes.
+ * On CUDA the frames in flight use the old tables: they finish first. */
+static gboolean
+ensure_plan (GstCudaResize * self, CfRect r)
+{
+  if (self->have_plan && self->plan.in_width == r.width &&
+      self->plan.in_height == r.height)
+    return TRUE;
+  GST_DEBUG_OBJECT (self, "input rectangle now %dx%d", r.width, r.height);
+#ifdef HAVE_CUDA
+  if (gst_cf_base_filter_uses_cuda (GST_CF_BASE_FILTER (self)) &&
+      gst_cf_base_filter_drain (GST_CF_BASE_FILTER (self)) != GST_FLOW_OK)
+    return FALSE;
+#endif
+  return make_plan (self, r.width, r.height);
 }
 
 static gboolean
@@ -428,15 +481,18 @@ static cudaError_t
 gst_cuda_resize_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 {
   GstCudaResize *self = GST_CUDA_RESIZE (base);
-  CfImage inner;
+  const CfRect r = input_rect (self, slot->buffer);
+  CfImage src, inner;
   cudaError_t err;
   guint i;
 
-  if (cf_image_view (&slot->d_out, self->inner.x, self->inner.y,
+  if (!ensure_plan (self, r))
+    return cudaErrorMemoryAllocation;
+  if (cf_image_view (&slot->d_image, r.x, r.y, r.width, r.height, &src) != 0
+      || cf_image_view (&slot->d_out, self->inner.x, self->inner.y,
           self->inner.width, self->inner.height, &inner) != 0)
     return cudaErrorInvalidValue;
-  err = cf_resize_cuda (self->d_plan, &slot->d_image, &inner, slot->user,
-      slot->stream);
+  err = cf_resize_cuda (self->d_plan, &src, &inner, slot->user, slot->stream);
   for (i = 0; err == cudaSuccess && i < self->n_borders; i++)
     err = cf_fill_cuda (&slot->d_out, self->borders[i], self->black,
         slot->stream);
@@ -449,19 +505,37 @@ gst_cuda_resize_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
     const CfImage * image, const CfImage * out)
 {
   GstCudaResize *self = GST_CUDA_RESIZE (base);
-  CfImage inner;
+  const CfRect r = input_rect (self, slot->buffer);
+  CfImage src, inner;
   gboolean ok;
   guint i;
 
-  ok = cf_image_view (out, self->inner.x, self->inner.y, self->inner.width,
+  if (!ensure_plan (self, r))
+    return FALSE;
+  ok = cf_image_view (image, r.x, r.y, r.width, r.height, &src) == 0 &&
+      cf_image_view (out, self->inner.x, self->inner.y, self->inner.width,
       self->inner.height, &inner) == 0 &&
-      cf_resize_cpu (&self->plan, image, &inner) == 0;
+      cf_resize_cpu (&self->plan, &src, &inner) == 0;
   for (i = 0; ok && i < self->n_borders; i++)
     ok = cf_fill_cpu (out, self->borders[i], self->black) == 0;
   if (!ok)
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not scale a frame"),
         (NULL));
   return ok;
+}
+
+/* Upstream may leave the cropping to us (not in passthrough, where the
+ * buffer and its meta go on as they are). */
+static gboolean
+gst_cuda_resize_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_resize_parent_class)->
+      propose_allocation (trans, decide_query, query))
+    return FALSE;
+  if (decide_query)
+    gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
+  return TRUE;
 }
 
 static gboolean
@@ -568,6 +642,8 @@ gst_cuda_resize_class_init (GstCudaResizeClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_resize_transform_caps);
   trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_cuda_resize_fixate_caps);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_resize_stop);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_resize_propose_allocation);
   trans_class->passthrough_on_same_caps = TRUE;
 
   filter_class->transform = TRUE;

@@ -247,6 +247,7 @@ oracle (const GstVideoInfo * in, GstBuffer * inbuf, const GstVideoInfo * out,
   GstBuffer *outbuf = gst_buffer_new_allocate (NULL, out->size, NULL);
   GstVideoFrame fi, fo;
   CfImage src, dst, view;
+  GstVideoCropMeta *crop;
   CfResizePlan plan;
   GBytes *b;
 
@@ -256,6 +257,11 @@ oracle (const GstVideoInfo * in, GstBuffer * inbuf, const GstVideoInfo * out,
   fill_black (&fo);
   image_of (&fi, &src);
   image_of (&fo, &dst);
+  /* the element scales the crop (the tests crop on whole chroma samples) */
+  crop = gst_buffer_get_video_crop_meta (inbuf);
+  if (crop)
+    fail_unless_equals_int (cf_image_view (&src, crop->x, crop->y,
+            crop->width, crop->height, &src), 0);
   fail_unless_equals_int (cf_image_view (&dst, r.x, r.y, r.width, r.height,
           &view), 0);
   fail_unless_equals_int (cf_resize_plan_init (&plan, src.format, method,
@@ -413,6 +419,47 @@ GST_START_TEST (test_size_matrix)
     finish_and_check (h, 1);
     gst_harness_teardown (h);
   }
+}
+
+GST_END_TEST;
+
+/* GstVideoCropMeta: the crop is scaled to the output; the crop changes
+ * from frame to frame (and goes away), and frames before a change are
+ * still scaled with the tables of their own crop. */
+static const struct
+{
+  guint x, y, width, height;    /* width 0: no meta */
+} crops[] = {
+  {8, 4, 32, 24}, {8, 4, 32, 24}, {0, 0, 0, 0}, {2, 2, 20, 10},
+  {0, 0, 64, 48}, {62, 46, 2, 2},
+};
+
+GST_START_TEST (test_crop)
+{
+  const gchar *format = __i__ ? "I420" : "RGBA";
+  GstVideoInfo in, out;
+  GstHarness *h;
+  guint k;
+
+  g_snprintf (context, sizeof (context), "%s crop", format);
+  cf_check_set_info (&in, format, 64, 48);
+  h = harness_for (cf_check_element_new ("cudaresize", "method", "bicubic",
+          "add-borders", "false", NULL), &in, FIXED, format, 40, 30, 1, 1);
+  check_src_caps (h, &out, format, 40, 30, 1, 1);
+  for (k = 0; k < G_N_ELEMENTS (crops); k++) {
+    GstBuffer *buf = cf_check_frame_new (&in, prng, k * FRAME_DURATION,
+        FRAME_DURATION, FALSE);
+    if (crops[k].width) {
+      GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (buf);
+      crop->x = crops[k].x;
+      crop->y = crops[k].y;
+      crop->width = crops[k].width;
+      crop->height = crops[k].height;
+    }
+    push_frame (h, &in, buf, &out, CF_RESIZE_BICUBIC, FALSE, k);
+  }
+  finish_and_check (h, G_N_ELEMENTS (crops));
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1069,6 +1116,7 @@ cudaresize_suite (void)
   tcase_add_test (tc, test_unsupported_caps);
   tcase_add_loop_test (tc, test_frames_in_flight, 0, G_N_ELEMENTS (in_flight));
   tcase_add_test (tc, test_borders_thin);
+  tcase_add_loop_test (tc, test_crop, 0, 2);
   tcase_add_test (tc, test_padded_strides);
   tcase_add_test (tc, test_allocation);
   return s;
