@@ -27,23 +27,15 @@
 
 #include "format.h"
 #include "stats.h"
+#include "bench-common.h"
 #include "cub-stats.h"
 #include "ceilings.h"
 
-#define CHECK_CUDA(call) do { \
-    cudaError_t err_ = (call); \
-    if (err_ != cudaSuccess) { \
-      fprintf (stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call, \
-          cudaGetErrorName (err_), cudaGetErrorString (err_)); \
-      exit (1); \
-    } \
-  } while (0)
 
 #define W4K 3840
 #define H4K 2160
 #define BATCH 50                /* timed launches queued behind one GPU sleep */
 #define SLEEP_US 10000          /* ... long enough for the host to queue them */
-#define POOL_BUFFERS 8          /* K: buffers the pipelines push in turn */
 
 static gboolean opt_quick, opt_no_pipeline, opt_no_kernel;
 static gint opt_frames, opt_iters;
@@ -60,59 +52,10 @@ static GOptionEntry entries[] = {
   {NULL}
 };
 
-static FILE *csv;
-static int exit_status;         /* 2 when a check or a run failed */
 static cudaStream_t stream;
 static cudaEvent_t events[2 * BATCH];
 
 /* ---------------------------------------------------------------- rows */
-
-static void
-csv_field (const char *s, gboolean last)
-{
-  fputc ('"', csv);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc ('"', csv);
-    fputc (*s, csv);
-  }
-  fputs (last ? "\"\n" : "\",", csv);
-}
-
-/* One line of the table and of the CSV; negative numbers are left empty. */
-static void
-row (const char *section, const char *name, const char *format,
-    const char *size, const char *data, double median_us, double min_us,
-    double gbps, double fps, const char *note)
-{
-  const double x[4] = { median_us, min_us, gbps, fps };
-  const char *f[10] = { section, name, format, size, data };
-  char b[4][32];
-
-  for (int i = 0; i < 4; i++) {
-    if (x[i] < 0 || isnan (x[i]))
-      strcpy (b[i], "-");
-    else
-      snprintf (b[i], sizeof (b[i]), "%.1f", x[i]);
-    f[5 + i] = b[i];
-  }
-  f[9] = note;
-  printf ("%-8s %-28s %-5s %-9s %-8s %10s %10s %8s %9s  %s\n", f[0], f[1],
-      f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9]);
-  fflush (stdout);
-  if (csv) {
-    for (int i = 0; i < 10; i++)
-      csv_field (strcmp (f[i], "-") ? f[i] : "", i == 9);
-    fflush (csv);
-  }
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
 
 /* ------------------------------------------------------- device frames */
 
@@ -161,15 +104,6 @@ frame_image (const FrameSet * fs, int i)
     img.pitch[p] = fs->pitch[p];
   }
   return img;
-}
-
-static void
-fill_random (GRand * rand, uint8_t * p, size_t n)
-{
-  for (size_t i = 0; i < n; i += 4) {
-    guint32 r = g_rand_int (rand);
-    memcpy (p + i, &r, MIN (4, n - i));
-  }
 }
 
 /* Uploads random frames (each its own bytes) or one solid colour to every
@@ -310,7 +244,7 @@ check_row (const char *what, const FrameSet * fs, const char *data,
       snprintf (why, sizeof (why), "MISMATCH: channel %u %s", c, field);
   }
   if (strcmp (why, "OK"))
-    exit_status = 2;
+    bench_exit_status = 2;
   snprintf (size, sizeof (size), "%dx%d", fs->width, fs->height);
   row ("check", what, cf_format_info (fs->format)->name, size, data, -1, -1,
       -1, -1, why);
@@ -440,269 +374,18 @@ typedef struct {
   int frames, in_flight;
 } PipeCase;
 
-typedef struct {
-  double fps, gbps;
-  char note[128];
-} PipeResult;
-
-static gboolean fail (PipeResult * r, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
-
-/* Notes the failure of a run; returns FALSE. */
 static gboolean
-fail (PipeResult * r, const char *fmt, ...)
+run_case (const PipeCase * pc, GRand * rand, PipeResult * r)
 {
-  va_list args;
-
-  strcpy (r->note, "FAILED: ");
-  va_start (args, fmt);
-  vsnprintf (r->note + 8, sizeof (r->note) - 8, fmt, args);
-  va_end (args);
-  exit_status = 2;
-  return FALSE;
-}
-
-static GstPadProbeReturn
-count_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer counter)
-{
-  g_atomic_int_inc ((gint *) counter);
-  return GST_PAD_PROBE_OK;
-}
-
-static void
-add_counter (GstElement * pipeline, const char *name, gint * counter)
-{
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
-  GstPad *pad = gst_element_get_static_pad (e, "sink");
-
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, counter, NULL);
-  gst_object_unref (pad);
-  gst_object_unref (e);
-}
-
-static gboolean
-bus_error (GstMessage * msg, PipeResult * r)
-{
-  GError *err = NULL;
-
-  gst_message_parse_error (msg, &err, NULL);
-  fail (r, "%s", err->message);
-  g_error_free (err);
-  gst_message_unref (msg);
-  return FALSE;
-}
-
-/* Waits until *@counter >= @target; FALSE on an error message or after 30 s. */
-static gboolean
-wait_count (GstBus * bus, gint * counter, gint target, PipeResult * r)
-{
-  gint64 end = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
-  GstMessage *msg;
-
-  while (g_atomic_int_get (counter) < target) {
-    if ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)))
-      return bus_error (msg, r);
-    if (g_get_monotonic_time () > end)
-      return fail (r, "stalled (%d of %d frames)", g_atomic_int_get (counter), target);
-    g_usleep (500);
-  }
-  return TRUE;
-}
-
-/* Sets up and activates the pool that the element proposes for @caps (an
- * ALLOCATION query from appsrc's pad) and acquires @bufs from it. */
-static gboolean
-pool_buffers (GstElement * src, GstCaps * caps, guint size, GstBuffer ** bufs,
-    GstBufferPool ** pool, PipeResult * r)
-{
-  GstQuery *query = gst_query_new_allocation (caps, TRUE);
-  GstPad *pad = gst_element_get_static_pad (src, "src");
-  GstAllocator *allocator = NULL;
-  GstAllocationParams params;
-  GstStructure *config;
-  guint pool_size = 0, min = 0, max = 0;
-  gboolean ok = FALSE;
-
-  gst_allocation_params_init (&params);
-  if (!gst_pad_peer_query (pad, query) || !gst_query_get_n_allocation_pools (query))
-    goto out;
-  gst_query_parse_nth_allocation_pool (query, 0, pool, &pool_size, &min, &max);
-  if (!*pool)
-    goto out;
-  if (gst_query_get_n_allocation_params (query) > 0)
-    gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
-  config = gst_buffer_pool_get_config (*pool);
-  /* no maximum: we hold POOL_BUFFERS at once, which a small one would block */
-  gst_buffer_pool_config_set_params (config, caps, MAX (pool_size, size), min, 0);
-  if (allocator)
-    gst_buffer_pool_config_set_allocator (config, allocator, &params);
-  if (gst_buffer_pool_has_option (*pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
-    gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  /* a refused config comes back amended: take that one */
-  if (!gst_buffer_pool_set_config (*pool, config)
-      && !gst_buffer_pool_set_config (*pool, gst_buffer_pool_get_config (*pool)))
-    fail (r, "the proposed pool refused its config");
-  else if (!gst_buffer_pool_set_active (*pool, TRUE))
-    fail (r, "could not activate the proposed pool");
-  else
-    ok = TRUE;
-  for (int i = 0; ok && i < POOL_BUFFERS; i++)
-    if (gst_buffer_pool_acquire_buffer (*pool, &bufs[i], NULL) != GST_FLOW_OK)
-      ok = fail (r, "could not acquire %d buffers from the pool", POOL_BUFFERS);
-out:
-  if (!*pool)
-    fail (r, "the element proposed no buffer pool (ALLOCATION query)");
-  if (allocator)
-    gst_object_unref (allocator);
-  gst_object_unref (pad);
-  gst_query_unref (query);
-  return ok;
-}
-
-/* Whether CUDA knows @buf's memory as page-locked host memory. */
-static gboolean
-buffer_is_pinned (GstBuffer * buf)
-{
-  struct cudaPointerAttributes attr;
-  GstMapInfo map;
-  gboolean pinned = FALSE;
-
-  if (gst_buffer_map (buf, &map, GST_MAP_READ)) {
-    pinned = cudaPointerGetAttributes (&attr, map.data) == cudaSuccess
-        && attr.type == cudaMemoryTypeHost;
-    cudaGetLastError ();
-    gst_buffer_unmap (buf, &map);
-  }
-  return pinned;
-}
-
-/* Pushes a shallow copy of @buf: the same (pinned) memory in a buffer of its
- * own, so that a PTS is never written into a buffer still in flight. */
-static gboolean
-push_copy (GstElement * src, GstBuffer * buf, guint64 n, PipeResult * r)
-{
-  GstBuffer *b = gst_buffer_copy (buf);
-  GstFlowReturn ret;
-
-  GST_BUFFER_PTS (b) = n * (GST_SECOND / 30);
-  GST_BUFFER_DURATION (b) = GST_SECOND / 30;
-  if ((ret = gst_app_src_push_buffer (GST_APP_SRC (src), b)) != GST_FLOW_OK)
-    return fail (r, "push returned %s", gst_flow_get_name (ret));
-  return TRUE;
-}
-
-static gboolean
-run_pipeline (const PipeCase * pc, GRand * rand, PipeResult * r)
-{
-  gchar *desc = g_strdup_printf ("appsrc name=src ! %s name=el ! "
-      "fakesink name=sink sync=false enable-last-sample=false", pc->element);
   GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
       pc->format, "width", G_TYPE_INT, W4K, "height", G_TYPE_INT, H4K,
       "framerate", GST_TYPE_FRACTION, 0, 1, NULL);
-  GstElement *pipeline, *src = NULL;
-  GstBufferPool *pool = NULL;
-  GstBuffer *bufs[POOL_BUFFERS] = { NULL };
   GstVideoInfo info;
-  GstMessage *msg;
-  GstBus *bus = NULL;
-  GError *err = NULL;
-  gint entered = 0, out = 0, out0;
-  guint64 pushed = 0;
-  gint64 t0, elapsed_us;
-  gboolean ok = FALSE;
+  gboolean ok;
 
-  r->fps = r->gbps = -1;
-  r->note[0] = '\0';
   gst_video_info_from_caps (&info, caps);
-  pipeline = gst_parse_launch (desc, &err);
-  g_free (desc);
-  if (err) {
-    fail (r, "%s", err->message);
-    g_error_free (err);
-    goto done;
-  }
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  /* an unbounded queue: a push never blocks (nor hangs on an error
-   * downstream) and the element never waits for input */
-  g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, "block", FALSE,
-      "max-bytes", (guint64) 0, NULL);
-  add_counter (pipeline, "el", &entered);
-  add_counter (pipeline, "sink", &out);
-  bus = gst_element_get_bus (pipeline);
-  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
-    fail (r, "could not start the pipeline");
-    goto done;
-  }
-
-  /* one malloc'ed frame negotiates the caps: only a negotiated element
-   * answers the ALLOCATION query */
-  bufs[0] = gst_buffer_new_allocate (NULL, info.size, NULL);
-  gst_buffer_memset (bufs[0], 0, 0x80, info.size);
-  if (!push_copy (src, bufs[0], pushed++, r) || !wait_count (bus, &entered, 1, r))
-    goto done;
-  gst_buffer_replace (&bufs[0], NULL);
-  if (pc->pool && !pool_buffers (src, caps, info.size, bufs, &pool, r))
-    goto done;
-  for (int i = 0; i < POOL_BUFFERS; i++) {
-    GstMapInfo map;
-    if (!bufs[i])
-      bufs[i] = gst_buffer_new_allocate (NULL, info.size, NULL);
-    gst_buffer_map (bufs[i], &map, GST_MAP_WRITE);
-    fill_random (rand, map.data, map.size);
-    gst_buffer_unmap (bufs[i], &map);
-  }
-  {
-    /* what the element gets: push_copy () shares the memory, unless it is
-     * marked NO_SHARE (as does the element's own gst_buffer_make_writable) */
-    GstBuffer *copy = gst_buffer_copy (bufs[0]);
-    snprintf (r->note, sizeof (r->note), "%s%s", buffer_is_pinned (copy) ?
-        "pinned" : "not pinned", gst_buffer_peek_memory (copy, 0) ==
-        gst_buffer_peek_memory (bufs[0], 0) ? "" : " (a copy re-allocates)");
-    gst_buffer_unref (copy);
-  }
-
-  /* warm up; what is still in flight then comes out in the timed window,
-   * which counts the frames that come out */
-  for (int i = 0; i < POOL_BUFFERS; i++)
-    if (!push_copy (src, bufs[i], pushed++, r))
-      goto done;
-  if (!wait_count (bus, &out, (gint) pushed - pc->in_flight, r))
-    goto done;
-
-  out0 = g_atomic_int_get (&out);
-  t0 = g_get_monotonic_time ();
-  for (int i = 0; i < pc->frames; i++)
-    if (!push_copy (src, bufs[i % POOL_BUFFERS], pushed++, r))
-      goto done;
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  elapsed_us = g_get_monotonic_time () - t0;
-  if (!msg) {
-    fail (r, "no EOS within 600 s");
-  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    bus_error (msg, r);
-  } else {
-    r->fps = (g_atomic_int_get (&out) - out0) * 1e6 / elapsed_us;
-    r->gbps = r->fps * info.size / 1e9;
-    gst_message_unref (msg);
-    ok = TRUE;
-  }
-
-done:
-  if (pipeline)
-    gst_element_set_state (pipeline, GST_STATE_NULL);
-  for (int i = 0; i < POOL_BUFFERS; i++)
-    gst_buffer_replace (&bufs[i], NULL);
-  if (pool) {
-    gst_buffer_pool_set_active (pool, FALSE);
-    gst_object_unref (pool);
-  }
-  if (bus)
-    gst_object_unref (bus);
-  if (src)
-    gst_object_unref (src);
-  if (pipeline)
-    gst_object_unref (pipeline);
+  ok = run_pipeline (pc->element, NULL, caps, pc->pool, pc->frames,
+      pc->in_flight, info.size, rand, r);
   gst_caps_unref (caps);
   return ok;
 }
@@ -743,7 +426,7 @@ bench_pipelines (GRand * rand, int frames, int cpu_frames)
         snprintf (element, sizeof (element), "cudastats backend=cuda "
             "frames-in-flight=%d post-messages=false", n);
         pc.in_flight = n;
-        run_pipeline (&pc, rand, &r);
+        run_case (&pc, rand, &r);
         if (n == 1)
           fps1 = r.fps;
         if (r.fps > best) {
@@ -775,7 +458,7 @@ bench_pipelines (GRand * rand, int frames, int cpu_frames)
           "(gst-plugins-bad, videosignal) is not installed", "");
       continue;
     }
-    run_pipeline (&cpu[k], rand, &r);
+    run_case (&cpu[k], rand, &r);
     pipeline_row ("cpu", name, &cpu[k], r.fps, r.gbps, r.note, extra);
   }
   if (va)
@@ -783,25 +466,6 @@ bench_pipelines (GRand * rand, int frames, int cpu_frames)
 }
 
 /* -------------------------------------------------------------- main */
-
-static gchar *
-git_commit (void)
-{
-  gchar *out = NULL, *err = NULL;
-  gint status;
-
-  if (opt_commit)
-    return g_strdup (opt_commit);
-  if (g_spawn_command_line_sync ("git rev-parse --short HEAD", &out, &err,
-          &status, NULL) && WIFEXITED (status) && !WEXITSTATUS (status)
-      && out && *g_strstrip (out))
-    goto done;
-  g_free (out);
-  out = g_strdup ("unknown");
-done:
-  g_free (err);
-  return out;
-}
 
 int
 main (int argc, char **argv)
@@ -812,9 +476,8 @@ main (int argc, char **argv)
   GstElement *element = NULL;
   GRand *rand = g_rand_new_with_seed (20240601);
   gchar *date, *commit, *gst_version;
-  int n_devices = 0, driver = 0, runtime = 0;
+  int driver = 0, runtime = 0;
   int iters, warmup, frames;
-  cudaError_t cerr;
 
   ctx = g_option_context_new ("- time the cudastats kernel, its CUB peer and the element");
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -828,22 +491,10 @@ main (int argc, char **argv)
   warmup = opt_quick ? 3 : 20;
   frames = opt_frames > 0 ? opt_frames : opt_quick ? 40 : 600;
 
-  cerr = cudaGetDeviceCount (&n_devices);
-  if (cerr != cudaSuccess || n_devices == 0) {
-    fprintf (stderr, "bench-stats: no usable CUDA device (%s: %s); this "
-        "benchmark needs one\n", cudaGetErrorName (cerr), cudaGetErrorString (cerr));
+  if (!bench_open ("bench-stats", opt_no_pipeline ? NULL : "cudastats", opt_csv))
     return 1;
-  }
-  if (!opt_no_pipeline && !(element = gst_element_factory_make ("cudastats", NULL))) {
-    fprintf (stderr, "bench-stats: no cudastats element: put the plugin's "
-        "directory on GST_PLUGIN_PATH (e.g. GST_PLUGIN_PATH=%s), or pass "
-        "--no-pipeline\n", CF_PLUGIN_BUILD_DIR);
-    return 1;
-  }
-  if (opt_csv && !(csv = fopen (opt_csv, "w"))) {
-    fprintf (stderr, "bench-stats: cannot write %s\n", opt_csv);
-    return 1;
-  }
+  if (!opt_no_pipeline)
+    element = gst_element_factory_make ("cudastats", NULL);
   CHECK_CUDA (cudaSetDevice (0));
   CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));
   CHECK_CUDA (cudaDriverGetVersion (&driver));
@@ -857,7 +508,7 @@ main (int argc, char **argv)
     date = g_date_time_format (now, "%Y-%m-%d %H:%M:%S %Z");
     g_date_time_unref (now);
   }
-  commit = git_commit ();
+  commit = git_commit (opt_commit);
   gst_version = gst_version_string ();
   printf ("gst-cudafilters bench-stats%s\n", opt_quick ? " --quick (smoke test: do not report)" : "");
   printf ("date:      %s\ncommit:    %s\n", date, commit);
@@ -877,16 +528,10 @@ main (int argc, char **argv)
       "after %d warm-up; GB/s = frame bytes / median\n"
       "pipeline/cpu: wall clock from the first push to EOS; GB/s = frames/s x frame bytes\n",
       iters, warmup);
-  printf ("\n%-8s %-28s %-5s %-9s %-8s %10s %10s %8s %9s  %s\n", "section",
-      "case", "fmt", "size", "data", "median_us", "min_us", "GB/s", "frames/s", "note");
-  if (csv) {
-    const char *meta[][2] = { {"date", date}, {"commit", commit},
+  {
+    const char *const meta[][2] = { {"date", date}, {"commit", commit},
       {"device", prop.name}, {"gstreamer", gst_version} };
-    fputs ("section,case,format,size,data,median_us,min_us,gbps,fps,note\n", csv);
-    for (guint i = 0; i < G_N_ELEMENTS (meta); i++) {
-      fprintf (csv, "\"meta\",\"%s\",,,,,,,,", meta[i][0]);
-      csv_field (meta[i][1], TRUE);
-    }
+    table_header (meta, G_N_ELEMENTS (meta));
   }
 
   if (!opt_no_kernel) {
@@ -898,10 +543,10 @@ main (int argc, char **argv)
   if (!opt_no_pipeline)
     bench_pipelines (rand, frames, MAX (frames / 10, opt_quick ? 4 : 10));
 
-  if (exit_status)
+  if (bench_exit_status)
     printf ("\nbench-stats: a check or a run FAILED (see the notes)\n");
-  if (csv)
-    fclose (csv);
+  if (bench_csv)
+    fclose (bench_csv);
   for (int i = 0; i < 2 * BATCH; i++)
     CHECK_CUDA (cudaEventDestroy (events[i]));
   CHECK_CUDA (cudaStreamDestroy (stream));
@@ -909,5 +554,5 @@ main (int argc, char **argv)
   g_free (date);
   g_free (commit);
   g_free (gst_version);
-  return exit_status;
+  return bench_exit_status;
 }

@@ -141,17 +141,6 @@ derive_kernel (Outputs * out, int nv12)
   }
 }
 
-__global__ void
-sleep_kernel (unsigned long long ns)
-{
-  unsigned long long start, now;
-  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (start));
-  do {
-    __nanosleep (1000);
-    asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (now));
-  } while (now - start < ns);
-}
-
 }  // namespace
 
 struct _CubStats {
@@ -331,11 +320,4 @@ cub_stats_free (CubStats * s)
   cudaFree (s->d_temp);
   cudaFree (s->d_out);
   free (s);
-}
-
-extern "C" cudaError_t
-bench_gpu_sleep (unsigned int microseconds, cudaStream_t stream)
-{
-  sleep_kernel<<<1, 1, 0, stream>>> (1000ull * microseconds);
-  return cudaGetLastError ();
 }

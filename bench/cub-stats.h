@@ -70,10 +70,6 @@ cudaError_t cub_stats_read (CubStats * s, CfStats * result);
 
 void cub_stats_free (CubStats * s);
 
-/* Enqueues a one-thread kernel that keeps @stream busy for @microseconds,
- * so that the host can queue a batch of timed launches behind it. */
-cudaError_t bench_gpu_sleep (unsigned int microseconds, cudaStream_t stream);
-
 #ifdef __cplusplus
 }
 #endif
