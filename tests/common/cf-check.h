@@ -4,6 +4,7 @@
 #define CF_CHECK_H
 
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <stdarg.h>
 #include <string.h>
@@ -73,6 +74,52 @@ cf_check_frame_new (const GstVideoInfo * info, GRand * rand, GstClockTime pts,
   GST_BUFFER_PTS (buf) = GST_BUFFER_DTS (buf) = pts;
   GST_BUFFER_DURATION (buf) = duration;
   return buf;
+}
+
+/* Sends EOS, then pulls @n buffers, calling @check (buffer, index) on each
+ * in order, and fails if fewer or more come out. */
+static inline void
+cf_check_eos_and_pull (GstHarness * h, void (*check) (GstBuffer *, guint),
+    guint n)
+{
+  GstBuffer *out;
+  guint i;
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < n; i++) {
+    out = gst_harness_try_pull (h);
+    fail_unless (out != NULL, "only %u of %u buffers came out", i, n);
+    check (out, i);
+    gst_buffer_unref (out);
+  }
+  out = gst_harness_try_pull (h);
+  fail_unless (out == NULL, "more than %u buffers came out", n);
+}
+
+static inline GstPadProbeReturn
+cf_check_log_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GString *log = user_data;
+
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER)
+    g_string_append_c (log, 'B');
+  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_CAPS)
+    g_string_append_c (log, 'C');
+  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
+    g_string_append_c (log, 'E');
+  return GST_PAD_PROBE_OK;
+}
+
+/* What reaches the harness @h from now on, in order: B a buffer, C caps,
+ * E end of stream. Free it with g_string_free (). */
+static inline GString *
+cf_check_log_output (GstHarness * h)
+{
+  GString *log = g_string_new (NULL);
+
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, cf_check_log_probe, log, NULL);
+  return log;
 }
 
 #endif /* CF_CHECK_H */

@@ -362,24 +362,6 @@ check_output (GstBuffer * out, guint i)
   g_free (what);
 }
 
-/* Sends EOS, then pulls sent[0 .. n - 1] in order, and no more. */
-static void
-finish_and_check (GstHarness * h, guint n)
-{
-  GstBuffer *out;
-  guint i;
-
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  for (i = 0; i < n; i++) {
-    out = gst_harness_try_pull (h);
-    fail_unless (out != NULL, "only %u of %u buffers came out", i, n);
-    check_output (out, i);
-    gst_buffer_unref (out);
-  }
-  out = gst_harness_try_pull (h);
-  fail_unless (out == NULL, "more than %u buffers came out", n);
-}
-
 /* ---- tests ------------------------------------------------------------ */
 
 /* videoscale's size matrix, both ways, and 1x1 to 1x1 (passthrough). */
@@ -416,7 +398,7 @@ GST_START_TEST (test_size_matrix)
     check_src_caps (h, &out, format, sizes[k].ow, sizes[k].oh, 1, 1);
     push_frame (h, &in, cf_check_frame_new (&in, prng, 0, FRAME_DURATION,
             FALSE), &out, method, FALSE, 0);
-    finish_and_check (h, 1);
+    cf_check_eos_and_pull (h, check_output, 1);
     gst_harness_teardown (h);
   }
 }
@@ -458,7 +440,7 @@ GST_START_TEST (test_crop)
     }
     push_frame (h, &in, buf, &out, CF_RESIZE_BICUBIC, FALSE, k);
   }
-  finish_and_check (h, G_N_ELEMENTS (crops));
+  cf_check_eos_and_pull (h, check_output, G_N_ELEMENTS (crops));
   gst_harness_teardown (h);
 }
 
@@ -534,7 +516,7 @@ GST_START_TEST (test_constant)
     }
     g_snprintf (context, sizeof (context), "%s %dx%d -> %dx%d, constant",
         GST_VIDEO_INFO_NAME (&in), sz[0], sz[1], sz[2], sz[3]);
-    finish_and_check (h, 2);
+    cf_check_eos_and_pull (h, check_output, 2);
     gst_harness_teardown (h);
   }
 }
@@ -729,7 +711,7 @@ check_borders (guint k, gboolean add)
       borders[k].format, borders[k].ow, borders[k].oh, add);
   push_frame (h, &in, cf_check_frame_new (&in, prng, 0, FRAME_DURATION, FALSE),
       &out, CF_RESIZE_BILINEAR, add, 0);
-  finish_and_check (h, 1);
+  cf_check_eos_and_pull (h, check_output, 1);
 
   /* and the oracle's black is the documented one */
   if (add && (!strcmp (borders[k].format, "RGBA") ||
@@ -813,7 +795,7 @@ check_fixation (guint k)
       fixation[k].out_par_n, fixation[k].out_par_d);
   push_frame (h, &in, cf_check_frame_new (&in, prng, 0, FRAME_DURATION, FALSE),
       &out, CF_RESIZE_BILINEAR, TRUE, 0);
-  finish_and_check (h, 1);
+  cf_check_eos_and_pull (h, check_output, 1);
   gst_harness_teardown (h);
 }
 
@@ -823,31 +805,6 @@ GST_START_TEST (test_fixation)
 }
 
 GST_END_TEST;
-
-/* Logs what reaches the harness: B a buffer, C caps, E EOS. */
-static GstPadProbeReturn
-log_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  GString *log = user_data;
-
-  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER)
-    g_string_append_c (log, 'B');
-  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_CAPS)
-    g_string_append_c (log, 'C');
-  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
-    g_string_append_c (log, 'E');
-  return GST_PAD_PROBE_OK;
-}
-
-static GString *
-log_output (GstHarness * h)
-{
-  GString *log = g_string_new (NULL);
-
-  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER |
-      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, log_probe, log, NULL);
-  return log;
-}
 
 /* Mid-stream, the input size changes (into passthrough: equal caps), then
  * the format: downstream fixes the height only, so the output width
@@ -868,7 +825,7 @@ GST_START_TEST (test_renegotiation)
 
   h = harness_for (cf_check_element_new ("cudaresize", "method", "bicubic",
           NULL), NULL, "video/x-raw,height=24,pixel-aspect-ratio=1/1");
-  log = log_output (h);
+  log = cf_check_log_output (h);
   for (s = 0; s < G_N_ELEMENTS (steps); s++) {
     GstVideoInfo in, out;
 
@@ -880,7 +837,7 @@ GST_START_TEST (test_renegotiation)
               (2 * s + j) * FRAME_DURATION, FRAME_DURATION, FALSE), &out,
           CF_RESIZE_BICUBIC, TRUE, 2 * s + j);
   }
-  finish_and_check (h, 6);
+  cf_check_eos_and_pull (h, check_output, 6);
   fail_unless_equals_string (log->str, "CBBCBBCBBE");
   g_string_free (log, TRUE);
   gst_harness_teardown (h);
@@ -973,7 +930,7 @@ GST_START_TEST (test_frames_in_flight)
           in_flight[__i__], "method", "lanczos", NULL), &in, FIXED, "NV12",
       big ? 1280 : 40, big ? 720 : 30, 1, 1);
   check_src_caps (h, &out, "NV12", big ? 1280 : 40, big ? 720 : 30, 1, 1);
-  log = log_output (h);
+  log = cf_check_log_output (h);
   for (i = 0; i < 20; i++) {
     GstBuffer *buf =
         cf_check_frame_new (&in, prng, i * FRAME_DURATION, FRAME_DURATION,
@@ -984,7 +941,7 @@ GST_START_TEST (test_frames_in_flight)
     push_frame (h, &in, buf, &out, CF_RESIZE_LANCZOS, TRUE, i);
     g_string_append_c (want, 'B');
   }
-  finish_and_check (h, 20);
+  cf_check_eos_and_pull (h, check_output, 20);
   g_string_append_c (want, 'E');
   fail_unless_equals_string (log->str, want->str);
   g_string_free (log, TRUE);
@@ -1033,7 +990,7 @@ GST_START_TEST (test_padded_strides)
         GST_VIDEO_INFO_FORMAT (&in), 33, 17, GST_VIDEO_INFO_N_PLANES (&in),
         layout.offset, layout.stride);
     push_frame (h, &in, buf, &out, CF_RESIZE_BILINEAR, TRUE, 0);
-    finish_and_check (h, 1);
+    cf_check_eos_and_pull (h, check_output, 1);
     gst_harness_teardown (h);
   }
 }
@@ -1084,7 +1041,7 @@ GST_START_TEST (test_allocation)
     }
     push_frame (h, &in, buf, &out, CF_RESIZE_BILINEAR, TRUE, i);
   }
-  finish_and_check (h, 3);
+  cf_check_eos_and_pull (h, check_output, 3);
   if (pool) {
     fail_unless (gst_buffer_pool_set_active (pool, FALSE));
     gst_object_unref (pool);

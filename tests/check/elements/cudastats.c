@@ -267,24 +267,6 @@ check_output (GstBuffer * out, guint i)
   gst_buffer_unref (copy);
 }
 
-/* Sends EOS, then pulls sent[0 .. n - 1] in order, and no more. */
-static void
-finish_and_check (GstHarness * h, guint n)
-{
-  GstBuffer *out;
-  guint i;
-
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  for (i = 0; i < n; i++) {
-    out = gst_harness_try_pull (h);
-    fail_unless (out != NULL, "only %u of %u buffers came out", i, n);
-    check_output (out, i);
-    gst_buffer_unref (out);
-  }
-  out = gst_harness_try_pull (h);
-  fail_unless (out == NULL, "more than %u buffers came out", n);
-}
-
 /* ---- messages --------------------------------------------------------- */
 
 /* Pops the cudastats messages posted so far (other messages are dropped). */
@@ -413,31 +395,6 @@ sum_of (CfStatsSum * sum, guint first, guint n)
     cf_stats_sum_add (sum, &sent[i].stats);
 }
 
-/* Logs what reaches the harness: B a buffer, C caps, E EOS. */
-static GstPadProbeReturn
-log_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  GString *log = user_data;
-
-  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER)
-    g_string_append_c (log, 'B');
-  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_CAPS)
-    g_string_append_c (log, 'C');
-  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
-    g_string_append_c (log, 'E');
-  return GST_PAD_PROBE_OK;
-}
-
-static GString *
-log_output (GstHarness * h)
-{
-  GString *log = g_string_new (NULL);
-
-  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER |
-      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, log_probe, log, NULL);
-  return log;
-}
-
 /* ---- tests ------------------------------------------------------------ */
 
 /* Every format at an odd size: a random frame (against the oracle) and a
@@ -474,7 +431,7 @@ GST_START_TEST (test_formats)
     push_frame (h, &hd, cf_check_frame_new (&hd, prng, 2 * FRAME_DURATION,
             FRAME_DURATION, FALSE), 2);
   }
-  finish_and_check (h, n);
+  cf_check_eos_and_pull (h, check_output, n);
 
   msgs = pop_stats_messages (bus);
   fail_unless_equals_int (g_list_length (msgs), n);
@@ -617,7 +574,7 @@ GST_START_TEST (test_interval)
   h = harness_for (cf_check_element_new ("cudastats", "interval", "100000000",
           NULL), &bus, &info);
   push_frames (h, &info, 0, 7, 0);
-  finish_and_check (h, 7);
+  cf_check_eos_and_pull (h, check_output, 7);
 
   msgs = pop_stats_messages (bus);
   fail_unless_equals_int (g_list_length (msgs), 3);
@@ -654,7 +611,7 @@ GST_START_TEST (test_frames_in_flight)
   cf_check_set_info (&info, "RGBA", BUSY_WIDTH, BUSY_HEIGHT);
   h = harness_for (cf_check_element_new ("cudastats", "frames-in-flight",
           in_flight[__i__].frames_in_flight, NULL), NULL, &info);
-  log = log_output (h);
+  log = cf_check_log_output (h);
   for (i = 0; i < n; i++) {
     GstBuffer *buf =
         cf_check_frame_new (&info, prng, i * FRAME_DURATION, FRAME_DURATION,
@@ -668,7 +625,7 @@ GST_START_TEST (test_frames_in_flight)
     push_frame (h, &info, buf, i);
     g_string_append_c (want, 'B');
   }
-  finish_and_check (h, n);
+  cf_check_eos_and_pull (h, check_output, n);
   g_string_append_c (want, 'E');
   fail_unless_equals_string (log->str, want->str);
   while ((ev = gst_harness_try_pull_event (h)) &&
@@ -777,11 +734,11 @@ GST_START_TEST (test_renegotiation)
   cf_check_set_info (&rgba, "RGBA", 32, 24);
   cf_check_set_info (&nv12, "NV12", 65, 33);
   h = harness_for (cf_check_element_new ("cudastats", NULL), NULL, &rgba);
-  log = log_output (h);
+  log = cf_check_log_output (h);
   push_frames (h, &rgba, 0, 3, 0);
   gst_harness_set_src_caps (h, gst_video_info_to_caps (&nv12));
   push_frames (h, &nv12, 3, 3, 3 * FRAME_DURATION);
-  finish_and_check (h, 6);
+  cf_check_eos_and_pull (h, check_output, 6);
   fail_unless_equals_string (log->str, "BBBCBBBE");
   fail_unless_equals_int (sent[0].stats.n_channels, 4);
   fail_unless_equals_int (sent[5].stats.n_channels, 3);
@@ -809,7 +766,7 @@ GST_START_TEST (test_backends)
     h = harness_for (cf_check_element_new ("cudastats", "backend", backend[k],
             NULL), &bus, &info);
     push_frames (h, &info, 0, 3, 0);
-    finish_and_check (h, 3);
+    cf_check_eos_and_pull (h, check_output, 3);
     count_messages (bus, &warnings, &errors);
     fail_unless_equals_int (warnings, k == 1 && !cf_test_cuda_works ());
     fail_unless_equals_int (errors, 0);
@@ -897,7 +854,7 @@ GST_START_TEST (test_padded_strides)
   h = harness_for (cf_check_element_new ("cudastats", NULL), NULL, &info);
   push_frame (h, &info, cf_check_frame_new (&layout, prng, 0, FRAME_DURATION,
           TRUE), 0);
-  finish_and_check (h, 1);
+  cf_check_eos_and_pull (h, check_output, 1);
   harness_free (h, NULL);
 }
 
@@ -947,7 +904,7 @@ GST_START_TEST (test_allocation)
         GST_BUFFER_DURATION (buf) = FRAME_DURATION;
         push_frame (h, &info, buf, i);
       }
-      finish_and_check (h, 3);
+      cf_check_eos_and_pull (h, check_output, 3);
       fail_unless (gst_buffer_pool_set_active (pool, FALSE));
     }
     if (pool)
