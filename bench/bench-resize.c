@@ -1,6 +1,6 @@
 /* bench-resize: how fast cudaresize is, and against what.
  *
- * kernel    GPU time of one cf_resize_cuda () call (two launches per plane)
+ * kernel    GPU time of one cf_resize_cuda () call (the kernels it chooses)
  *           on frames already in device memory, 4K->1080p, 1080p->4K and
  *           1080p->720p, RGBA and NV12 (MPEG-2 chroma siting), every
  *           method; random frames, rotating over enough source/destination
@@ -12,6 +12,8 @@
  * pipeline  appsrc (4K RGBA) ! cudaresize ! 1080p ! fakesink, buffers from
  *           the element's proposed (pinned) pool, frames-in-flight 1 and
  *           the default: frames/s from the first timed push to EOS.
+ *           Beside them, the PCIe ceiling: the upload and the download alone
+ *           and overlapped, from and to pinned memory.
  * cpu       the same with videoscale (n-threads = CPU cores) and with
  *           cudaresize backend=cpu, from malloc'ed buffers.
  *
@@ -272,16 +274,21 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
           method_names[m], cf_format_info (format)->name, size);
       exit (1);
     }
-    CHECK_CUDA (cf_resize_device_plan_new (&plan, &d_plan));
-    ws = cf_resize_workspace_bytes (&plan);
-    CHECK_CUDA (cudaMalloc (&w.d_ws, ws));
+    CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
+            &d_plan));
+    ws = cf_resize_device_plan_workspace_bytes (d_plan);
+    w.d_ws = NULL;
+    if (ws)
+      CHECK_CUDA (cudaMalloc (&w.d_ws, ws));
     w.d_plan = d_plan;
     check_method (&plan, &w, size);
-    snprintf (note, sizeof (note), "taps x %d, y %d; workspace %.1f MB; "
-        "%d pairs rotated", plan.x[0].taps, plan.y[0].taps, ws / 1e6, n);
+    snprintf (note, sizeof (note), "%s; taps x %d, y %d; workspace %.1f MB; "
+        "%d pairs rotated", cf_resize_device_plan_describe (d_plan, 0),
+        plan.x[0].taps, plan.y[0].taps, ws / 1e6, n);
     timing_row ("kernel", method_names[m], &w, size,
         time_launches (&w, n, warmup, iters), note);
-    CHECK_CUDA (cudaFree (w.d_ws));
+    if (w.d_ws)
+      CHECK_CUDA (cudaFree (w.d_ws));
     cf_resize_device_plan_free (d_plan);
     cf_resize_plan_clear (&plan);
   }
@@ -377,6 +384,77 @@ bench_pipelines (GRand * rand, int frames, int cpu_frames, guint default_fif)
     gst_object_unref (vs);
 }
 
+/* ------------------------------------------------------------ transfers */
+
+/* The PCIe ceiling of the pipeline rows: a 4K RGBA upload and a 1080p
+ * download between pinned host memory and the device, alone and at the
+ * same time on two streams (what frames in flight overlap); frames/s is
+ * what the pipeline could reach if the copies were all it did. */
+static void
+bench_transfers (int iters)
+{
+  const size_t up = (size_t) IN_W * IN_H * 4, down = (size_t) OUT_W * OUT_H * 4;
+  cudaStream_t s2;
+  cudaEvent_t e[3];
+  void *h_up, *h_down, *d_up, *d_down;
+  double *t = g_new (double, iters);
+  char size[40];
+
+  snprintf (size, sizeof (size), "%dx%d>%dx%d", IN_W, IN_H, OUT_W, OUT_H);
+  CHECK_CUDA (cudaHostAlloc (&h_up, up, cudaHostAllocPortable));
+  CHECK_CUDA (cudaHostAlloc (&h_down, down, cudaHostAllocPortable));
+  CHECK_CUDA (cudaMalloc (&d_up, up));
+  CHECK_CUDA (cudaMalloc (&d_down, down));
+  CHECK_CUDA (cudaStreamCreateWithFlags (&s2, cudaStreamNonBlocking));
+  for (int i = 0; i < 3; i++)
+    CHECK_CUDA (cudaEventCreate (&e[i]));
+  memset (h_up, 0x5a, up);
+  for (int what = 0; what < 3; what++) {
+    static const char *const names[] = { "pinned h2d 4K",
+      "pinned d2h 1080p", "pinned h2d + d2h overlapped"
+    };
+    char note[160];
+
+    for (int i = -3; i < iters; i++) {
+      float ms;
+
+      CHECK_CUDA (cudaEventRecord (e[0], stream));
+      if (what != 1)
+        CHECK_CUDA (cudaMemcpyAsync (d_up, h_up, up, cudaMemcpyHostToDevice,
+                stream));
+      if (what == 1)
+        CHECK_CUDA (cudaMemcpyAsync (h_down, d_down, down,
+                cudaMemcpyDeviceToHost, stream));
+      if (what == 2) {
+        CHECK_CUDA (cudaStreamWaitEvent (s2, e[0], 0));
+        CHECK_CUDA (cudaMemcpyAsync (h_down, d_down, down,
+                cudaMemcpyDeviceToHost, s2));
+        CHECK_CUDA (cudaEventRecord (e[2], s2));
+        CHECK_CUDA (cudaStreamWaitEvent (stream, e[2], 0));
+      }
+      CHECK_CUDA (cudaEventRecord (e[1], stream));
+      CHECK_CUDA (cudaEventSynchronize (e[1]));
+      CHECK_CUDA (cudaEventElapsedTime (&ms, e[0], e[1]));
+      if (i >= 0)
+        t[i] = ms * 1e3;
+    }
+    qsort (t, iters, sizeof (double), cmp_double);
+    snprintf (note, sizeof (note), "cudaMemcpyAsync, %s; frames/s: one "
+        "frame's copies per median", what == 2 ? "two streams" : "one stream");
+    row ("ceiling", names[what], "RGBA", size, "pinned", t[iters / 2], t[0],
+        (what == 0 ? up : what == 1 ? down : up + down) / (t[iters / 2] * 1e3),
+        1e6 / t[iters / 2], note);
+  }
+  for (int i = 0; i < 3; i++)
+    CHECK_CUDA (cudaEventDestroy (e[i]));
+  CHECK_CUDA (cudaStreamDestroy (s2));
+  CHECK_CUDA (cudaFreeHost (h_up));
+  CHECK_CUDA (cudaFreeHost (h_down));
+  CHECK_CUDA (cudaFree (d_up));
+  CHECK_CUDA (cudaFree (d_down));
+  g_free (t);
+}
+
 /* -------------------------------------------------------------- main */
 
 int
@@ -466,9 +544,11 @@ main (int argc, char **argv)
         bench_kernel_case (formats[f], sizes[s].in_w, sizes[s].in_h,
             sizes[s].out_w, sizes[s].out_h, prop.l2CacheSize, rand, iters,
             warmup);
-  if (!opt_no_pipeline)
+  if (!opt_no_pipeline) {
+    bench_transfers (MAX (iters / 4, 10));
     bench_pipelines (rand, frames, MAX (frames / 20, opt_quick ? 3 : 10),
         default_fif);
+  }
 
   if (bench_exit_status)
     printf ("\nbench-resize: a check or a run FAILED (see the notes)\n");

@@ -649,8 +649,12 @@ take_oldest (GstCfBaseFilter * self, gboolean wait, GstBuffer ** outbuf)
 #ifdef HAVE_CUDA
   if (priv->use_cuda) {
     cudaEvent_t done = priv->slots[priv->head].done;
-    cudaError_t err = wait ? cudaEventSynchronize (done) :
-        cudaEventQuery (done);
+    cudaError_t err;
+
+    GST_LOG_OBJECT (self, "%s slot %u", wait ? "waiting for" : "polling",
+        priv->head);
+    err = wait ? cudaEventSynchronize (done) : cudaEventQuery (done);
+    GST_LOG_OBJECT (self, "slot %u: %s", priv->head, cudaGetErrorName (err));
     if (err == cudaErrorNotReady)
       return GST_FLOW_OK;
     if (!GST_CF_CUDA_OK (self, err))
@@ -722,8 +726,11 @@ gst_cf_base_filter_submit_input_buffer (GstBaseTransform * trans,
   }
 
   /* the parent marks the first buffer handed out after a discontinuity:
-   * that must be this one, not an older frame still in flight */
-  if (is_discont && priv->count > 0) {
+   * that must be this one, not an older frame still in flight. The
+   * buffer's flag, not @is_discont: the parent keeps passing TRUE until a
+   * buffer leaves through generate_output (), and frames in flight mean
+   * that is a later call, so draining on it would drain every frame. */
+  if (GST_BUFFER_IS_DISCONT (buf) && priv->count > 0) {
     ret = gst_cf_base_filter_drain (self);
     if (ret != GST_FLOW_OK) {
       gst_buffer_unref (buf);
@@ -732,6 +739,8 @@ gst_cf_base_filter_submit_input_buffer (GstBaseTransform * trans,
   }
 
   slot = &priv->slots[(priv->head + priv->count) % priv->n_slots];
+  GST_LOG_OBJECT (self, "frame %" GST_TIME_FORMAT " into slot %u",
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), (guint) (slot - priv->slots));
   slot->buffer = buf;
   /* equal caps on a transform: the frame goes on untouched, in its turn */
   slot->passthrough = klass->transform && gst_base_transform_is_passthrough
@@ -763,6 +772,7 @@ gst_cf_base_filter_submit_input_buffer (GstBaseTransform * trans,
     gst_clear_buffer (&slot->outbuf);
     return GST_FLOW_ERROR;
   }
+  GST_LOG_OBJECT (self, "queued slot %u", (guint) (slot - priv->slots));
   priv->count++;
   return GST_FLOW_OK;
 }
@@ -830,23 +840,26 @@ gst_cf_base_filter_query (GstBaseTransform * trans, GstPadDirection direction,
   return TRUE;
 }
 
-#ifdef HAVE_CUDA
-/* Adds to @query a video pool of pinned memory for @caps, keeping at least
- * @min buffers, and its allocator. */
+/* Adds to @query a video pool for @caps, keeping at least @min buffers,
+ * and its allocator: pinned memory with @pinned (CUDA builds only), else
+ * the default allocator's. */
 static gboolean
-add_pinned_pool (GstCfBaseFilter * self, GstQuery * query, GstCaps * caps,
-    guint min, gboolean video_meta)
+add_pool (GstCfBaseFilter * self, GstQuery * query, GstCaps * caps,
+    guint min, gboolean video_meta, gboolean pinned)
 {
   GstAllocationParams params;
   GstStructure *config;
-  GstAllocator *allocator;
+  GstAllocator *allocator = NULL;
   GstBufferPool *pool;
   GstVideoInfo info;
   gboolean ok;
 
   if (!gst_video_info_from_caps (&info, caps))
     return FALSE;
-  allocator = gst_cf_pinned_allocator_new (PRIV (self)->device);
+#ifdef HAVE_CUDA
+  if (pinned)
+    allocator = gst_cf_pinned_allocator_new (PRIV (self)->device);
+#endif
   gst_allocation_params_init (&params);
   params.align = DEVICE_ROW_ALIGN - 1;
   pool = gst_video_buffer_pool_new ();
@@ -861,13 +874,12 @@ add_pinned_pool (GstCfBaseFilter * self, GstQuery * query, GstCaps * caps,
     gst_query_add_allocation_pool (query, pool, info.size, min, 0);
     gst_query_add_allocation_param (query, allocator, &params);
   } else {
-    GST_WARNING_OBJECT (self, "pinned pool rejected its configuration");
+    GST_WARNING_OBJECT (self, "pool rejected its configuration");
   }
   gst_object_unref (pool);
-  gst_object_unref (allocator);
+  gst_clear_object (&allocator);
   return ok;
 }
-#endif
 
 static gboolean
 gst_cf_base_filter_propose_allocation (GstBaseTransform * trans,
@@ -892,7 +904,7 @@ gst_cf_base_filter_propose_allocation (GstBaseTransform * trans,
     GST_OBJECT_LOCK (self);
     min = PRIV (self)->frames_in_flight;
     GST_OBJECT_UNLOCK (self);
-    if (!caps || !add_pinned_pool (self, query, caps, min, TRUE))
+    if (!caps || !add_pool (self, query, caps, min, TRUE, TRUE))
       return FALSE;
     GST_DEBUG_OBJECT (self, "proposing a pool of pinned memory");
   }
@@ -900,18 +912,18 @@ gst_cf_base_filter_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
-/* Transforms on CUDA write their output into pinned buffers when downstream
- * offers no pool, so downloads run at full speed too. */
+/* When downstream offers no pool, transforms take output buffers from a
+ * pool of their own, so nothing is allocated per frame: of pinned memory on
+ * CUDA, so downloads run at full speed too. */
 static gboolean
 gst_cf_base_filter_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
-#ifdef HAVE_CUDA
   GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
   GstCfBaseFilterPrivate *priv = PRIV (self);
   GstBufferPool *pool = NULL;
 
-  if (GST_CF_BASE_FILTER_GET_CLASS (self)->transform && priv->use_cuda) {
+  if (GST_CF_BASE_FILTER_GET_CLASS (self)->transform) {
     if (gst_query_get_n_allocation_pools (query) > 0)
       gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
     if (!pool) {
@@ -922,16 +934,19 @@ gst_cf_base_filter_decide_allocation (GstBaseTransform * trans,
       GST_OBJECT_LOCK (self);
       min = priv->frames_in_flight + 1;
       GST_OBJECT_UNLOCK (self);
+      GST_DEBUG_OBJECT (self, "downstream offers no pool: using a pool of "
+          "%s memory", priv->use_cuda ? "pinned" : "system");
       /* configured here: the parent would replace our allocator */
       while (gst_query_get_n_allocation_pools (query) > 0)
         gst_query_remove_nth_allocation_pool (query, 0);
-      return caps && add_pinned_pool (self, query, caps, min,
+      while (gst_query_get_n_allocation_params (query) > 0)
+        gst_query_remove_nth_allocation_param (query, 0);
+      return caps && add_pool (self, query, caps, min,
           gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE,
-              NULL));
+              NULL), priv->use_cuda);
     }
     gst_object_unref (pool);
   }
-#endif
   return GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->
       decide_allocation (trans, query);
 }
@@ -989,6 +1004,29 @@ gst_cf_base_filter_finalize (GObject * object)
 {
   free_slots (GST_CF_BASE_FILTER (object));
   G_OBJECT_CLASS (gst_cf_base_filter_parent_class)->finalize (object);
+}
+
+/* Never called: basetransform calls transform () only from its own
+ * generate_output (), which this class replaces. Installing it is what
+ * makes basetransform treat a transform as not always in place, so that
+ * it queries downstream for a pool and prepare_output_buffer () takes
+ * buffers from the decided pool; without it every output buffer would be a
+ * fresh allocation of ordinary memory. */
+static GstFlowReturn
+gst_cf_base_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GST_ELEMENT_ERROR (trans, CORE, NOT_IMPLEMENTED, (NULL),
+      ("frames go through submit_input_buffer () and generate_output ()"));
+  return GST_FLOW_NOT_SUPPORTED;
+}
+
+void
+gst_cf_base_filter_class_set_transform (GstCfBaseFilterClass * klass)
+{
+  klass->transform = TRUE;
+  GST_BASE_TRANSFORM_CLASS (klass)->transform =
+      GST_DEBUG_FUNCPTR (gst_cf_base_filter_transform);
 }
 
 static void

@@ -68,8 +68,9 @@ typedef struct {
 struct _GstCfBaseFilterClass {
   GstBaseTransformClass parent_class;
 
-  /* TRUE for elements that write new output buffers (set in class_init);
-   * FALSE for analysis elements, which push their input buffers. */
+  /* TRUE for elements that write new output buffers (set in class_init
+   * with gst_cf_base_filter_class_set_transform ()); FALSE for analysis
+   * elements, which push their input buffers. */
   gboolean transform;
 
   /* Negotiated: called before the frame slots are allocated. */
@@ -100,6 +101,10 @@ struct _GstCfBaseFilterClass {
 };
 
 /* Negotiated input and output, valid from set_caps on. */
+/* In a transform's class_init: the element writes new output buffers,
+ * taken from downstream's pool or from a pool of its own. */
+void gst_cf_base_filter_class_set_transform (GstCfBaseFilterClass * klass);
+
 const GstVideoInfo *gst_cf_base_filter_get_info (GstCfBaseFilter * self);
 const GstVideoInfo *gst_cf_base_filter_get_out_info (GstCfBaseFilter * self);
 CfFormat gst_cf_base_filter_get_format (GstCfBaseFilter * self);

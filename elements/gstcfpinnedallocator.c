@@ -46,6 +46,7 @@ pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params
         maxsize, cudaGetErrorName (err));
     return NULL;
   }
+  GST_DEBUG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes at %p", maxsize, ptr);
   mem = g_new0 (GstCfPinnedMemory, 1);
   gst_memory_init (GST_MEMORY_CAST (mem), params->flags, allocator, NULL,
       maxsize, align, params->prefix, size);
@@ -63,7 +64,10 @@ pinned_free (GstAllocator * allocator, GstMemory * memory)
   GstCfPinnedMemory *mem = (GstCfPinnedMemory *) memory;
 
   if (!memory->parent) {
-    cudaError_t err = cudaFreeHost (mem->data);
+    cudaError_t err;
+
+    GST_DEBUG_OBJECT (allocator, "freeing %p", mem->data);
+    err = cudaFreeHost (mem->data);
     if (err != cudaSuccess)
       GST_ERROR_OBJECT (allocator, "cudaFreeHost: %s", cudaGetErrorName (err));
   }

@@ -27,7 +27,20 @@
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1280,height=720 ! \
  *     cudaresize method=lanczos ! video/x-raw,width=3840,height=2160 ! \
  *     autovideosink
- * ]| upscales NV12 with Lanczos-3 (also: method=nearest, bicubic, area).
+ * ]| upscales NV12 with Lanczos-3.
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=zone-plate ! \
+ *     video/x-raw,format=I420,width=1920,height=1080 ! \
+ *     cudaresize method=bicubic ! video/x-raw,width=1280,height=720 ! \
+ *     autovideosink
+ * ]| downscales I420 with Catmull-Rom, widened so the zone plate does not
+ * alias.
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=checkers-8 ! \
+ *     video/x-raw,format=GRAY8,width=320,height=240 ! \
+ *     cudaresize method=nearest ! video/x-raw,width=1280,height=960 ! \
+ *     autovideosink
+ * ]| enlarges 4 times with sharp pixel edges.
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,width=640,height=480 ! \
  *     cudaresize method=area add-borders=true ! \
@@ -376,7 +389,7 @@ make_plan (GstCudaResize * self, gint in_width, gint in_height)
 #ifdef HAVE_CUDA
   if (gst_cf_base_filter_uses_cuda (base) &&
       !GST_CF_CUDA_OK (self, cf_resize_device_plan_new (&self->plan,
-              &self->d_plan)))
+              CF_RESIZE_KERNELS_AUTO, &self->d_plan)))
     return FALSE;
 #endif
   return TRUE;
@@ -450,6 +463,36 @@ ensure_plan (GstCudaResize * self, CfRect r)
   return make_plan (self, r.width, r.height);
 }
 
+#ifdef HAVE_CUDA
+/* Device scratch of one frame in flight (the two-pass kernels' rows); most
+ * plans need none. */
+typedef struct
+{
+  void *d_data;
+  gsize bytes;
+} Workspace;
+
+/* Grows @ws to what the current plan needs. Plans change only at
+ * negotiation and when a crop's size changes, after the frames in flight
+ * are done, so this allocates only then. */
+static cudaError_t
+ensure_workspace (GstCudaResize * self, Workspace * ws)
+{
+  const gsize need = cf_resize_device_plan_workspace_bytes (self->d_plan);
+  cudaError_t err;
+
+  if (need <= ws->bytes)
+    return cudaSuccess;
+  GST_DEBUG_OBJECT (self, "workspace of %" G_GSIZE_FORMAT " bytes", need);
+  cudaFree (ws->d_data);
+  ws->d_data = NULL;
+  ws->bytes = 0;
+  if ((err = cudaMalloc (&ws->d_data, need)) == cudaSuccess)
+    ws->bytes = need;
+  return err;
+}
+#endif
+
 static gboolean
 gst_cuda_resize_slot_alloc (GstCfBaseFilter * base, gboolean cuda,
     gpointer * user)
@@ -457,10 +500,12 @@ gst_cuda_resize_slot_alloc (GstCfBaseFilter * base, gboolean cuda,
 #ifdef HAVE_CUDA
   GstCudaResize *self = GST_CUDA_RESIZE (base);
 
-  /* the intermediate rows of one frame */
-  if (cuda)
-    return GST_CF_CUDA_OK (self, cudaMalloc (user,
-            cf_resize_workspace_bytes (&self->plan)));
+  if (cuda) {
+    Workspace *ws = g_new0 (Workspace, 1);
+
+    *user = ws;
+    return GST_CF_CUDA_OK (self, ensure_workspace (self, ws));
+  }
 #endif
   *user = NULL;
   return TRUE;
@@ -471,8 +516,12 @@ gst_cuda_resize_slot_free (GstCfBaseFilter * base, gpointer user,
     gboolean cuda)
 {
 #ifdef HAVE_CUDA
-  if (cuda)
-    cudaFree (user);
+  Workspace *ws = user;
+
+  if (cuda && ws) {
+    cudaFree (ws->d_data);
+    g_free (ws);
+  }
 #endif
 }
 
@@ -492,7 +541,10 @@ gst_cuda_resize_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
       || cf_image_view (&slot->d_out, self->inner.x, self->inner.y,
           self->inner.width, self->inner.height, &inner) != 0)
     return cudaErrorInvalidValue;
-  err = cf_resize_cuda (self->d_plan, &src, &inner, slot->user, slot->stream);
+  err = ensure_workspace (self, slot->user);
+  if (err == cudaSuccess)
+    err = cf_resize_cuda (self->d_plan, &src, &inner,
+        ((Workspace *) slot->user)->d_data, slot->stream);
   for (i = 0; err == cudaSuccess && i < self->n_borders; i++)
     err = cf_fill_cuda (&slot->d_out, self->borders[i], self->black,
         slot->stream);
@@ -646,7 +698,7 @@ gst_cuda_resize_class_init (GstCudaResizeClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_resize_propose_allocation);
   trans_class->passthrough_on_same_caps = TRUE;
 
-  filter_class->transform = TRUE;
+  gst_cf_base_filter_class_set_transform (filter_class);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_resize_set_info);
   filter_class->slot_alloc = GST_DEBUG_FUNCPTR (gst_cuda_resize_slot_alloc);
   filter_class->slot_free = GST_DEBUG_FUNCPTR (gst_cuda_resize_slot_free);

@@ -1,38 +1,42 @@
-/* Picture scaling on the GPU (see resize.h): two launches per plane.
+/* Picture scaling on the GPU (see resize.h).
  *
  * The weight tables come from cpu/resize.c (cf_resize_plan_init ()), copied
  * as they are to device memory once per plan, so both backends filter with
  * the very same integers; the arithmetic below is cf_resize_cpu ()'s,
  * statement for statement, and every sum is exact, so the bytes agree.
+ * Each plane is scaled by one of three kernels, chosen when the device plan
+ * is made:
  *
- * 1. horizontal_kernel: one thread per sample of an intermediate row (output
- *    column x, sample k of the pixel) and input row. It reads `taps` weights
- *    of column x and the input samples first[x] .. first[x] + taps - 1 of
- *    its row, and writes the rounded sum as int32 with CF_RESIZE_INTER_BITS
- *    fraction bits to the workspace: in_height rows of out_width x
- *    samples-per-pixel. Consecutive threads write consecutive int32
- *    (coalesced) and read neighbouring input bytes; the threads of one
- *    pixel read the same weights (one transaction).
- * 2. vertical_kernel: one thread per output sample. It reads the `taps`
- *    intermediate rows first[y] .. of its column (coalesced along x: a warp
- *    reads 32 consecutive int32 of a row) and the weights of row y, which
- *    are the same for the whole block row (a broadcast), and writes the
- *    clamped, rounded sample.
- * Tables, input and intermediate are only read during a launch, so they go
- * through the read-only data cache (__ldg). Samples are read and written
- * byte by byte: any pitch and any alignment of the planes work.
+ * 1. nearest_kernel (method nearest, one tap per axis): a gather. A one-tap
+ *    weight is exactly 1, so output = the input sample at (first x, first
+ *    y), as the two passes would compute it. Each thread copies 16 bytes of
+ *    output (4 pixels of 3 bytes), one 16-byte store where the destination
+ *    is aligned.
+ * 2. fused_kernel (the other methods, when a tile's footprint fits in
+ *    shared memory): a block scales a tile of TW x TH output pixels. It
+ *    copies the input rectangle the tile needs (the "footprint", from
+ *    per-tile tables made on the host) into shared memory, with 16-byte
+ *    loads when the plane is 16-byte aligned; filters each of those input
+ *    rows along x into an int32 intermediate, in shared memory too (one
+ *    thread per output column, all samples of its pixel); then filters the
+ *    intermediate along y (one thread per 4 output bytes) and writes the
+ *    output, 32 bits at a time where aligned. The frame is read once (plus
+ *    the footprints' overlap) and written once; nothing goes through global
+ *    memory in between. TW is 128 / 64 / 32 pixels for 1 / 2 / 3-4 bytes per
+ *    pixel, so that a warp writes 128 bytes of an output row; TH is the
+ *    largest of 32, 16 .. 1 whose shared memory fits kFusedSmem.
+ * 3. horizontal_kernel + vertical_kernel (a footprint too large for shared
+ *    memory: strong downscales such as 640x480 to 1x1, or when asked): the
+ *    intermediate makes a round trip through the workspace in global
+ *    memory. One thread per intermediate sample, then one per output
+ *    sample; samples read and written byte by byte.
+ * Tables and input are only read during a launch, so they go through the
+ * read-only data cache (__ldg).
  *
- * The kernels are templated on the pixel and sample bytes of the plane, so
- * that the division of a column into pixel and sample is by a constant.
+ * The kernels are templated on the pixel and sample bytes of the plane.
  * 8-bit horizontal sums are int32 (resize.h bounds the positive weights of
  * an output below 2, so |sum| < 255 * 2^23 < 2^31), 16-bit ones and all
  * vertical sums int64.
- *
- * This first version favours clarity. The intermediate makes a round trip
- * through global memory (4 bytes per sample, in_height rows); a fused
- * kernel that keeps a tile's intermediate rows in shared memory would cut
- * that traffic, and would also let a warp share its input bytes when
- * downscaling. That is a later optimisation, and must give the same bytes.
  */
 #include "resize.h"
 
@@ -87,6 +91,49 @@ struct VerticalArgs {
   Axis y;
 };
 
+/* Rounding, as cf_resize_cpu () does it: a sum plus half its last unit,
+ * shifted right (arithmetic: half up, negative sums too). The fused kernel
+ * starts its sums at the half unit (kHBias, kVBias), which saves an add
+ * per sample. */
+constexpr int32_t kHBias = 1 << (kHShift - 1);
+constexpr int64_t kVBias = int64_t (1) << (kVShift - 1);
+
+/* The intermediate (CF_RESIZE_INTER_BITS fraction bits) from a biased
+ * horizontal sum. */
+template <typename Acc>
+__host__ __device__ __forceinline__ int32_t
+horizontal_of_biased (Acc biased)
+{
+  return (int32_t) (biased >> kHShift);
+}
+
+template <typename Acc>
+__host__ __device__ __forceinline__ int32_t
+round_horizontal (Acc acc)
+{
+  return horizontal_of_biased (acc + kHBias);
+}
+
+/* An output sample from a biased vertical sum, clamped to the range. The
+ * shifted value fits int32 (below 2^20 in magnitude: resize.h bounds the
+ * weights and the intermediate), so the clamp is done in 32 bits. */
+template <int SB>
+__host__ __device__ __forceinline__ uint32_t
+output_of_biased (int64_t biased)
+{
+  constexpr int32_t kMax = SB == 1 ? 255 : 65535;
+  const int32_t v = (int32_t) (biased >> kVShift);
+
+  return (uint32_t) (v < 0 ? 0 : v > kMax ? kMax : v);
+}
+
+template <int SB>
+__host__ __device__ __forceinline__ uint32_t
+round_vertical (int64_t acc)
+{
+  return output_of_biased<SB> (acc + kVBias);
+}
+
 template <int SB>
 __host__ __device__ __forceinline__ int
 sample_at (const uint8_t * s)
@@ -110,8 +157,7 @@ horizontal_sample (const HorizontalArgs & a, int row, int col)
 
   for (int t = 0; t < a.x.taps; t++)
     acc += (Acc) ld (w + t) * sample_at<SB> (s + t * PB);
-  a.inter[(size_t) row * a.row_samples + col] =
-      (int32_t) ((acc + (Acc (1) << (kHShift - 1))) >> kHShift);
+  a.inter[(size_t) row * a.row_samples + col] = round_horizontal (acc);
 }
 
 /* Sample @col of output row @row. */
@@ -119,7 +165,6 @@ template <int SB>
 __host__ __device__ __forceinline__ void
 vertical_sample (const VerticalArgs & a, int row, int col)
 {
-  constexpr int64_t kMax = SB == 1 ? 255 : 65535;
   const int32_t *w = a.y.weights + (size_t) row * a.y.taps;
   const int32_t *h = a.inter + (size_t) ld (a.y.first + row) * a.row_samples
       + col;
@@ -127,8 +172,7 @@ vertical_sample (const VerticalArgs & a, int row, int col)
 
   for (int t = 0; t < a.y.taps; t++)
     acc += (int64_t) ld (w + t) * ld (h + (size_t) t * a.row_samples);
-  int64_t v = (acc + (int64_t (1) << (kVShift - 1))) >> kVShift;
-  v = v < 0 ? 0 : v > kMax ? kMax : v;
+  const uint32_t v = round_vertical<SB> (acc);
   uint8_t *d = a.dst + (size_t) row * a.dst_pitch + (size_t) col * SB;
   d[0] = (uint8_t) v;
   if (SB == 2)
@@ -171,13 +215,341 @@ launch_shape (int row_samples, int rows, dim3 * grid, dim3 * block)
       (rows + block->y - 1) / block->y);
 }
 
+/* ------------------------------------------------------------ nearest */
+
+/* Bytes each thread of the gather and of the fused kernel's vertical phase
+ * writes: V pixels of PB bytes (V * PB = 4, except 3-byte pixels). */
+template <int PB>
+struct Group {
+  static constexpr int V = PB <= 2 ? 4 / PB : 1;
+};
+
+/* Stores @n bytes of @v (little-endian) at @d: one 32-bit store when
+ * @aligned and all 4 bytes belong to the row, else byte by byte. */
+__device__ __forceinline__ void
+store_group (uint8_t * d, uint32_t v, int n, bool aligned)
+{
+  if (aligned && n == 4) {
+    *(uint32_t *) d = v;
+    return;
+  }
+  for (int b = 0; b < n; b++)
+    d[b] = (uint8_t) (v >> (8 * b));
+}
+
+struct NearestArgs {
+  const uint8_t *src;
+  size_t src_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int out_width, out_height;
+  const int32_t *first_x, *first_y;
+  bool src_aligned;             /* base and pitch multiples of 4 */
+  bool dst_aligned;             /* multiples of 16 */
+};
+
+/* Output pixels per gather thread: 16 bytes (12 for 3-byte pixels), so
+ * that each thread has several loads in flight and one 16-byte store. */
+template <int PB>
+struct Gather {
+  static constexpr int G = PB == 3 ? 4 : 16 / PB;
+};
+
+template <int PB>
+__global__ void __launch_bounds__ (kThreads)
+nearest_kernel (NearestArgs a)
+{
+  constexpr int G = Gather<PB>::G;
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * G;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (x0 >= a.out_width || y >= a.out_height)
+    return;
+  const int n = min (G, a.out_width - x0);
+  const uint8_t *row = a.src + (size_t) ld (a.first_y + y) * a.src_pitch;
+  uint32_t w[4] = { 0, 0, 0, 0 };
+
+  for (int j = 0; j < n; j++) {
+    const uint8_t *s = row + (size_t) ld (a.first_x + x0 + j) * PB;
+
+    if (PB == 4 && a.src_aligned) {
+      w[j] = ld ((const uint32_t *) s);
+    } else if (PB == 2 && a.src_aligned) {
+      w[j >> 1] |= (uint32_t) ld ((const uint16_t *) s) << (16 * (j & 1));
+    } else {
+      for (int b = 0; b < PB; b++) {
+        const int k = j * PB + b;
+        w[k >> 2] |= (uint32_t) ld (s + b) << (8 * (k & 3));
+      }
+    }
+  }
+  uint8_t *d = a.dst + (size_t) y * a.dst_pitch + (size_t) x0 * PB;
+  if (PB != 3 && a.dst_aligned && n == G) {
+    *(uint4 *) d = make_uint4 (w[0], w[1], w[2], w[3]);
+  } else {
+    for (int k = 0; k < n * PB; k++)
+      d[k] = (uint8_t) (w[k >> 2] >> (8 * (k & 3)));
+  }
+}
+
+/* ------------------------------------------------------------ fused */
+
+/* Shared memory a fused block may use: 2 blocks of 256 threads per SM at
+ * worst, 3 or more for most scalings. */
+constexpr size_t kFusedSmem = 100 * 1024;
+/* ... and what 7 blocks per SM leave each (228 KiB, 1 KiB reserved per
+ * block): 56 of the 64 warps an SM holds */
+constexpr size_t kFullOccupancySmem = 31 * 1024;
+
+/* The input rectangle one tile row or column needs: its first input
+ * sample and how many. */
+struct Extent {
+  int first, count;
+};
+
+/* Output pixels per tile row: a warp writes 128 bytes of a row. */
+template <int PB>
+struct Tile {
+  static constexpr int W = PB == 1 ? 128 : PB == 2 ? 64 : 32;
+};
+
+/* Taps the fused kernel is compiled for (the larger of the two axes',
+ * rounded up; the extra weights are 0), so that its loops unroll with the
+ * weights in registers; 0: any count, in loops. */
+constexpr int kTapBuckets[] = { 2, 4, 8, 12, 16, 0 };
+
+struct FusedArgs {
+  const uint8_t *src;
+  size_t src_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int out_width, out_height;
+  int th;                       /* tile rows */
+  int in_rows;                  /* input rows of the largest footprint */
+  int inter_rows;               /* in_rows + the rows padded taps reach */
+  int row_stride;               /* shared bytes per input row */
+  Axis x, y;
+  const Extent *tiles_x, *tiles_y;
+  bool src_aligned;             /* base and pitch multiples of 16 */
+  bool dst_aligned;             /* multiples of 4 */
+};
+
+/* The samples of the pixel at @p in shared memory (4- or 2-byte aligned
+ * for 4- and 2-byte pixels). */
+template <int PB, int SB>
+__device__ __forceinline__ void
+load_pixel (const uint8_t * p, int *s)
+{
+  if (PB == 4) {
+    const uint32_t v = *(const uint32_t *) p;
+    for (int k = 0; k < 4; k++)
+      s[k] = (v >> (8 * k)) & 0xff;
+  } else if (PB == 2) {
+    const uint32_t v = *(const uint16_t *) p;
+    if (SB == 2) {
+      s[0] = v;
+    } else {
+      s[0] = v & 0xff;
+      s[1] = v >> 8;
+    }
+  } else {
+    for (int k = 0; k < PB; k++)
+      s[k] = p[k];
+  }
+}
+
+/* @n consecutive int32 of shared memory, 16- or 8-byte loads when @n is 4
+ * or 2 (the callers keep those aligned). */
+template <int N>
+__device__ __forceinline__ void
+load_ints (const int32_t * p, int32_t * v)
+{
+  if (N == 4) {
+    const int4 q = *(const int4 *) p;
+    v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+  } else if (N == 2) {
+    const int2 q = *(const int2 *) p;
+    v[0] = q.x; v[1] = q.y;
+  } else {
+    for (int k = 0; k < N; k++)
+      v[k] = p[k];
+  }
+}
+
+template <int N>
+__device__ __forceinline__ void
+store_ints (int32_t * p, const int32_t * v)
+{
+  if (N == 4) {
+    *(int4 *) p = make_int4 (v[0], v[1], v[2], v[3]);
+  } else if (N == 2) {
+    *(int2 *) p = make_int2 (v[0], v[1]);
+  } else {
+    for (int k = 0; k < N; k++)
+      p[k] = v[k];
+  }
+}
+
+/* Shared memory of a fused block, in this order: the intermediate
+ * (inter_rows rows of TW x S int32), the input footprint (in_rows rows of
+ * row_stride bytes), the x weights of the tile's columns (ntx x TW,
+ * tap-major so that a warp reads consecutive words), their first input
+ * pixels relative to the footprint (TW), the y weights of the tile's rows
+ * (th x nty) and their first input rows (th). Taps padded to the bucket
+ * read a few words past a footprint row or the intermediate's last row,
+ * still inside this memory, and weigh them 0. */
+__host__ __device__ inline size_t
+fused_smem_bytes (int S, int tw, int th, int in_rows, int inter_rows,
+    int row_stride, int ntx, int nty)
+{
+  return (size_t) inter_rows * tw * S * 4 + (size_t) in_rows * row_stride +
+      ((size_t) ntx * tw + tw + (size_t) th * nty + th) * 4;
+}
+
+template <int PB, int SB, int TB>
+__global__ void __launch_bounds__ (kThreads)
+fused_kernel (FusedArgs a)
+{
+  typedef typename std::conditional<SB == 1, int32_t, int64_t>::type Acc;
+  constexpr int S = PB / SB;
+  constexpr int V = Group<PB>::V;
+  constexpr int VS = V * S;     /* samples per thread, vertical phase */
+  constexpr int TW = Tile<PB>::W;
+  constexpr int kGroups = TW / V;       /* 32: a warp per output row */
+  const int ntx = TB ? TB : a.x.taps, nty = TB ? TB : a.y.taps;
+  extern __shared__ int4 s_raw[];
+  const int x0 = blockIdx.x * TW, y0 = blockIdx.y * a.th;
+  const int cols = min (TW, a.out_width - x0);
+  const int rows = min (a.th, a.out_height - y0);
+  const Extent ex = a.tiles_x[blockIdx.x], ey = a.tiles_y[blockIdx.y];
+  int32_t *s_inter = (int32_t *) s_raw;
+  uint8_t *s_in = (uint8_t *) (s_inter + a.inter_rows * TW * S);
+  int32_t *s_wx = (int32_t *) (s_in + a.in_rows * a.row_stride);
+  int32_t *s_fx = s_wx + ntx * TW;
+  int32_t *s_wy = s_fx + TW;
+  int32_t *s_fy = s_wy + a.th * nty;
+
+  /* the tables of the tile's columns and rows, taps beyond the axis's 0 */
+  for (int i = threadIdx.x; i < ntx * TW; i += kThreads) {
+    const int t = i / TW, c = i % TW;
+    s_wx[i] = c < cols && t < a.x.taps ?
+        ld (a.x.weights + (x0 + c) * a.x.taps + t) : 0;
+  }
+  for (int c = threadIdx.x; c < TW; c += kThreads)
+    s_fx[c] = c < cols ? ld (a.x.first + x0 + c) - ex.first : 0;
+  for (int i = threadIdx.x; i < a.th * nty; i += kThreads) {
+    const int r = i / nty, t = i - r * nty;
+    s_wy[i] = r < rows && t < a.y.taps ?
+        ld (a.y.weights + (y0 + r) * a.y.taps + t) : 0;
+  }
+  for (int r = threadIdx.x; r < a.th; r += kThreads)
+    s_fy[r] = r < rows ? ld (a.y.first + y0 + r) - ey.first : 0;
+
+  /* the footprint. Aligned planes: whole 16-byte chunks (a chunk holding a
+   * byte of the footprint lies within its row's pitch), the footprint
+   * starting `skew` bytes into the first; otherwise byte by byte. */
+  const int bytes = ex.count * PB;
+  int skew = 0;
+  if (a.src_aligned) {
+    const size_t x_bytes = (size_t) ex.first * PB;
+    skew = (int) (x_bytes & 15);
+    const int chunks = (skew + bytes + 15) >> 4;
+    const uint8_t *base = a.src + (size_t) ey.first * a.src_pitch + x_bytes -
+        skew;
+    for (int i = threadIdx.x; i < ey.count * chunks; i += kThreads) {
+      const int r = i / chunks, k = i - r * chunks;
+      ((int4 *) (s_in + r * a.row_stride))[k] =
+          ld ((const int4 *) (base + (size_t) r * a.src_pitch) + k);
+    }
+  } else {
+    const uint8_t *base = a.src + (size_t) ey.first * a.src_pitch +
+        (size_t) ex.first * PB;
+    for (int i = threadIdx.x; i < ey.count * bytes; i += kThreads) {
+      const int r = i / bytes, b = i - r * bytes;
+      s_in[r * a.row_stride + b] = ld (base + (size_t) r * a.src_pitch + b);
+    }
+  }
+  __syncthreads ();
+
+  /* along x: each thread one output column of several footprint rows, its
+   * weights in registers when TB is known */
+  {
+    const int c = threadIdx.x % TW;
+    int32_t w[TB ? TB : 1];
+
+#pragma unroll
+    for (int t = 0; t < TB; t++)
+      w[t] = s_wx[t * TW + c];
+    if (c < cols) {
+      const uint8_t *p0 = s_in + skew + s_fx[c] * PB;
+      for (int r = threadIdx.x / TW; r < ey.count; r += kThreads / TW) {
+        const uint8_t *p = p0 + r * a.row_stride;
+        Acc acc[S];
+        int32_t h[S];
+
+#pragma unroll
+        for (int k = 0; k < S; k++)
+          acc[k] = kHBias;
+#pragma unroll
+        for (int t = 0; t < ntx; t++) {
+          const Acc wt = TB ? w[TB ? t : 0] : s_wx[t * TW + c];
+          int smp[S];
+
+          load_pixel<PB, SB> (p + t * PB, smp);
+#pragma unroll
+          for (int k = 0; k < S; k++)
+            acc[k] += wt * smp[k];
+        }
+#pragma unroll
+        for (int k = 0; k < S; k++)
+          h[k] = horizontal_of_biased (acc[k]);
+        store_ints<S> (s_inter + (r * TW + c) * S, h);
+      }
+    }
+  }
+  __syncthreads ();
+
+  /* along y: each thread V output pixels (VS samples, 4 bytes) of a row */
+  {
+    const int c0 = (threadIdx.x % kGroups) * V;
+    if (c0 < cols) {
+      const int n = min (V, cols - c0);
+      for (int r = threadIdx.x / kGroups; r < rows; r += kThreads / kGroups) {
+        const int32_t *wr = s_wy + r * nty;
+        const int32_t *h = s_inter + (s_fy[r] * TW + c0) * S;
+        int64_t acc[VS];
+        uint32_t v = 0;
+
+#pragma unroll
+        for (int k = 0; k < VS; k++)
+          acc[k] = kVBias;
+#pragma unroll
+        for (int t = 0; t < nty; t++) {
+          const int64_t wt = wr[t];
+          int32_t hv[VS];
+
+          load_ints<VS> (h + t * TW * S, hv);
+#pragma unroll
+          for (int k = 0; k < VS; k++)
+            acc[k] += wt * hv[k];
+        }
+#pragma unroll
+        for (int k = 0; k < VS; k++)
+          v |= output_of_biased<SB> (acc[k]) << (8 * SB * k);
+        store_group (a.dst + (size_t) (y0 + r) * a.dst_pitch +
+            (size_t) (x0 + c0) * PB, v, n * PB, a.dst_aligned);
+      }
+    }
+  }
+}
+
 size_t
 align_up (size_t n)
 {
   return (n + kAlign - 1) / kAlign * kAlign;
 }
 
-/* Bytes of plane @p's part of the workspace. */
+/* Bytes of plane @p's part of the two-pass workspace. */
 size_t
 plane_workspace_bytes (CfFormat format, int p, int in_height, int out_width)
 {
@@ -209,14 +581,97 @@ plan_ok (const CfResizePlan * plan)
   return true;
 }
 
-/* One plane: sizes, layout, tables in device memory, and where its
- * intermediate rows go in the workspace. */
+/* The footprints of the tiles of @tile outputs along @axis (@out may be
+ * NULL); returns the largest count. */
+int
+tile_extents (const CfResizeAxis * axis, int tile, Extent * out)
+{
+  int span = 0;
+
+  for (int i0 = 0, j = 0; i0 < axis->out_size; i0 += tile, j++) {
+    int lo = axis->first[i0], hi = lo + axis->taps;
+
+    for (int i = i0 + 1; i < axis->out_size && i < i0 + tile; i++) {
+      lo = axis->first[i] < lo ? axis->first[i] : lo;
+      hi = axis->first[i] + axis->taps > hi ? axis->first[i] + axis->taps : hi;
+    }
+    if (out)
+      out[j] = Extent { lo, hi - lo };
+    span = hi - lo > span ? hi - lo : span;
+  }
+  return span;
+}
+
+enum class Kernel { kNearest, kFused, kTwoPass };
+
+/* One plane: sizes, layout, tables in device memory, the kernel that
+ * scales it, and where its intermediate rows go in the workspace. */
 struct PlaneTables {
   int in_width, in_height, out_width, out_height;
   int pixel_bytes, sample_bytes;
+  Kernel kernel;
   Axis x, y;
-  size_t workspace_offset;
+  int tb, th, in_rows, inter_rows, row_stride;  /* fused */
+  size_t smem;
+  const Extent *tiles_x, *tiles_y;
+  size_t workspace_offset;              /* two-pass */
 };
+
+/* Output pixels of a fused tile row for @pb-byte pixels (Tile<PB>::W). */
+int
+tile_width (int pb)
+{
+  return pb == 1 ? 128 : pb == 2 ? 64 : 32;
+}
+
+/* Chooses @t's kernel and, for the fused one, its tap bucket and tile
+ * rows: the most of 32, 16, 8 whose block fits kFullOccupancySmem (7
+ * blocks, 56 warps per SM: latency is what limits this kernel) without
+ * filtering more than 15% more footprint rows, else the most of 32, 16 .. 1
+ * that fit kFusedSmem. */
+void
+choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
+    PlaneTables * t)
+{
+  const int PB = t->pixel_bytes, S = PB / t->sample_bytes;
+  const int tw = tile_width (PB);
+  const CfResizeAxis *x = &plan->x[p], *y = &plan->y[p];
+  const int taps = x->taps > y->taps ? x->taps : y->taps;
+
+  t->kernel = Kernel::kTwoPass;
+  if (kernels == CF_RESIZE_KERNELS_TWO_PASS)
+    return;
+  if (x->taps == 1 && y->taps == 1) {
+    t->kernel = Kernel::kNearest;
+    return;
+  }
+  for (int b : kTapBuckets) {
+    t->tb = b;
+    if (b >= taps)
+      break;
+  }
+  const int ntx = t->tb ? t->tb : x->taps, nty = t->tb ? t->tb : y->taps;
+  const int span_x = tile_extents (x, tw, NULL) + ntx - x->taps;
+  /* room for the skew of the first 16-byte chunk */
+  t->row_stride = (int) ((16 + (size_t) span_x * PB + 15) / 16 * 16);
+  const double rows_per_row_32 = tile_extents (y, 32, NULL) / 32.0;
+  for (int pass = 0; pass < 2; pass++)
+    for (t->th = 32; t->th >= (pass ? 1 : 8); t->th /= 2) {
+      t->in_rows = tile_extents (y, t->th, NULL);
+      t->inter_rows = t->in_rows + nty - y->taps;
+      t->smem = fused_smem_bytes (S, tw, t->th, t->in_rows, t->inter_rows,
+          t->row_stride, ntx, nty);
+      /* first pass: full occupancy, unless short tiles filter many more
+       * footprint rows along x than 32-row tiles would */
+      if (pass == 0 && (t->smem > kFullOccupancySmem ||
+              (double) t->in_rows / t->th > 1.15 * rows_per_row_32))
+        continue;
+      if (t->smem <= kFusedSmem) {
+        t->kernel = Kernel::kFused;
+        return;
+      }
+    }
+}
 
 }  // namespace
 
@@ -225,20 +680,26 @@ struct CfResizeDevicePlan {
   int in_width, in_height, out_width, out_height;
   int n_planes;
   PlaneTables plane[CF_MAX_PLANES];
+  size_t workspace_bytes;
   void *d_tables;               /* one allocation for all the tables */
 };
 
 extern "C" size_t
-cf_resize_workspace_bytes (const CfResizePlan * plan)
+cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan * d_plan)
 {
-  size_t bytes = 0;
+  return d_plan ? d_plan->workspace_bytes : 0;
+}
 
-  if (!plan_ok (plan))
-    return 0;
-  for (int p = 0; p < cf_format_info (plan->format)->n_planes; p++)
-    bytes += plane_workspace_bytes (plan->format, p, plan->in_height,
-        plan->out_width);
-  return bytes;
+extern "C" const char *
+cf_resize_device_plan_describe (const CfResizeDevicePlan * d_plan, int p)
+{
+  static const char *const names[] = { "nearest gather", "fused",
+    "two-pass"
+  };
+
+  if (!d_plan || p < 0 || p >= d_plan->n_planes)
+    return NULL;
+  return names[(int) d_plan->plane[p].kernel];
 }
 
 extern "C" void
@@ -250,20 +711,59 @@ cf_resize_device_plan_free (CfResizeDevicePlan * d_plan)
   free (d_plan);
 }
 
+/* Lets fused_kernel<PB, SB, TB> use kFusedSmem of shared memory. */
+template <int PB, int SB, int TB>
+cudaError_t
+allow_fused_smem ()
+{
+  cudaError_t err = cudaFuncSetAttribute (fused_kernel<PB, SB, TB>,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) kFusedSmem);
+
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute (fused_kernel<PB, SB, TB>,
+        cudaFuncAttributePreferredSharedMemoryCarveout,
+        cudaSharedmemCarveoutMaxShared);
+  return err;
+}
+
+/* Calls F<PB, SB, TB> () for the bucket @tb. */
+#define CF_RESIZE_FOR_BUCKET(F, PB, SB, tb, ...)                    \
+  ((tb) == 2 ? F<PB, SB, 2> (__VA_ARGS__) :                         \
+   (tb) == 4 ? F<PB, SB, 4> (__VA_ARGS__) :                         \
+   (tb) == 8 ? F<PB, SB, 8> (__VA_ARGS__) :                         \
+   (tb) == 12 ? F<PB, SB, 12> (__VA_ARGS__) :                       \
+   (tb) == 16 ? F<PB, SB, 16> (__VA_ARGS__) :                       \
+   F<PB, SB, 0> (__VA_ARGS__))
+
+cudaError_t
+allow_fused_smem (int pb, int sb, int tb)
+{
+  switch (pb * 10 + sb) {
+    case 11: return CF_RESIZE_FOR_BUCKET (allow_fused_smem, 1, 1, tb);
+    case 21: return CF_RESIZE_FOR_BUCKET (allow_fused_smem, 2, 1, tb);
+    case 22: return CF_RESIZE_FOR_BUCKET (allow_fused_smem, 2, 2, tb);
+    case 31: return CF_RESIZE_FOR_BUCKET (allow_fused_smem, 3, 1, tb);
+    case 41: return CF_RESIZE_FOR_BUCKET (allow_fused_smem, 4, 1, tb);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
 extern "C" cudaError_t
-cf_resize_device_plan_new (const CfResizePlan * plan,
+cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
     CfResizeDevicePlan ** d_plan)
 {
-  const CfResizeAxis *axes[CF_MAX_PLANES][2];
-  size_t offset[CF_MAX_PLANES][2][2], total = 0, ws = 0;
+  /* per plane: x first, x weights, y first, y weights, x tiles, y tiles */
+  enum { kTables = 6 };
+  size_t offset[CF_MAX_PLANES][kTables], total = 0;
   CfResizeDevicePlan *dp;
   uint8_t *host;
-  cudaError_t err;
+  cudaError_t err = cudaSuccess;
 
   if (!d_plan)
     return cudaErrorInvalidValue;
   *d_plan = NULL;
-  if (!plan_ok (plan))
+  if (!plan_ok (plan) || (kernels != CF_RESIZE_KERNELS_AUTO &&
+          kernels != CF_RESIZE_KERNELS_TWO_PASS))
     return cudaErrorInvalidValue;
   if (!(dp = (CfResizeDevicePlan *) calloc (1, sizeof (*dp))))
     return cudaErrorMemoryAllocation;
@@ -274,29 +774,69 @@ cf_resize_device_plan_new (const CfResizePlan * plan,
   dp->out_height = plan->out_height;
   dp->n_planes = cf_format_info (plan->format)->n_planes;
 
-  /* the layout of the tables: per plane and axis, first[] then weights[] */
   for (int p = 0; p < dp->n_planes; p++) {
-    axes[p][0] = &plan->x[p];
-    axes[p][1] = &plan->y[p];
-    for (int a = 0; a < 2; a++) {
-      offset[p][a][0] = total;
-      total += align_up (sizeof (int32_t) * axes[p][a]->out_size);
-      offset[p][a][1] = total;
-      total += align_up (sizeof (int32_t) * axes[p][a]->out_size *
-          axes[p][a]->taps);
+    const CfPlaneLayout *l = &cf_format_info (plan->format)->plane[p];
+    const CfResizeAxis *x = &plan->x[p], *y = &plan->y[p];
+    PlaneTables *t = &dp->plane[p];
+    const size_t bytes[kTables] = {
+      sizeof (int32_t) * x->out_size,
+      sizeof (int32_t) * x->out_size * x->taps,
+      sizeof (int32_t) * y->out_size,
+      sizeof (int32_t) * y->out_size * y->taps,
+      0, 0
+    };
+
+    t->in_width = x->in_size;
+    t->out_width = x->out_size;
+    t->in_height = y->in_size;
+    t->out_height = y->out_size;
+    t->pixel_bytes = l->pixel_bytes;
+    t->sample_bytes = l->sample_bytes;
+    t->x.taps = x->taps;
+    t->y.taps = y->taps;
+    choose_kernel (plan, p, kernels, t);
+    for (int k = 0; k < kTables; k++) {
+      size_t b = bytes[k];
+      if (t->kernel == Kernel::kFused && k == 4)
+        b = sizeof (Extent) * ((t->out_width + tile_width (t->pixel_bytes) -
+                1) / tile_width (t->pixel_bytes));
+      if (t->kernel == Kernel::kFused && k == 5)
+        b = sizeof (Extent) * ((t->out_height + t->th - 1) / t->th);
+      offset[p][k] = total;
+      total += align_up (b);
     }
+    if (t->kernel == Kernel::kTwoPass) {
+      t->workspace_offset = dp->workspace_bytes;
+      dp->workspace_bytes += plane_workspace_bytes (plan->format, p,
+          plan->in_height, plan->out_width);
+    } else if (t->kernel == Kernel::kFused && err == cudaSuccess) {
+      err = allow_fused_smem (t->pixel_bytes, t->sample_bytes, t->tb);
+    }
+  }
+  if (err != cudaSuccess) {
+    free (dp);
+    return err;
   }
   if (!(host = (uint8_t *) calloc (1, total))) {
     free (dp);
     return cudaErrorMemoryAllocation;
   }
-  for (int p = 0; p < dp->n_planes; p++)
-    for (int a = 0; a < 2; a++) {
-      memcpy (host + offset[p][a][0], axes[p][a]->first,
-          sizeof (int32_t) * axes[p][a]->out_size);
-      memcpy (host + offset[p][a][1], axes[p][a]->weights,
-          sizeof (int32_t) * axes[p][a]->out_size * axes[p][a]->taps);
+  for (int p = 0; p < dp->n_planes; p++) {
+    const CfResizeAxis *x = &plan->x[p], *y = &plan->y[p];
+    const PlaneTables *t = &dp->plane[p];
+
+    memcpy (host + offset[p][0], x->first, sizeof (int32_t) * x->out_size);
+    memcpy (host + offset[p][1], x->weights,
+        sizeof (int32_t) * x->out_size * x->taps);
+    memcpy (host + offset[p][2], y->first, sizeof (int32_t) * y->out_size);
+    memcpy (host + offset[p][3], y->weights,
+        sizeof (int32_t) * y->out_size * y->taps);
+    if (t->kernel == Kernel::kFused) {
+      tile_extents (x, tile_width (t->pixel_bytes),
+          (Extent *) (host + offset[p][4]));
+      tile_extents (y, t->th, (Extent *) (host + offset[p][5]));
     }
+  }
 
   /* an asynchronous copy from pageable memory may return before the data
    * has landed: wait for it, so that any stream may read the tables */
@@ -313,25 +853,15 @@ cf_resize_device_plan_new (const CfResizePlan * plan,
   }
 
   for (int p = 0; p < dp->n_planes; p++) {
-    const CfPlaneLayout *l = &cf_format_info (plan->format)->plane[p];
-    PlaneTables *t = &dp->plane[p];
     const uint8_t *base = (const uint8_t *) dp->d_tables;
-    Axis *ax[2] = { &t->x, &t->y };
+    PlaneTables *t = &dp->plane[p];
 
-    t->in_width = plan->x[p].in_size;
-    t->out_width = plan->x[p].out_size;
-    t->in_height = plan->y[p].in_size;
-    t->out_height = plan->y[p].out_size;
-    t->pixel_bytes = l->pixel_bytes;
-    t->sample_bytes = l->sample_bytes;
-    for (int a = 0; a < 2; a++) {
-      ax[a]->first = (const int32_t *) (base + offset[p][a][0]);
-      ax[a]->weights = (const int32_t *) (base + offset[p][a][1]);
-      ax[a]->taps = axes[p][a]->taps;
-    }
-    t->workspace_offset = ws;
-    ws += plane_workspace_bytes (plan->format, p, plan->in_height,
-        plan->out_width);
+    t->x.first = (const int32_t *) (base + offset[p][0]);
+    t->x.weights = (const int32_t *) (base + offset[p][1]);
+    t->y.first = (const int32_t *) (base + offset[p][2]);
+    t->y.weights = (const int32_t *) (base + offset[p][3]);
+    t->tiles_x = (const Extent *) (base + offset[p][4]);
+    t->tiles_y = (const Extent *) (base + offset[p][5]);
   }
   *d_plan = dp;
   return cudaSuccess;
@@ -339,48 +869,77 @@ cf_resize_device_plan_new (const CfResizePlan * plan,
 
 namespace {
 
-/* The arguments of plane @p's two launches. */
-void
-plane_args (const CfResizeDevicePlan * dp, int p, const CfImage * d_src,
-    const CfImage * d_dst, void *d_workspace, HorizontalArgs * h,
-    VerticalArgs * v)
+bool
+aligned (const void *p, size_t pitch, size_t to)
 {
-  const PlaneTables *t = &dp->plane[p];
-  int32_t *inter = (int32_t *) ((uint8_t *) d_workspace + t->workspace_offset);
-  const int row_samples = t->out_width * (t->pixel_bytes / t->sample_bytes);
-
-  h->src = (const uint8_t *) d_src->data[p];
-  h->src_pitch = d_src->pitch[p];
-  h->inter = inter;
-  h->row_samples = row_samples;
-  h->rows = t->in_height;
-  h->x = t->x;
-  v->inter = inter;
-  v->row_samples = row_samples;
-  v->rows = t->out_height;
-  v->dst = (uint8_t *) d_dst->data[p];
-  v->dst_pitch = d_dst->pitch[p];
-  v->y = t->y;
+  return ((uintptr_t) p | pitch) % to == 0;
 }
 
 template <int PB, int SB>
 void
-launch_horizontal (const HorizontalArgs & a, cudaStream_t stream)
+launch_two_pass (const PlaneTables * t, const CfImage * d_src, int p,
+    const CfImage * d_dst, void *d_workspace, cudaStream_t stream)
 {
+  const int row_samples = t->out_width * (PB / SB);
+  int32_t *inter = (int32_t *) ((uint8_t *) d_workspace + t->workspace_offset);
+  const HorizontalArgs h = { (const uint8_t *) d_src->data[p],
+    d_src->pitch[p], inter, row_samples, t->in_height, t->x
+  };
+  const VerticalArgs v = { inter, row_samples, t->out_height,
+    (uint8_t *) d_dst->data[p], d_dst->pitch[p], t->y
+  };
   dim3 grid, block;
 
-  launch_shape (a.row_samples, a.rows, &grid, &block);
-  horizontal_kernel<PB, SB><<<grid, block, 0, stream>>> (a);
+  launch_shape (row_samples, t->in_height, &grid, &block);
+  horizontal_kernel<PB, SB><<<grid, block, 0, stream>>> (h);
+  if (cudaPeekAtLastError () != cudaSuccess)
+    return;
+  launch_shape (row_samples, t->out_height, &grid, &block);
+  vertical_kernel<SB><<<grid, block, 0, stream>>> (v);
 }
 
-template <int SB>
-void
-launch_vertical (const VerticalArgs & a, cudaStream_t stream)
+template <int PB, int SB, int TB>
+int
+launch_fused (const FusedArgs & a, dim3 grid, size_t smem,
+    cudaStream_t stream)
 {
-  dim3 grid, block;
+  fused_kernel<PB, SB, TB><<<grid, kThreads, smem, stream>>> (a);
+  return 0;
+}
 
-  launch_shape (a.row_samples, a.rows, &grid, &block);
-  vertical_kernel<SB><<<grid, block, 0, stream>>> (a);
+template <int PB, int SB>
+void
+launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
+    const CfImage * d_dst, void *d_workspace, cudaStream_t stream)
+{
+  const uint8_t *src = (const uint8_t *) d_src->data[p];
+  uint8_t *dst = (uint8_t *) d_dst->data[p];
+
+  if (t->kernel == Kernel::kNearest) {
+    const NearestArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
+      t->out_width, t->out_height, t->x.first, t->y.first,
+      aligned (src, d_src->pitch[p], 4), aligned (dst, d_dst->pitch[p], 16)
+    };
+    const int groups = (t->out_width + Gather<PB>::G - 1) / Gather<PB>::G;
+    const dim3 block (32, kThreads / 32);
+    const dim3 grid ((groups + 31) / 32,
+        (t->out_height + block.y - 1) / block.y);
+
+    nearest_kernel<PB><<<grid, block, 0, stream>>> (a);
+  } else if (t->kernel == Kernel::kFused) {
+    const FusedArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
+      t->out_width, t->out_height, t->th, t->in_rows, t->inter_rows,
+      t->row_stride, t->x, t->y, t->tiles_x, t->tiles_y,
+      aligned (src, d_src->pitch[p], 16), aligned (dst, d_dst->pitch[p], 4)
+    };
+    const dim3 grid ((t->out_width + Tile<PB>::W - 1) / Tile<PB>::W,
+        (t->out_height + t->th - 1) / t->th);
+
+    CF_RESIZE_FOR_BUCKET (launch_fused, PB, SB, t->tb, a, grid, t->smem,
+        stream);
+  } else {
+    launch_two_pass<PB, SB> (t, d_src, p, d_dst, d_workspace, stream);
+  }
 }
 
 }  // namespace
@@ -389,7 +948,8 @@ extern "C" cudaError_t
 cf_resize_cuda (const CfResizeDevicePlan * d_plan, const CfImage * d_src,
     const CfImage * d_dst, void *d_workspace, cudaStream_t stream)
 {
-  if (!d_plan || !d_workspace || cf_image_check (d_src) != 0
+  if (!d_plan || (d_plan->workspace_bytes > 0 && !d_workspace)
+      || cf_image_check (d_src) != 0
       || cf_image_check (d_dst) != 0 || d_src->format != d_plan->format
       || d_dst->format != d_plan->format
       || d_src->width != d_plan->in_width
@@ -400,25 +960,16 @@ cf_resize_cuda (const CfResizeDevicePlan * d_plan, const CfImage * d_src,
 
   for (int p = 0; p < d_plan->n_planes; p++) {
     const PlaneTables *t = &d_plan->plane[p];
-    HorizontalArgs h;
-    VerticalArgs v;
     cudaError_t err;
 
-    plane_args (d_plan, p, d_src, d_dst, d_workspace, &h, &v);
     switch (t->pixel_bytes * 10 + t->sample_bytes) {
-      case 11: launch_horizontal<1, 1> (h, stream); break;
-      case 21: launch_horizontal<2, 1> (h, stream); break;
-      case 22: launch_horizontal<2, 2> (h, stream); break;
-      case 31: launch_horizontal<3, 1> (h, stream); break;
-      case 41: launch_horizontal<4, 1> (h, stream); break;
+      case 11: launch_plane<1, 1> (t, d_src, p, d_dst, d_workspace, stream); break;
+      case 21: launch_plane<2, 1> (t, d_src, p, d_dst, d_workspace, stream); break;
+      case 22: launch_plane<2, 2> (t, d_src, p, d_dst, d_workspace, stream); break;
+      case 31: launch_plane<3, 1> (t, d_src, p, d_dst, d_workspace, stream); break;
+      case 41: launch_plane<4, 1> (t, d_src, p, d_dst, d_workspace, stream); break;
       default: return cudaErrorInvalidValue;
     }
-    if ((err = cudaGetLastError ()) != cudaSuccess)
-      return err;
-    if (t->sample_bytes == 2)
-      launch_vertical<2> (v, stream);
-    else
-      launch_vertical<1> (v, stream);
     if ((err = cudaGetLastError ()) != cudaSuccess)
       return err;
   }

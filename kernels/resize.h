@@ -151,28 +151,44 @@ double cf_resize_model (const CfResizePlan * plan, const CfImage * src,
     int plane, int x, int y, int k);
 
 #ifdef HAVE_CUDA
-/* A plan's tables in device memory. */
+/* A plan's tables in device memory, with the kernels chosen for it. */
 typedef struct CfResizeDevicePlan CfResizeDevicePlan;
 
+/* Which kernels scale the planes (resize.cu describes them). */
+typedef enum {
+  /* nearest: a gather; other methods: one fused launch per plane whose
+   * tiles fit in shared memory, else the two passes. The default. */
+  CF_RESIZE_KERNELS_AUTO,
+  /* the two passes for every plane (tests and benchmarks compare them) */
+  CF_RESIZE_KERNELS_TWO_PASS
+} CfResizeKernels;
+
 /* Copies @plan's tables to the device (synchronously: at negotiation; the
- * copy is complete when this returns, whatever stream later reads it). */
+ * copy is complete when this returns, whatever stream later reads it) and
+ * chooses the kernels. */
 cudaError_t cf_resize_device_plan_new (const CfResizePlan * plan,
-    CfResizeDevicePlan ** d_plan);
+    CfResizeKernels kernels, CfResizeDevicePlan ** d_plan);
 /* Safe on NULL. */
 void cf_resize_device_plan_free (CfResizeDevicePlan * d_plan);
 
-/* Device scratch for the intermediate rows of one frame in flight: for each
- * plane, in_height rows of out_width x samples-per-pixel int32 (each plane's
- * part rounded up to 256 bytes). Frames scaled concurrently need one each.
- * 0 for a bad plan. */
-size_t cf_resize_workspace_bytes (const CfResizePlan * plan);
+/* Device scratch that one frame in flight needs: for each plane scaled in
+ * two passes, in_height rows of out_width x samples-per-pixel int32 (each
+ * plane's part rounded up to 256 bytes). 0 when every plane takes a
+ * one-launch kernel, or for NULL. Frames scaled concurrently need one each. */
+size_t cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan *
+    d_plan);
+/* The kernel of plane @p: "nearest gather", "fused" or "two-pass"; NULL
+ * for a bad plane. */
+const char *cf_resize_device_plan_describe (const CfResizeDevicePlan *
+    d_plan, int p);
 
 /* GPU launcher: scales @d_src into @d_dst (device images, any pitch and
- * alignment) on @stream, two launches per plane; only the samples of
- * @d_dst's rows are written. @d_workspace holds
- * cf_resize_workspace_bytes () of the plan. Returns cudaErrorInvalidValue
- * when an argument is missing or an image does not match the plan,
- * otherwise the launches' error. */
+ * alignment; 16-byte aligned planes and pitches read fastest) on @stream,
+ * one or two launches per plane; only the samples of @d_dst's rows are
+ * written. @d_workspace holds cf_resize_device_plan_workspace_bytes () (may
+ * be NULL when that is 0). Returns cudaErrorInvalidValue when an argument
+ * is missing or an image does not match the plan, otherwise the launches'
+ * error. */
 cudaError_t cf_resize_cuda (const CfResizeDevicePlan * d_plan,
     const CfImage * d_src, const CfImage * d_dst, void *d_workspace,
     cudaStream_t stream);

@@ -6,8 +6,9 @@
  * cf_resize_cpu () within 1 LSB of the float64 model cf_resize_model () on
  * random pictures, every method and format, videoscale's size matrix.
  * CF_TEST_BACKEND=cuda: cf_resize_cuda () bit-exact against cf_resize_cpu ()
- * over the same matrix, every method and format, random and constant
- * pictures, padded pitches whose padding must stay untouched.
+ * over the same matrix and video sizes, every method and format, random and
+ * constant pictures, unaligned and aligned padded pitches whose padding must
+ * stay untouched, with each of the kernels (gather, fused, two passes).
  */
 #include "cf-test.h"
 #include "resize.h"
@@ -44,8 +45,12 @@ typedef struct
   size_t row[CF_MAX_PLANES];    /* bytes of samples in a row */
 } Frame;
 
-/* Allocates a @width x @height picture of @format, pitch row bytes + @extra,
- * every byte MARKER. */
+/* frame_init ()'s @extra for pitches of a multiple of 64 bytes, at least
+ * 64 beyond the row: the GPU kernels' 16-byte loads */
+#define ALIGNED_PITCH ((size_t) -1)
+
+/* Allocates a @width x @height picture of @format, pitch row bytes + @extra
+ * (or ALIGNED_PITCH), every byte MARKER. */
 static void
 frame_init (Frame * f, CfFormat format, int width, int height, size_t extra)
 {
@@ -63,7 +68,8 @@ frame_init (Frame * f, CfFormat format, int width, int height, size_t extra)
     f->pb[p] = info->plane[p].pixel_bytes;
     f->sb[p] = info->plane[p].sample_bytes;
     f->row[p] = cf_plane_row_bytes (format, p, width);
-    f->img.pitch[p] = f->row[p] + extra;
+    f->img.pitch[p] = extra == ALIGNED_PITCH ?
+        (f->row[p] + 63) / 64 * 64 + 64 : f->row[p] + extra;
     f->img.data[p] = g_malloc (f->img.pitch[p] * f->h[p]);
     memset (f->img.data[p], MARKER, f->img.pitch[p] * f->h[p]);
   }
@@ -671,18 +677,29 @@ device_finish (CfImage * d, Frame * f)
       CHECK_CUDA (cudaFree (d->data[p]));
 }
 
-/* Scales a random picture (pitches of row bytes + 48) or a constant one
- * (pitches of exactly a row) with @method on both backends and compares
- * every sample. The device output is poisoned before the launch: its
- * padding must still hold POISON after it, and no sample may (a constant
- * picture has none). */
+/* How gpu_check () lays out and fills its pictures. */
+typedef enum
+{
+  RANDOM_PADDED,                /* pitch row + 48: mostly unaligned rows */
+  RANDOM_ALIGNED,               /* pitch a multiple of 64, with padding */
+  CONSTANT_DENSE                /* pitch exactly a row */
+} Layout;
+
+/* Scales a picture laid out as @layout with @method on both backends (the
+ * GPU with @kernels) and compares every sample. The device output is
+ * poisoned before the launch: its padding must still hold POISON after it,
+ * and no sample may (a constant picture has none). */
 static void
 gpu_check (CfFormat format, CfResizeMethod method, const int *size,
-    int cosited, gboolean random)
+    int cosited, Layout layout, CfResizeKernels kernels)
 {
-  const size_t extra = random ? 48 : 0;
-  char *what = describe (format, method, size, random ? "random, padded" :
-      "constant");
+  static const char *const layouts[] = { "random, padded",
+    "random, aligned", "constant"
+  };
+  const gboolean random = layout != CONSTANT_DENSE;
+  const size_t extra = layout == RANDOM_PADDED ? 48 :
+      layout == RANDOM_ALIGNED ? ALIGNED_PITCH : 0;
+  char *what = describe (format, method, size, layouts[layout]);
   CfResizeDevicePlan *d_plan;
   CfResizePlan plan;
   Frame src, want, got;
@@ -699,18 +716,20 @@ gpu_check (CfFormat format, CfResizeMethod method, const int *size,
   frame_init (&got, format, size[2], size[3], extra);
   g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &want.img), ==, 0);
 
-  if (cf_resize_workspace_bytes (&plan) > gpu_ws_bytes) {
-    gpu_ws_bytes = cf_resize_workspace_bytes (&plan);
+  CHECK_CUDA (cf_resize_device_plan_new (&plan, kernels, &d_plan));
+  if (cf_resize_device_plan_workspace_bytes (d_plan) > gpu_ws_bytes) {
+    gpu_ws_bytes = cf_resize_device_plan_workspace_bytes (d_plan);
     CHECK_CUDA (cudaFree (gpu_ws));
     CHECK_CUDA (cudaMalloc (&gpu_ws, gpu_ws_bytes));
   }
-  CHECK_CUDA (cf_resize_device_plan_new (&plan, &d_plan));
   device_init (&src, &d_src, FALSE);
   device_init (&got, &d_dst, TRUE);
   CHECK_CUDA (cf_resize_cuda (d_plan, &d_src, &d_dst, gpu_ws, gpu_stream));
   device_finish (&d_dst, &got);
   device_finish (&d_src, NULL);
 
+  if (g_test_verbose ())
+    g_print ("%s: %s\n", what, cf_resize_device_plan_describe (d_plan, 0));
   check_samples (&got, &want, what);
   check_padding (&got, POISON, what);
   cf_resize_device_plan_free (d_plan);
@@ -738,8 +757,9 @@ gpu_end (void)
   g_rand_free (gpu_rand);
 }
 
-/* Every format and method over the matrix, random and constant; the chroma
- * siting varies with the size. */
+/* Every format and method over the matrix, random (unaligned and aligned
+ * rows) and constant, with the kernels chosen for the plan and with the two
+ * passes; the chroma siting varies with the size. */
 static void
 test_cuda_matrix (void)
 {
@@ -749,24 +769,88 @@ test_cuda_matrix (void)
   for (f = 0; f < CF_FORMAT_COUNT; f++)
     for (m = 0; m < N_METHODS; m++)
       for (s = 0; s < G_N_ELEMENTS (matrix); s++) {
-        gpu_check (f, m, matrix[s], s % 4, TRUE);
-        gpu_check (f, m, matrix[s], s % 4, FALSE);
+        gpu_check (f, m, matrix[s], s % 4, RANDOM_PADDED,
+            CF_RESIZE_KERNELS_AUTO);
+        gpu_check (f, m, matrix[s], s % 4, RANDOM_ALIGNED,
+            CF_RESIZE_KERNELS_AUTO);
+        gpu_check (f, m, matrix[s], s % 4, CONSTANT_DENSE,
+            CF_RESIZE_KERNELS_AUTO);
+        gpu_check (f, m, matrix[s], s % 4, RANDOM_ALIGNED,
+            CF_RESIZE_KERNELS_TWO_PASS);
       }
   gpu_end ();
 }
 
-/* 4K to 1080p, bilinear, RGBA and NV12 (centred and co-sited chroma) */
+/* The benchmark's sizes, every method: 4K to 1080p and back, 1080p to
+ * 720p, RGBA, NV12 (centred and co-sited chroma) and I420, so that the
+ * fused kernel's many full and partial tiles are compared too. */
 static void
-test_cuda_4k (void)
+test_cuda_video_sizes (void)
 {
-  static const int size[4] = { 3840, 2160, 1920, 1080 };
+  static const int sizes[][4] = {
+    {3840, 2160, 1920, 1080}, {1920, 1080, 3840, 2160},
+    {1920, 1080, 1280, 720}, {1280, 720, 1920, 1080},
+  };
+  guint m, s;
 
   gpu_begin ();
-  gpu_check (CF_FORMAT_RGBA, CF_RESIZE_BILINEAR, size, 0, TRUE);
-  gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, size, 0, TRUE);
-  gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, size, 3, TRUE);
-  gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, size, 3, FALSE);
+  for (m = 0; m < N_METHODS; m++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      gpu_check (CF_FORMAT_RGBA, m, sizes[s], 0, RANDOM_ALIGNED,
+          CF_RESIZE_KERNELS_AUTO);
+      gpu_check (CF_FORMAT_NV12, m, sizes[s], s & 1 ? 3 : 0, RANDOM_ALIGNED,
+          CF_RESIZE_KERNELS_AUTO);
+      gpu_check (CF_FORMAT_I420, m, sizes[s], 1, RANDOM_PADDED,
+          CF_RESIZE_KERNELS_AUTO);
+    }
+  gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, sizes[0], 3, CONSTANT_DENSE,
+      CF_RESIZE_KERNELS_AUTO);
   gpu_end ();
+}
+
+/* The kernels AUTO chooses: the gather for nearest, the fused kernel for
+ * video sizes, the two passes where a tile's footprint is too large for
+ * shared memory (so that the matrix above exercises all three). */
+static void
+test_cuda_kernels (void)
+{
+  static const struct
+  {
+    CfResizeMethod method;
+    int size[4];
+    const char *kernel;
+  } cases[] = {
+    {CF_RESIZE_NEAREST, {3840, 2160, 1920, 1080}, "nearest gather"},
+    {CF_RESIZE_BILINEAR, {3840, 2160, 1920, 1080}, "fused"},
+    {CF_RESIZE_LANCZOS, {3840, 2160, 1920, 1080}, "fused"},
+    {CF_RESIZE_BICUBIC, {1920, 1080, 3840, 2160}, "fused"},
+    {CF_RESIZE_AREA, {641, 481, 111, 30}, "fused"},
+    {CF_RESIZE_LANCZOS, {640, 480, 1, 1}, "two-pass"},
+    {CF_RESIZE_BILINEAR, {640, 480, 320, 1}, "two-pass"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    CfResizeDevicePlan *d_plan;
+    CfResizePlan plan;
+
+    g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_RGBA,
+            cases[i].method, cases[i].size[0], cases[i].size[1],
+            cases[i].size[2], cases[i].size[3], 0, 0), ==, 0);
+    CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
+            &d_plan));
+    g_assert_cmpstr (cf_resize_device_plan_describe (d_plan, 0), ==,
+        cases[i].kernel);
+    g_assert_cmpuint (cf_resize_device_plan_workspace_bytes (d_plan) > 0, ==,
+        strcmp (cases[i].kernel, "two-pass") == 0);
+    cf_resize_device_plan_free (d_plan);
+    CHECK_CUDA (cf_resize_device_plan_new (&plan,
+            CF_RESIZE_KERNELS_TWO_PASS, &d_plan));
+    g_assert_cmpstr (cf_resize_device_plan_describe (d_plan, 0), ==,
+        "two-pass");
+    cf_resize_device_plan_free (d_plan);
+    cf_resize_plan_clear (&plan);
+  }
 }
 
 static void
@@ -780,12 +864,13 @@ test_cuda_invalid (void)
   int p;
 
   gpu_begin ();
-  g_assert_cmpint (cf_resize_device_plan_new (&empty, &d_plan), ==,
-      cudaErrorInvalidValue);
+  g_assert_cmpint (cf_resize_device_plan_new (&empty, CF_RESIZE_KERNELS_AUTO,
+          &d_plan), ==, cudaErrorInvalidValue);
   g_assert_null (d_plan);
-  g_assert_cmpint (cf_resize_device_plan_new (NULL, &d_plan), ==,
-      cudaErrorInvalidValue);
-  g_assert_cmpuint (cf_resize_workspace_bytes (&empty), ==, 0);
+  g_assert_cmpint (cf_resize_device_plan_new (NULL, CF_RESIZE_KERNELS_AUTO,
+          &d_plan), ==, cudaErrorInvalidValue);
+  g_assert_cmpuint (cf_resize_device_plan_workspace_bytes (NULL), ==, 0);
+  g_assert_null (cf_resize_device_plan_describe (NULL, 0));
   cf_resize_device_plan_free (NULL);
 
   /* NV12 6x4 to 3x2: a chroma row is 6 bytes */
@@ -793,8 +878,10 @@ test_cuda_invalid (void)
   frame_init (&dst, CF_FORMAT_NV12, 3, 2, 0);
   g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_NV12,
           CF_RESIZE_BICUBIC, 6, 4, 3, 2, 0, 0), ==, 0);
-  CHECK_CUDA (cf_resize_device_plan_new (&plan, &d_plan));
-  gpu_ws_bytes = cf_resize_workspace_bytes (&plan);
+  CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_TWO_PASS,
+          &d_plan));
+  gpu_ws_bytes = cf_resize_device_plan_workspace_bytes (d_plan);
+  g_assert_cmpuint (gpu_ws_bytes, >, 0);
   CHECK_CUDA (cudaMalloc (&gpu_ws, gpu_ws_bytes));
   device_init (&src, &d_src, FALSE);
   device_init (&dst, &d_dst, TRUE);
@@ -848,7 +935,8 @@ main (int argc, char **argv)
 #ifdef HAVE_CUDA
   if (cf_test_want_cuda ()) {
     g_test_add_func ("/resize/cuda/matrix", test_cuda_matrix);
-    g_test_add_func ("/resize/cuda/4k", test_cuda_4k);
+    g_test_add_func ("/resize/cuda/video-sizes", test_cuda_video_sizes);
+    g_test_add_func ("/resize/cuda/kernels", test_cuda_kernels);
     g_test_add_func ("/resize/cuda/invalid", test_cuda_invalid);
   }
 #endif

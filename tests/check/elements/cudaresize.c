@@ -1053,6 +1053,40 @@ GST_START_TEST (test_allocation)
 
 GST_END_TEST;
 
+/* Downstream (the harness) offers no pool: the output buffers still come
+ * from a pool (nothing is allocated per frame), of pinned memory on CUDA
+ * (downloads at full speed), and are right. */
+GST_START_TEST (test_output_pool)
+{
+  GstVideoInfo in, out;
+  GstHarness *h;
+  guint i;
+
+  cf_check_set_info (&in, "RGBA", 64, 48);
+  h = harness_for (cf_check_element_new ("cudaresize", NULL), &in, FIXED,
+      "RGBA", 32, 24, 1, 1);
+  check_src_caps (h, &out, "RGBA", 32, 24, 1, 1);
+  for (i = 0; i < 4; i++)
+    push_frame (h, &in, cf_check_frame_new (&in, prng, i * FRAME_DURATION,
+            FRAME_DURATION, FALSE), &out, CF_RESIZE_BILINEAR, TRUE, i);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < 4; i++) {
+    GstBuffer *buf = gst_harness_try_pull (h);
+    guint m;
+
+    fail_unless (buf != NULL, "buffer %u did not come out", i);
+    fail_unless (buf->pool != NULL, "buffer %u is not from a pool", i);
+    for (m = 0; cf_test_want_cuda () && m < gst_buffer_n_memory (buf); m++)
+      fail_unless (gst_memory_is_type (gst_buffer_peek_memory (buf, m),
+              "CfPinnedMemory"), "buffer %u is not pinned", i);
+    check_output (buf, i);
+    gst_buffer_unref (buf);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaresize_suite (void)
 {
@@ -1076,6 +1110,7 @@ cudaresize_suite (void)
   tcase_add_loop_test (tc, test_crop, 0, 2);
   tcase_add_test (tc, test_padded_strides);
   tcase_add_test (tc, test_allocation);
+  tcase_add_test (tc, test_output_pool);
   return s;
 }
 
