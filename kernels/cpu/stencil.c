@@ -1,0 +1,460 @@
+/* Plans for kernels/stencil.cu, the CPU reference, and the float64 model
+ * (see stencil.h).
+ *
+ * cf_stencil_plan_init () turns the taps into the fixed-point weights both
+ * backends use. cf_stencil_cpu () works row by row on each plane, in exact
+ * int64 sums (the GPU may sum in int32 where stencil.h's bounds allow; the
+ * sums, and so the bytes, are the same):
+ * - HORIZONTAL: each input row is first extended by the radius on both
+ *   sides (borders applied once), then correlated;
+ * - VERTICAL: each output row sums the input rows its taps reach, mapped
+ *   through the border;
+ * - BOTH: input row v (v from -radius_y to height - 1 + radius_y, mapped
+ *   through the border) goes through the horizontal pass into a ring of
+ *   2 radius_y + 1 intermediate rows (row v in slot v mod the ring's size),
+ *   so each one is made once and memory stays small for any size.
+ */
+#include "../stencil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INTER_SHIFT(bits) ((bits) - CF_STENCIL_INTER_BITS)
+#define BOTH_SHIFT(bits) ((bits) + CF_STENCIL_INTER_BITS)
+
+/* ---- borders ---- */
+
+/* i mod n in 0 .. n - 1, for negative i too */
+static int
+modulo (int i, int n)
+{
+  const int m = i % n;
+
+  return m < 0 ? m + n : m;
+}
+
+int
+cf_stencil_border_index (CfStencilBorder border, int i, int n)
+{
+  int period, m;
+
+  if (n < 1)
+    return -1;
+  if (i >= 0 && i < n)
+    return i;
+  switch (border) {
+    case CF_STENCIL_CLAMP:
+      return i < 0 ? 0 : n - 1;
+    case CF_STENCIL_MIRROR:
+      if (n == 1)
+        return 0;
+      /* reflections about 0 and n - 1 repeat every 2 (n - 1) */
+      period = 2 * (n - 1);
+      m = modulo (i, period);
+      return m < n ? m : period - m;
+    case CF_STENCIL_WRAP:
+      return modulo (i, n);
+    default:
+      return -1;
+  }
+}
+
+/* ---- the plan ---- */
+
+/* Whether sample @k of a pixel of plane @p of @info is alpha: channel 3 of
+ * the RGB family (format.h names it "A"; gray and YUV have fewer channels,
+ * and the x of RGBx is padding, channel -1). */
+static int
+is_alpha (const CfFormatInfo * info, int p, int k)
+{
+  return info->n_channels == 4 && info->channel_names[3]
+      && strcmp (info->channel_names[3], "A") == 0
+      && info->plane[p].channel[k] == 3;
+}
+
+/* The taps of @axis as doubles into @w (divided by their sum when
+ * normalized) and as fixed point with @bits fraction bits into @q (see
+ * stencil.h). Returns -1 for bad taps: NULL, radius out of range, not
+ * finite, a zero sum to normalize, a gain above CF_STENCIL_MAX_GAIN. */
+static int
+quantize (const CfStencilTaps * axis, int bits, double *w, int32_t * q)
+{
+  const int64_t one = INT64_C (1) << bits;
+  const int n = axis ? 2 * axis->radius + 1 : 0;
+  double sum = 0.0, abs_sum = 0.0, running = 0.0;
+  int64_t before = 0, gain = 0;
+  int t;
+
+  if (!axis || !axis->taps || axis->radius < 0
+      || axis->radius > CF_STENCIL_MAX_RADIUS)
+    return -1;
+  for (t = 0; t < n; t++) {
+    if (!isfinite (axis->taps[t]))
+      return -1;
+    sum += axis->taps[t];
+  }
+  if (axis->normalize && sum == 0.0)
+    return -1;
+  for (t = 0; t < n; t++) {
+    w[t] = axis->normalize ? axis->taps[t] / sum : axis->taps[t];
+    abs_sum += fabs (w[t]);
+  }
+  /* checked in double first, so that the rounding below cannot overflow */
+  if (!(abs_sum <= CF_STENCIL_MAX_GAIN + 1.0))
+    return -1;
+
+  for (t = 0; t < n; t++) {
+    if (axis->normalize) {
+      /* running sums: the errors alternate, and the last sum is exactly 1 */
+      const int64_t upto = t == n - 1 ? one :
+          (int64_t) llround ((running += w[t]) * (double) one);
+
+      q[t] = (int32_t) (upto - before);
+      before = upto;
+    } else {
+      q[t] = (int32_t) llround (w[t] * (double) one);
+    }
+    gain += q[t] < 0 ? -(int64_t) q[t] : q[t];
+  }
+  return gain <= ((int64_t) CF_STENCIL_MAX_GAIN << bits) ? 0 : -1;
+}
+
+/* An axis the direction leaves alone: the identity. */
+static void
+identity (int bits, double *w, int32_t * q)
+{
+  w[0] = 1.0;
+  q[0] = (int32_t) 1 << bits;
+}
+
+void
+cf_stencil_plan_clear (CfStencilPlan * plan)
+{
+  if (plan)
+    memset (plan, 0, sizeof (*plan));
+}
+
+int
+cf_stencil_plan_init (CfStencilPlan * plan, CfFormat format, int width,
+    int height, const CfStencilParams * params)
+{
+  const CfFormatInfo *info = cf_format_info (format);
+  const CfStencilDirection dir = params ? params->direction :
+      CF_STENCIL_DIRECTION_COUNT;
+  int p, k, c, bits, max;
+
+  if (!plan)
+    return -1;
+  memset (plan, 0, sizeof (*plan));
+  if (!info || !params || (unsigned) dir >= CF_STENCIL_DIRECTION_COUNT
+      || (unsigned) params->border >= CF_STENCIL_BORDER_COUNT
+      || width < 1 || height < 1 || width > CF_MAX_SIDE || height > CF_MAX_SIDE)
+    return -1;
+  bits = CF_STENCIL_WEIGHT_BITS (info->depth);
+  max = info->depth > 8 ? 65535 : 255;
+  for (c = 0; c < info->n_channels; c++)
+    if (params->border_value[c] > max)
+      return -1;
+
+  plan->format = format;
+  plan->width = width;
+  plan->height = height;
+  plan->direction = dir;
+  plan->border = params->border;
+  plan->weight_bits = bits;
+  if (dir == CF_STENCIL_VERTICAL) {
+    identity (bits, plan->taps_x, plan->weights_x);
+  } else if (quantize (&params->x, bits, plan->taps_x, plan->weights_x) == 0) {
+    plan->radius_x = params->x.radius;
+  } else {
+    goto fail;
+  }
+  if (dir == CF_STENCIL_HORIZONTAL) {
+    identity (bits, plan->taps_y, plan->weights_y);
+  } else if (quantize (&params->y, bits, plan->taps_y, plan->weights_y) == 0) {
+    plan->radius_y = params->y.radius;
+  } else {
+    goto fail;
+  }
+
+  for (p = 0; p < info->n_planes; p++) {
+    const CfPlaneLayout *l = &info->plane[p];
+
+    for (k = 0; k < l->pixel_bytes / l->sample_bytes; k++) {
+      c = l->channel[k];
+      plan->border_sample[p][k] = c < 0 ? max : params->border_value[c];
+      if (!params->filter_alpha && is_alpha (info, p, k))
+        plan->skip[p] |= 1u << k;
+    }
+  }
+  return 0;
+
+fail:
+  cf_stencil_plan_clear (plan);
+  return -1;
+}
+
+/* ---- the CPU reference ---- */
+
+static int
+plan_ok (const CfStencilPlan * plan)
+{
+  return plan && cf_format_info (plan->format) && plan->width > 0
+      && plan->weight_bits > 0;
+}
+
+static int
+image_matches (const CfStencilPlan * plan, const CfImage * image)
+{
+  return cf_image_check (image) == 0 && image->format == plan->format
+      && image->width == plan->width && image->height == plan->height;
+}
+
+static inline int32_t
+sample_at (const uint8_t * s, int sample_bytes)
+{
+  return sample_bytes == 2 ? s[0] | s[1] << 8 : s[0];
+}
+
+/* One plane being filtered. */
+typedef struct
+{
+  const CfStencilPlan *plan;
+  int width, height;            /* of the plane */
+  int pixel_bytes, sample_bytes, spp;   /* spp: samples per pixel */
+  int n;                        /* samples of a row: width * spp */
+  const uint8_t *src;
+  size_t src_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  const int32_t *border;        /* CONSTANT's value of each sample */
+  unsigned int skip;
+  int32_t max;
+} Plane;
+
+/* Sample @k of pixel @x of input row @y, both in the plane. */
+static inline int32_t
+input (const Plane * pl, int x, int y, int k)
+{
+  return sample_at (pl->src + (size_t) y * pl->src_pitch +
+      (size_t) x * pl->pixel_bytes + k * pl->sample_bytes, pl->sample_bytes);
+}
+
+/* Sample @k of pixel (@x, @y) of the picture extended through its border;
+ * @x and @y may lie anywhere. */
+static int32_t
+extended (const Plane * pl, int x, int y, int k)
+{
+  const int sx = cf_stencil_border_index (pl->plan->border, x, pl->width);
+  const int sy = cf_stencil_border_index (pl->plan->border, y, pl->height);
+
+  return sx < 0 || sy < 0 ? pl->border[k] : input (pl, sx, sy, k);
+}
+
+/* Horizontal sums of input row @y (any row, through the border) into
+ * @sums[n]; @ext holds (width + 2 radius_x) * spp samples. */
+static void
+horizontal_sums (const Plane * pl, int y, int32_t * ext, int64_t * sums)
+{
+  const int r = pl->plan->radius_x, spp = pl->spp;
+  const int32_t *w = pl->plan->weights_x;
+  int x, k, t, j;
+
+  for (x = -r; x < pl->width + r; x++)
+    for (k = 0; k < spp; k++)
+      ext[(x + r) * spp + k] = extended (pl, x, y, k);
+  for (j = 0; j < pl->n; j++) {
+    const int32_t *in = ext + j;        /* tap t reads in[t * spp] */
+    int64_t acc = 0;
+
+    for (t = 0; t <= 2 * r; t++)
+      acc += (int64_t) w[t] * in[t * spp];
+    sums[j] = acc;
+  }
+}
+
+/* Output row @y from its sums: rounded by @shift, saturated; copied samples
+ * from the input. */
+static void
+store_row (const Plane * pl, int y, const int64_t * sums, int shift)
+{
+  uint8_t *out = pl->dst + (size_t) y * pl->dst_pitch;
+  int j;
+
+  for (j = 0; j < pl->n; j++) {
+    const int x = j / pl->spp, k = j % pl->spp;
+    int64_t v = (sums[j] + (INT64_C (1) << (shift - 1))) >> shift;
+
+    if (pl->skip & (1u << k))
+      v = input (pl, x, y, k);
+    v = v < 0 ? 0 : v > pl->max ? pl->max : v;
+    out[(size_t) j * pl->sample_bytes] = (uint8_t) v;
+    if (pl->sample_bytes == 2)
+      out[(size_t) j * 2 + 1] = (uint8_t) (v >> 8);
+  }
+}
+
+static int
+filter_horizontal (const Plane * pl)
+{
+  int32_t *ext = malloc (sizeof (int32_t) * (pl->width +
+          2 * pl->plan->radius_x) * pl->spp);
+  int64_t *sums = malloc (sizeof (int64_t) * pl->n);
+  int y;
+
+  if (ext && sums)
+    for (y = 0; y < pl->height; y++) {
+      horizontal_sums (pl, y, ext, sums);
+      store_row (pl, y, sums, pl->plan->weight_bits);
+    }
+  free (ext);
+  free (sums);
+  return ext && sums ? 0 : -1;
+}
+
+static int
+filter_vertical (const Plane * pl)
+{
+  const int r = pl->plan->radius_y;
+  const int32_t *w = pl->plan->weights_y;
+  int64_t *sums = malloc (sizeof (int64_t) * pl->n);
+  int y, t, j;
+
+  if (!sums)
+    return -1;
+  for (y = 0; y < pl->height; y++) {
+    memset (sums, 0, sizeof (int64_t) * pl->n);
+    for (t = 0; t <= 2 * r; t++) {
+      const int sy = cf_stencil_border_index (pl->plan->border, y + t - r,
+          pl->height);
+
+      for (j = 0; j < pl->n; j++)
+        sums[j] += (int64_t) w[t] * (sy < 0 ? pl->border[j % pl->spp] :
+            input (pl, j / pl->spp, sy, j % pl->spp));
+    }
+    store_row (pl, y, sums, pl->plan->weight_bits);
+  }
+  free (sums);
+  return 0;
+}
+
+static int
+filter_both (const Plane * pl)
+{
+  const int r = pl->plan->radius_y, taps = 2 * r + 1;
+  const int bits = pl->plan->weight_bits;
+  const int32_t *w = pl->plan->weights_y;
+  int32_t *ext = malloc (sizeof (int32_t) * (pl->width +
+          2 * pl->plan->radius_x) * pl->spp);
+  int32_t *ring = malloc (sizeof (int32_t) * pl->n * taps);
+  int64_t *sums = malloc (sizeof (int64_t) * pl->n);
+  int y, t, j, ok = ext && ring && sums;
+
+  /* before the first output row, the ring holds rows -r .. r - 1 */
+  for (y = -r; ok && y < pl->height + r; y++) {
+    int32_t *h = ring + (size_t) (y + r) % taps * pl->n;
+
+    horizontal_sums (pl, y, ext, sums);
+    for (j = 0; j < pl->n; j++)
+      h[j] = (int32_t) ((sums[j] + (INT64_C (1) << (INTER_SHIFT (bits) - 1)))
+          >> INTER_SHIFT (bits));
+    if (y < r)
+      continue;
+    /* rows y - 2r .. y are in: output row y - r */
+    memset (sums, 0, sizeof (int64_t) * pl->n);
+    for (t = 0; t < taps; t++) {
+      const int32_t *in = ring + (size_t) (y - 2 * r + t + r) % taps * pl->n;
+
+      for (j = 0; j < pl->n; j++)
+        sums[j] += (int64_t) w[t] * in[j];
+    }
+    store_row (pl, y - r, sums, BOTH_SHIFT (bits));
+  }
+  free (ext);
+  free (ring);
+  free (sums);
+  return ok ? 0 : -1;
+}
+
+int
+cf_stencil_cpu (const CfStencilPlan * plan, const CfImage * src,
+    const CfImage * dst)
+{
+  const CfFormatInfo *info;
+  int p, err = 0;
+
+  if (!plan_ok (plan) || !image_matches (plan, src)
+      || !image_matches (plan, dst))
+    return -1;
+  info = cf_format_info (plan->format);
+  for (p = 0; p < info->n_planes && !err; p++) {
+    const CfPlaneLayout *l = &info->plane[p];
+    Plane pl;
+
+    pl.plan = plan;
+    pl.width = cf_plane_width (plan->format, p, plan->width);
+    pl.height = cf_plane_height (plan->format, p, plan->height);
+    pl.pixel_bytes = l->pixel_bytes;
+    pl.sample_bytes = l->sample_bytes;
+    pl.spp = l->pixel_bytes / l->sample_bytes;
+    pl.n = pl.width * pl.spp;
+    pl.src = src->data[p];
+    pl.src_pitch = src->pitch[p];
+    pl.dst = dst->data[p];
+    pl.dst_pitch = dst->pitch[p];
+    pl.border = plan->border_sample[p];
+    pl.skip = plan->skip[p];
+    pl.max = l->sample_bytes == 2 ? 65535 : 255;
+    if (plan->direction == CF_STENCIL_HORIZONTAL)
+      err = filter_horizontal (&pl);
+    else if (plan->direction == CF_STENCIL_VERTICAL)
+      err = filter_vertical (&pl);
+    else
+      err = filter_both (&pl);
+  }
+  return err ? -1 : 0;
+}
+
+/* ---- the float64 model ---- */
+
+double
+cf_stencil_model (const CfStencilPlan * plan, const CfImage * src, int plane,
+    int x, int y, int k)
+{
+  const CfFormatInfo *info;
+  const CfPlaneLayout *l;
+  Plane pl;
+  double sum = 0.0;
+  int tx, ty;
+
+  if (!plan_ok (plan) || !image_matches (plan, src) || plane < 0
+      || plane >= (info = cf_format_info (plan->format))->n_planes)
+    return NAN;
+  l = &info->plane[plane];
+  memset (&pl, 0, sizeof (pl));
+  pl.plan = plan;
+  pl.width = cf_plane_width (plan->format, plane, plan->width);
+  pl.height = cf_plane_height (plan->format, plane, plan->height);
+  pl.pixel_bytes = l->pixel_bytes;
+  pl.sample_bytes = l->sample_bytes;
+  pl.src = src->data[plane];
+  pl.src_pitch = src->pitch[plane];
+  pl.border = plan->border_sample[plane];
+  if (x < 0 || x >= pl.width || y < 0 || y >= pl.height || k < 0
+      || k >= l->pixel_bytes / l->sample_bytes)
+    return NAN;
+  if (plan->skip[plane] & (1u << k))
+    return input (&pl, x, y, k);
+
+  /* an axis the direction leaves alone has radius 0 and tap 1 */
+  for (ty = 0; ty <= 2 * plan->radius_y; ty++) {
+    double h = 0.0;
+
+    for (tx = 0; tx <= 2 * plan->radius_x; tx++)
+      h += plan->taps_x[tx] * extended (&pl, x + tx - plan->radius_x,
+          y + ty - plan->radius_y, k);
+    sum += plan->taps_y[ty] * h;
+  }
+  return sum;
+}

@@ -1,0 +1,747 @@
+/* 1D stencils on the GPU (see stencil.h): one fused launch per plane.
+ *
+ * Each block makes an output tile of kTileRows rows by about kTileSamples
+ * samples (a whole number of pixels) and keeps everything in between in
+ * shared memory:
+ *
+ * 1. stage_rows (): the input rows the tile needs, kTileRows + 2 radius_y of
+ *    them, kChunkRows at a time, each extended by radius_x pixels on both
+ *    sides, rows and columns mapped through the border. Inside the picture
+ *    it copies 16-byte vectors: each shared row starts at the same address
+ *    modulo 16 as its global row, so vector loads and stores are aligned
+ *    whatever the pitch and plane pointer; the few bytes at the ends of a
+ *    row, the border and the constant rows go byte by byte.
+ * 2. rows_pass (): the horizontal correlation of each staged row (BOTH: the
+ *    int32 intermediate with CF_STENCIL_INTER_BITS fraction bits;
+ *    HORIZONTAL: the final samples; VERTICAL: the samples as they are) into
+ *    the int32 tile s_inter, kTileRows + 2 radius_y rows of the tile's width.
+ * 3. columns_pass (): the vertical correlation of s_inter (or nothing for
+ *    HORIZONTAL), rounded and saturated, into the byte tile s_out.
+ * 4. store_tile (): s_out to the output rows, 16-byte aligned vectors again,
+ *    bytes at the ends; nothing beyond the picture or a row's samples.
+ *
+ * In both passes a thread makes kM outputs along the axis from a window of
+ * kM + taps - 1 inputs in registers (correlate ()): kM new loads and kM
+ * weights per kM x kM multiply-adds, so shared-memory traffic stays well
+ * below the arithmetic. The weights are copied to shared memory once per
+ * block (a broadcast read). The arithmetic is cf_stencil_cpu ()'s and every
+ * sum is exact: int32 where stencil.h's bounds allow it (8-bit rows and
+ * single-axis sums; the columns of BOTH when the plan's weights bound them
+ * below 2^31), int64 otherwise, so the bytes agree.
+ *
+ * The phases are __host__ __device__ functions of the thread index, so the
+ * indexing can be checked on the host against the C reference by calling
+ * each phase for every thread of every block in turn.
+ *
+ * Costs: the tile reads its 2 radius_y halo rows and 2 radius_x halo pixels
+ * again from L2 (HBM traffic stays about one read and one write of the
+ * frame), and the halo rows go through the horizontal pass again:
+ * (kTileRows + 2 radius_y) / kTileRows of the horizontal arithmetic. Above a
+ * few taps the arithmetic rather than the memory bounds the time: one int32
+ * multiply-add per tap, sample and axis, which an H100 issues at 64 per
+ * clock and SM (half its FP32 rate), so BOTH at radius 8 on 4K RGBA is some
+ * 1.3e9 multiply-adds, about 85 us at the least (estimate, to be measured).
+ */
+#include "stencil.h"
+
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <type_traits>
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kTileRows = 64;
+constexpr int kTileSamples = 128;       /* about: a whole number of pixels */
+constexpr int kM = 8;                   /* outputs per thread and pass */
+constexpr int kChunkRows = 16;          /* input rows staged at once */
+constexpr int kInterShift = CF_STENCIL_INTER_BITS;
+constexpr int kPadBytes = 30;           /* bytes at a row's two ends that
+                                         * miss a whole aligned vector */
+
+static_assert (kTileRows % kM == 0, "whole groups of rows");
+
+/* The phases are compiled for the host too, where the pragma is unknown. */
+#ifdef __CUDA_ARCH__
+#define UNROLL _Pragma ("unroll")
+#else
+#define UNROLL
+#endif
+
+template <typename T>
+__host__ __device__ __forceinline__ T
+ld (const T * p)
+{
+#ifdef __CUDA_ARCH__
+  return __ldg (p);
+#else
+  return *p;
+#endif
+}
+
+__host__ __device__ __forceinline__ int
+imin (int a, int b)
+{
+  return a < b ? a : b;
+}
+
+__host__ __device__ __forceinline__ int
+imax (int a, int b)
+{
+  return a > b ? a : b;
+}
+
+__host__ __device__ __forceinline__ int
+round16 (int n)
+{
+  return (n + 15) & ~15;
+}
+
+/* cf_stencil_border_index (), for the device */
+__host__ __device__ __forceinline__ int
+border_index (int border, int i, int n)
+{
+  if (i >= 0 && i < n)
+    return i;
+  if (border == CF_STENCIL_CLAMP)
+    return i < 0 ? 0 : n - 1;
+  if (border == CF_STENCIL_MIRROR) {
+    if (n == 1)
+      return 0;
+    const int period = 2 * (n - 1);
+    int m = i % period;
+    m = m < 0 ? m + period : m;
+    return m < n ? m : period - m;
+  }
+  if (border == CF_STENCIL_WRAP) {
+    const int m = i % n;
+    return m < 0 ? m + n : m;
+  }
+  return -1;
+}
+
+/* Everything a launch needs; the weights travel with it (kernel arguments
+ * live in constant memory). */
+struct Args {
+  const uint8_t *src;
+  size_t src_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int width, height;            /* of the plane, in pixels */
+  int rx, ry;                   /* radii applied: 0 on an axis left alone */
+  int border;
+  int bits;                     /* B */
+  unsigned int skip;            /* bit k: sample k copied */
+  int32_t border_sample[CF_MAX_CHANNELS];
+  int32_t wx[CF_STENCIL_MAX_TAPS], wy[CF_STENCIL_MAX_TAPS];
+};
+
+/* The constants of a kernel for PB-byte pixels of SB-byte samples. */
+template <int PB, int SB>
+struct Shape {
+  static constexpr int kSpp = PB / SB;  /* samples per pixel */
+  static constexpr int kTilePixels = kTileSamples / kSpp / kM * kM;
+  static constexpr int kTileWidth = kTilePixels * kSpp;        /* samples */
+  static constexpr int kMax = SB == 1 ? 255 : 65535;
+};
+
+/* Where each part lives in dynamic shared memory (byte offsets, each 16
+ * aligned). */
+struct Shared {
+  int weights;                  /* int32 wx[MAX_TAPS], wy[MAX_TAPS] */
+  int shifts;                   /* int32 [kChunkRows]: staged rows' offsets */
+  int in, in_stride;            /* kChunkRows staged input rows */
+  int inter;                    /* int32 [kTileRows + 2 ry][kTileWidth] */
+  int out, out_stride;          /* kTileRows output rows */
+  int bytes;
+};
+
+template <int PB, int SB>
+__host__ __device__ __forceinline__ Shared
+shared_layout (int rx, int ry)
+{
+  typedef Shape<PB, SB> S;
+  Shared s;
+
+  s.weights = 0;
+  s.shifts = round16 (2 * CF_STENCIL_MAX_TAPS * 4);
+  s.in = s.shifts + round16 (kChunkRows * 4);
+  /* 15 more bytes: a row starts at its global address modulo 16 */
+  s.in_stride = round16 ((S::kTilePixels + 2 * rx) * PB + 15);
+  s.inter = s.in + kChunkRows * s.in_stride;
+  s.out = s.inter + (kTileRows + 2 * ry) * S::kTileWidth * 4;
+  s.out_stride = round16 (S::kTileWidth * SB + 15);
+  s.bytes = s.out + kTileRows * s.out_stride;
+  return s;
+}
+
+/* The block's tile, and the byte ranges of its staged rows. */
+struct Tile {
+  int x0, y0;                   /* first output pixel and row */
+  int rows;                     /* staged rows: kTileRows + 2 ry */
+  int seg;                      /* bytes of a staged row: pixels x0 - rx .. */
+  int b_lo, b_hi;               /* its bytes inside the picture */
+  int vec_max, single_max;      /* bounds of a row's vectors and bytes */
+  int out_rows, out_bytes;      /* of the output rows, inside the picture */
+};
+
+template <int PB, int SB>
+__host__ __device__ __forceinline__ Tile
+tile_of (const Args & a, int bx, int by)
+{
+  typedef Shape<PB, SB> S;
+  Tile t;
+
+  t.x0 = bx * S::kTilePixels;
+  t.y0 = by * kTileRows;
+  t.rows = kTileRows + 2 * a.ry;
+  t.seg = (S::kTilePixels + 2 * a.rx) * PB;
+  /* staged pixel i is picture pixel x0 - rx + i */
+  t.b_lo = imax (0, a.rx - t.x0) * PB;
+  t.b_hi = imin (S::kTilePixels + 2 * a.rx, a.width - t.x0 + a.rx) * PB;
+  t.vec_max = t.seg / 16;
+  t.single_max = t.b_lo + (t.seg - t.b_hi) + kPadBytes;
+  t.out_rows = imin (kTileRows, a.height - t.y0);
+  t.out_bytes = imin (S::kTilePixels, a.width - t.x0) * PB;
+  return t;
+}
+
+/* Staged row @i of the tile: input row y0 - ry + i through the border. */
+struct Row {
+  const uint8_t *src;           /* NULL: a CONSTANT row outside the picture */
+  int shift;                    /* where byte 0 sits in its shared row */
+  int v_lo, v_hi;               /* bytes copied as aligned 16-byte vectors */
+};
+
+template <int PB>
+__host__ __device__ __forceinline__ Row
+row_of (const Args & a, const Tile & t, int i)
+{
+  const int sy = border_index (a.border, t.y0 - a.ry + i, a.height);
+  Row r;
+
+  if (sy < 0) {
+    r.src = NULL;
+    r.shift = 0;
+    r.v_lo = 0;
+    r.v_hi = t.seg & ~15;
+    return r;
+  }
+  r.src = a.src + (size_t) sy * a.src_pitch;
+  /* byte 0 is pixel x0 - rx, maybe left of the row: only its address
+   * modulo 16 is used */
+  const uintptr_t base = (uintptr_t) r.src + (uintptr_t) (intptr_t)
+      ((t.x0 - a.rx) * PB);
+  r.shift = (int) (base & 15);
+  r.v_lo = imin (t.b_lo + (int) ((16 - ((base + t.b_lo) & 15)) & 15),
+      t.b_hi);
+  r.v_hi = r.v_lo + ((t.b_hi - r.v_lo) & ~15);
+  return r;
+}
+
+/* Byte @b of staged row @r: a picture byte, or the border's. */
+template <int PB, int SB>
+__host__ __device__ __forceinline__ uint8_t
+staged_byte (const Args & a, const Tile & t, const Row & r, int b)
+{
+  const int bp = b % PB;
+  const int sx = r.src ? border_index (a.border, t.x0 - a.rx + b / PB,
+      a.width) : -1;
+
+  if (sx < 0)
+    return (uint8_t) (a.border_sample[bp / SB] >> (8 * (bp % SB)));
+  return ld (r.src + (size_t) sx * PB + bp);
+}
+
+/* Phase 0: the weights into shared memory. */
+__host__ __device__ __forceinline__ void
+load_weights (const Args & a, const Shared & sh, uint8_t * smem, int tid)
+{
+  int32_t *s_w = (int32_t *) (smem + sh.weights);
+
+  for (int i = tid; i < CF_STENCIL_MAX_TAPS; i += kThreads) {
+    s_w[i] = a.wx[i];
+    s_w[CF_STENCIL_MAX_TAPS + i] = a.wy[i];
+  }
+}
+
+/* Phase 1: staged rows c0 .. c0 + kChunkRows - 1 (those of the tile). */
+template <int PB, int SB>
+__host__ __device__ __forceinline__ void
+stage_rows (const Args & a, const Tile & t, const Shared & sh,
+    uint8_t * smem, int c0, int tid)
+{
+  const int rows = imin (kChunkRows, t.rows - c0);
+  int32_t *s_shift = (int32_t *) (smem + sh.shifts);
+
+  for (int i = tid; i < rows; i += kThreads)
+    s_shift[i] = row_of<PB> (a, t, c0 + i).shift;
+
+  /* the aligned vectors of each row */
+  for (int it = tid; it < rows * t.vec_max; it += kThreads) {
+    const int i = it / t.vec_max;
+    const Row r = row_of<PB> (a, t, c0 + i);
+    const int b = r.v_lo + 16 * (it - i * t.vec_max);
+    uint8_t *s_row = smem + sh.in + i * sh.in_stride + r.shift;
+
+    if (b + 16 > r.v_hi)
+      continue;
+    if (r.src) {
+      const uint8_t *g = r.src + ((t.x0 - a.rx) * PB + b);
+      *(uint4 *) (s_row + b) = ld ((const uint4 *) g);
+    } else {
+      union {
+        uint4 v;
+        uint8_t b[16];
+      } u;
+      for (int j = 0; j < 16; j++)
+        u.b[j] = staged_byte<PB, SB> (a, t, r, b + j);
+      *(uint4 *) (s_row + b) = u.v;
+    }
+  }
+
+  /* the other bytes: [0, v_lo) and [v_hi, seg) */
+  for (int it = tid; it < rows * t.single_max; it += kThreads) {
+    const int i = it / t.single_max, s = it - i * t.single_max;
+    const Row r = row_of<PB> (a, t, c0 + i);
+
+    if (s >= r.v_lo + t.seg - r.v_hi)
+      continue;
+    const int b = s < r.v_lo ? s : r.v_hi + (s - r.v_lo);
+    smem[sh.in + i * sh.in_stride + r.shift + b] =
+        staged_byte<PB, SB> (a, t, r, b);
+  }
+}
+
+template <int SB>
+__host__ __device__ __forceinline__ int32_t
+sample_at (const uint8_t * s)
+{
+  return SB == 1 ? s[0] : s[0] | s[1] << 8;
+}
+
+/* acc[m] = sum_t w[t] x[m + t], m < kM, t < taps, where load (e) = x[e]
+ * (e < kM + taps - 1). Taps are taken kM at a time, so each step loads kM
+ * new inputs for kM x kM multiply-adds, the window living in registers
+ * (lo = x[t .. t + kM - 1], hi = the next kM); the remaining taps one at a
+ * time, sliding the window. */
+template <typename Acc, typename Load>
+__host__ __device__ __forceinline__ void
+correlate (const int32_t * w, int taps, Load load, Acc (&acc)[kM])
+{
+  int32_t lo[kM];
+  int t = 0;
+
+UNROLL
+  for (int m = 0; m < kM; m++) {
+    acc[m] = 0;
+    lo[m] = load (m);
+  }
+  for (; t + kM <= taps; t += kM) {
+    int32_t hi[kM];
+UNROLL
+    for (int u = 0; u < kM; u++)
+      hi[u] = t + u + 1 < taps ? load (t + kM + u) : 0;
+UNROLL
+    for (int u = 0; u < kM; u++) {
+      const Acc wt = w[t + u];
+UNROLL
+      for (int m = 0; m < kM; m++)
+        acc[m] += wt * (m + u < kM ? lo[m + u] : hi[m + u - kM]);
+    }
+UNROLL
+    for (int u = 0; u < kM; u++)
+      lo[u] = hi[u];
+  }
+  for (; t < taps; t++) {
+    const Acc wt = w[t];
+UNROLL
+    for (int m = 0; m < kM; m++)
+      acc[m] += wt * lo[m];
+UNROLL
+    for (int m = 0; m < kM - 1; m++)
+      lo[m] = lo[m + 1];
+    lo[kM - 1] = t + 1 < taps ? load (t + kM) : 0;
+  }
+}
+
+template <typename Acc>
+__host__ __device__ __forceinline__ int32_t
+round_shift (Acc v, int shift)
+{
+  return (int32_t) ((v + (Acc (1) << (shift - 1))) >> shift);
+}
+
+__host__ __device__ __forceinline__ int32_t
+saturate (int32_t v, int32_t max)
+{
+  return v < 0 ? 0 : v > max ? max : v;
+}
+
+/* Phase 2: staged rows c0 .. through the horizontal pass into s_inter. */
+template <int PB, int SB, int DIR>
+__host__ __device__ __forceinline__ void
+rows_pass (const Args & a, const Tile & t, const Shared & sh,
+    uint8_t * smem, int c0, int tid)
+{
+  typedef Shape<PB, SB> S;
+  typedef typename std::conditional<SB == 1, int32_t, int64_t>::type Acc;
+  constexpr int kGroups = S::kTilePixels / kM;
+  const int rows = imin (kChunkRows, t.rows - c0);
+  const int32_t *s_shift = (const int32_t *) (smem + sh.shifts);
+  const int32_t *s_wx = (const int32_t *) (smem + sh.weights);
+  int32_t *s_inter = (int32_t *) (smem + sh.inter);
+
+  /* VERTICAL: no horizontal pass, the samples as they are */
+  for (int it = tid; DIR == CF_STENCIL_VERTICAL && it < rows * S::kTileWidth;
+      it += kThreads) {
+    const int i = it / S::kTileWidth, j = it - i * S::kTileWidth;
+    const uint8_t *s_row = smem + sh.in + i * sh.in_stride + s_shift[i];
+
+    s_inter[(c0 + i) * S::kTileWidth + j] =
+        sample_at<SB> (s_row + (j / S::kSpp) * PB + (j % S::kSpp) * SB);
+  }
+
+  /* otherwise one item: kM pixels (group g) of sample k of staged row i;
+   * consecutive threads take consecutive samples of a pixel, then groups */
+  for (int it = tid; DIR != CF_STENCIL_VERTICAL
+      && it < rows * kGroups * S::kSpp; it += kThreads) {
+    const int i = it / (kGroups * S::kSpp), rest = it - i * kGroups * S::kSpp;
+    const int g = rest / S::kSpp, k = rest - g * S::kSpp;
+    const uint8_t *s_px = smem + sh.in + i * sh.in_stride + s_shift[i] +
+        g * kM * PB + k * SB;
+    int32_t *out = s_inter + (c0 + i) * S::kTileWidth + g * kM * S::kSpp + k;
+    Acc acc[kM];
+
+    correlate<Acc> (s_wx, 2 * a.rx + 1,
+        [&](int e) { return sample_at<SB> (s_px + e * PB); }, acc);
+UNROLL
+    for (int m = 0; m < kM; m++) {
+      int32_t v;
+      if (a.skip & (1u << k))
+        v = sample_at<SB> (s_px + (m + a.rx) * PB);
+      else if (DIR == CF_STENCIL_BOTH)
+        v = round_shift (acc[m], a.bits - kInterShift);
+      else
+        v = saturate (round_shift (acc[m], a.bits), S::kMax);
+      out[m * S::kSpp] = v;
+    }
+  }
+}
+
+/* Offset of output row @r of the tile in its shared row: its global
+ * address modulo 16. */
+template <int PB>
+__host__ __device__ __forceinline__ int
+out_shift (const Args & a, const Tile & t, int r)
+{
+  return (int) (((uintptr_t) a.dst + (size_t) (t.y0 + r) * a.dst_pitch +
+          (size_t) t.x0 * PB) & 15);
+}
+
+/* Phase 3: the vertical pass of s_inter into s_out. */
+template <int PB, int SB, int DIR, bool VWIDE>
+__host__ __device__ __forceinline__ void
+columns_pass (const Args & a, const Tile & t, const Shared & sh,
+    uint8_t * smem, int tid)
+{
+  typedef Shape<PB, SB> S;
+  typedef typename std::conditional<DIR == CF_STENCIL_BOTH ? VWIDE :
+      SB == 2, int64_t, int32_t>::type Acc;
+  const int32_t *s_wy = (const int32_t *) (smem + sh.weights) +
+      CF_STENCIL_MAX_TAPS;
+  const int32_t *s_inter = (const int32_t *) (smem + sh.inter);
+  const int shift = DIR == CF_STENCIL_BOTH ? a.bits + kInterShift : a.bits;
+
+  /* one item: kM rows of sample column j; consecutive threads take
+   * consecutive columns */
+  for (int it = tid; it < kTileRows / kM * S::kTileWidth; it += kThreads) {
+    const int rg = it / S::kTileWidth, j = it - rg * S::kTileWidth;
+    const int k = j % S::kSpp;
+    const int32_t *col = s_inter + rg * kM * S::kTileWidth + j;
+    Acc acc[kM] = { };
+
+    if (DIR != CF_STENCIL_HORIZONTAL)
+      correlate<Acc> (s_wy, 2 * a.ry + 1,
+          [&](int e) { return col[e * S::kTileWidth]; }, acc);
+UNROLL
+    for (int m = 0; m < kM; m++) {
+      const int r = rg * kM + m;
+      int32_t v;
+      if (DIR == CF_STENCIL_HORIZONTAL || (a.skip & (1u << k)))
+        v = col[(m + a.ry) * S::kTileWidth];
+      else
+        v = saturate (round_shift (acc[m], shift), S::kMax);
+      uint8_t *o = smem + sh.out + r * sh.out_stride + out_shift<PB> (a, t, r)
+          + j * SB;
+      o[0] = (uint8_t) v;
+      if (SB == 2)
+        o[1] = (uint8_t) (v >> 8);
+    }
+  }
+}
+
+/* Phase 4: s_out to the picture. */
+template <int PB>
+__host__ __device__ __forceinline__ void
+store_tile (const Args & a, const Tile & t, const Shared & sh,
+    uint8_t * smem, int tid)
+{
+  const int vec_max = t.out_bytes / 16;
+
+  /* aligned vectors, then the bytes at the ends of each row */
+  for (int pass = 0; pass < 2; pass++) {
+    const int per_row = pass == 0 ? vec_max : kPadBytes;
+
+    for (int it = tid; it < t.out_rows * per_row; it += kThreads) {
+      const int r = it / per_row, u = it - r * per_row;
+      uint8_t *d = a.dst + (size_t) (t.y0 + r) * a.dst_pitch +
+          (size_t) t.x0 * PB;
+      const int shift = (int) ((uintptr_t) d & 15);
+      const int v_lo = imin ((16 - shift) & 15, t.out_bytes);
+      const int v_hi = v_lo + ((t.out_bytes - v_lo) & ~15);
+      const uint8_t *s_row = smem + sh.out + r * sh.out_stride + shift;
+
+      if (pass == 0) {
+        const int b = v_lo + 16 * u;
+        if (b + 16 <= v_hi)
+          *(uint4 *) (d + b) = *(const uint4 *) (s_row + b);
+      } else if (u < v_lo + t.out_bytes - v_hi) {
+        const int b = u < v_lo ? u : v_hi + (u - v_lo);
+        d[b] = s_row[b];
+      }
+    }
+  }
+}
+
+template <int PB, int SB, int DIR, bool VWIDE>
+__global__ void __launch_bounds__ (kThreads)
+stencil_kernel (Args a)
+{
+  extern __shared__ uint4 s_raw[];
+  uint8_t *smem = (uint8_t *) s_raw;
+  const Shared sh = shared_layout<PB, SB> (a.rx, a.ry);
+  const Tile t = tile_of<PB, SB> (a, blockIdx.x, blockIdx.y);
+  const int tid = threadIdx.x;
+
+  load_weights (a, sh, smem, tid);
+  for (int c0 = 0; c0 < t.rows; c0 += kChunkRows) {
+    __syncthreads ();           /* the previous chunk is used up */
+    stage_rows<PB, SB> (a, t, sh, smem, c0, tid);
+    __syncthreads ();
+    rows_pass<PB, SB, DIR> (a, t, sh, smem, c0, tid);
+  }
+  __syncthreads ();
+  columns_pass<PB, SB, DIR, VWIDE> (a, t, sh, smem, tid);
+  __syncthreads ();
+  store_tile<PB> (a, t, sh, smem, tid);
+}
+
+/* One kernel of the family, as the host sees it. */
+struct Kernel {
+  const void *func;
+  void (*launch) (const Args &, dim3, size_t, cudaStream_t);
+  int tile_pixels;
+  int shared_bytes;             /* for the plan's radii */
+};
+
+template <int PB, int SB, int DIR, bool VWIDE>
+void
+launch (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
+{
+  stencil_kernel<PB, SB, DIR, VWIDE><<<grid, kThreads, shared, stream>>> (a);
+}
+
+template <int PB, int SB, int DIR, bool VWIDE>
+Kernel
+kernel_of (int rx, int ry)
+{
+  Kernel k;
+
+  k.func = (const void *) stencil_kernel<PB, SB, DIR, VWIDE>;
+  k.launch = launch<PB, SB, DIR, VWIDE>;
+  k.tile_pixels = Shape<PB, SB>::kTilePixels;
+  k.shared_bytes = shared_layout<PB, SB> (rx, ry).bytes;
+  return k;
+}
+
+template <int PB, int SB>
+Kernel
+kernel_of_dir (int dir, bool wide, int rx, int ry)
+{
+  if (dir == CF_STENCIL_HORIZONTAL)
+    return kernel_of<PB, SB, CF_STENCIL_HORIZONTAL, false> (rx, ry);
+  if (dir == CF_STENCIL_VERTICAL)
+    return kernel_of<PB, SB, CF_STENCIL_VERTICAL, false> (rx, ry);
+  /* 16-bit columns of BOTH always need int64 */
+  if (wide || SB == 2)
+    return kernel_of<PB, SB, CF_STENCIL_BOTH, true> (rx, ry);
+  return kernel_of<PB, SB, CF_STENCIL_BOTH, false> (rx, ry);
+}
+
+/* The kernel for a plane of @pb-byte pixels of @sb-byte samples; func NULL
+ * for a layout format.h does not have. */
+Kernel
+select_kernel (int pb, int sb, int dir, bool wide, int rx, int ry)
+{
+  Kernel none = { NULL, NULL, 0, 0 };
+
+  switch (pb * 10 + sb) {
+    case 11: return kernel_of_dir<1, 1> (dir, wide, rx, ry);
+    case 21: return kernel_of_dir<2, 1> (dir, wide, rx, ry);
+    case 22: return kernel_of_dir<2, 2> (dir, wide, rx, ry);
+    case 31: return kernel_of_dir<3, 1> (dir, wide, rx, ry);
+    case 41: return kernel_of_dir<4, 1> (dir, wide, rx, ry);
+    default: return none;
+  }
+}
+
+/* Whether the columns pass of BOTH on 8-bit samples can leave int32: its
+ * sum is at most sum |w_y| times the largest |h|, (255 sum |w_x|) >> (B -
+ * I) plus one, and the rounding adds 2^(B+I-1). */
+bool
+columns_wide (const CfStencilPlan * plan)
+{
+  int64_t gx = 0, gy = 0;
+
+  for (int t = 0; t <= 2 * plan->radius_x; t++)
+    gx += plan->weights_x[t] < 0 ? -(int64_t) plan->weights_x[t] :
+        plan->weights_x[t];
+  for (int t = 0; t <= 2 * plan->radius_y; t++)
+    gy += plan->weights_y[t] < 0 ? -(int64_t) plan->weights_y[t] :
+        plan->weights_y[t];
+  const int64_t h = ((255 * gx) >> (plan->weight_bits - kInterShift)) + 1;
+  return gy * h + (INT64_C (1) << (plan->weight_bits + kInterShift - 1))
+      > INT32_MAX;
+}
+
+bool
+plan_ok (const CfStencilPlan * plan)
+{
+  return plan && cf_format_info (plan->format) && plan->width > 0
+      && plan->height > 0 && plan->weight_bits > 0
+      && (unsigned) plan->direction < CF_STENCIL_DIRECTION_COUNT
+      && plan->radius_x >= 0 && plan->radius_x <= CF_STENCIL_MAX_RADIUS
+      && plan->radius_y >= 0 && plan->radius_y <= CF_STENCIL_MAX_RADIUS;
+}
+
+}  // namespace
+
+struct CfStencilDevicePlan {
+  CfFormat format;
+  int width, height;
+  int n_planes;
+  Args args[CF_MAX_PLANES];     /* without the images */
+  Kernel kernel[CF_MAX_PLANES];
+};
+
+extern "C" size_t
+cf_stencil_workspace_bytes (const CfStencilPlan * plan)
+{
+  (void) plan;
+  return 0;
+}
+
+extern "C" void
+cf_stencil_device_plan_free (CfStencilDevicePlan * d_plan)
+{
+  free (d_plan);
+}
+
+extern "C" cudaError_t
+cf_stencil_device_plan_new (const CfStencilPlan * plan,
+    CfStencilDevicePlan ** d_plan)
+{
+  const CfFormatInfo *info;
+  CfStencilDevicePlan *dp;
+  int device, optin = 0;
+  cudaError_t err;
+
+  if (!d_plan)
+    return cudaErrorInvalidValue;
+  *d_plan = NULL;
+  if (!plan_ok (plan))
+    return cudaErrorInvalidValue;
+  if ((err = cudaGetDevice (&device)) != cudaSuccess
+      || (err = cudaDeviceGetAttribute (&optin,
+              cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess)
+    return err;
+  if (!(dp = (CfStencilDevicePlan *) calloc (1, sizeof (*dp))))
+    return cudaErrorMemoryAllocation;
+  info = cf_format_info (plan->format);
+  dp->format = plan->format;
+  dp->width = plan->width;
+  dp->height = plan->height;
+  dp->n_planes = info->n_planes;
+
+  for (int p = 0; p < dp->n_planes; p++) {
+    const CfPlaneLayout *l = &info->plane[p];
+    Args *a = &dp->args[p];
+
+    a->width = cf_plane_width (plan->format, p, plan->width);
+    a->height = cf_plane_height (plan->format, p, plan->height);
+    a->rx = plan->direction == CF_STENCIL_VERTICAL ? 0 : plan->radius_x;
+    a->ry = plan->direction == CF_STENCIL_HORIZONTAL ? 0 : plan->radius_y;
+    a->border = plan->border;
+    a->bits = plan->weight_bits;
+    a->skip = plan->skip[p];
+    memcpy (a->border_sample, plan->border_sample[p],
+        sizeof (a->border_sample));
+    memcpy (a->wx, plan->weights_x, sizeof (a->wx));
+    memcpy (a->wy, plan->weights_y, sizeof (a->wy));
+    dp->kernel[p] = select_kernel (l->pixel_bytes, l->sample_bytes,
+        plan->direction, columns_wide (plan), a->rx, a->ry);
+    if (!dp->kernel[p].func) {
+      free (dp);
+      return cudaErrorInvalidValue;
+    }
+    /* above the default 48 KiB a kernel must opt in; allowing the device's
+     * maximum (the same value whatever the plan) keeps plans made on other
+     * threads from lowering each other's limit */
+    if (dp->kernel[p].shared_bytes > 48 * 1024) {
+      if (dp->kernel[p].shared_bytes > optin)
+        err = cudaErrorInvalidConfiguration;
+      else
+        err = cudaFuncSetAttribute (dp->kernel[p].func,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+      if (err != cudaSuccess) {
+        free (dp);
+        return err;
+      }
+    }
+  }
+  *d_plan = dp;
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t
+cf_stencil_cuda (const CfStencilDevicePlan * d_plan, const CfImage * d_src,
+    const CfImage * d_dst, void *d_workspace, cudaStream_t stream)
+{
+  (void) d_workspace;
+  if (!d_plan || cf_image_check (d_src) != 0 || cf_image_check (d_dst) != 0
+      || d_src->format != d_plan->format || d_dst->format != d_plan->format
+      || d_src->width != d_plan->width || d_src->height != d_plan->height
+      || d_dst->width != d_plan->width || d_dst->height != d_plan->height)
+    return cudaErrorInvalidValue;
+
+  for (int p = 0; p < d_plan->n_planes; p++) {
+    const Kernel *k = &d_plan->kernel[p];
+    Args a = d_plan->args[p];
+    const dim3 grid ((a.width + k->tile_pixels - 1) / k->tile_pixels,
+        (a.height + kTileRows - 1) / kTileRows);
+    cudaError_t err;
+
+    a.src = (const uint8_t *) d_src->data[p];
+    a.src_pitch = d_src->pitch[p];
+    a.dst = (uint8_t *) d_dst->data[p];
+    a.dst_pitch = d_dst->pitch[p];
+    k->launch (a, grid, k->shared_bytes, stream);
+    if ((err = cudaGetLastError ()) != cudaSuccess)
+      return err;
+  }
+  return cudaSuccess;
+}

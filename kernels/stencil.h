@@ -1,0 +1,204 @@
+/* gst-cudafilters kernel library: 1D stencils (correlations) along the rows,
+ * the columns, or both, of every plane of a picture.
+ *
+ * Output sample i of an axis is  out[i] = sum_t w[t] * in[i + t - r],
+ * t = 0 .. 2r, with r the radius of that axis (0 .. CF_STENCIL_MAX_RADIUS):
+ * a correlation, so an impulse comes out as the taps in reverse order.
+ * Direction HORIZONTAL filters along each row, VERTICAL along each column,
+ * BOTH is separable 2D: the rows first, then the columns, each axis with its
+ * own taps and radius. Every plane is filtered at its own size (subsampled
+ * chroma too), each sample of a pixel on its own: R with R, U with U. The
+ * alpha sample of the RGB formats with alpha (RGBA, BGRA, ARGB, ABGR) is
+ * copied unchanged unless asked for (filter_alpha); padding samples (the x of
+ * RGBx) are filtered like the others.
+ *
+ * Borders: the picture is extended beyond each edge (input index j outside
+ * 0 .. n - 1 of an axis of n samples), the same way on every axis:
+ * - CLAMP: the edge sample, j -> clamp (j, 0, n - 1);
+ * - MIRROR: reflection about the edge sample without repeating it (OpenCV's
+ *   BORDER_REFLECT_101: -1 -> 1, n -> n - 2), repeated with period
+ *   2 (n - 1) however far j lies (any radius on any size); n = 1 maps
+ *   everything to 0;
+ * - WRAP: j modulo n (the picture tiled);
+ * - CONSTANT: border_value of the sample's channel, in sample units (0 .. 255,
+ *   or 0 .. 65535 for 16-bit formats), in every direction, corners included
+ *   (padding samples get 0xff, as cf_fill_cpu () gives them). For BOTH, a
+ *   row outside the picture is thus a constant row: its horizontal pass is
+ *   the constant times the sum of the horizontal weights.
+ * cf_stencil_border_index () is this mapping.
+ *
+ * Fixed point, so that the CUDA and CPU paths give the same bytes:
+ *
+ * 1. Weights. B = CF_STENCIL_WEIGHT_BITS (8-bit formats: 16 fraction bits;
+ *    16-bit formats: 22, enough for 129 taps of 16-bit samples to stay
+ *    within 1 LSB of the model, where 16 bits would miss by about one LSB on
+ *    noise). With `normalize`, the taps are first divided by their sum
+ *    (which must not be 0) and rounded as running sums, as resize.h does:
+ *    with S(t) the exact sum of taps 0 .. t, weight t is
+ *    round (2^B S(t)) - round (2^B S(t - 1)) (round: half away from zero)
+ *    and the last running sum is exactly 2^B, so the weights sum to exactly
+ *    1 and a constant stays constant. Without it, each tap is rounded on its
+ *    own, round (2^B tap): [-0.5, 0, 0.5] and [1, -2, 1] are exact. The gain,
+ *    the sum of |weight|, is at most CF_STENCIL_MAX_GAIN (64) << B.
+ * 2. One axis (HORIZONTAL, VERTICAL): S = sum w * in, exact, then
+ *    out = clamp ((S + 2^(B-1)) >> B, 0, max): rounded half up (arithmetic
+ *    shift, also for negative sums) and saturated, max = 255 or 65535.
+ * 3. BOTH: the rows pass gives an intermediate with I = CF_STENCIL_INTER_BITS
+ *    fraction bits,  h = (S_x + 2^(B-I-1)) >> (B-I)  (int32), for every input
+ *    row the columns need (rows beyond the edges mapped as above); then
+ *    out = clamp ((sum w_y * h + 2^(B+I-1)) >> (B+I), 0, max).
+ * Bounds (gain G <= 64): 8-bit sums are below 255 G 2^16 <= 2^30 (int32), h
+ *    below 255 G 2^6 + 1 < 2^21; 16-bit sums below 2^38 (int64), h below 2^28
+ *    (int32); the columns pass of BOTH below G 2^B |h| <= 2^56 (int64; int32
+ *    when its bound, computed from the weights, allows). Every sum is exact.
+ *
+ * Against the float64 model (cf_stencil_model (): unrounded taps, no
+ * intermediate rounding, then clamped) the error is the final rounding
+ * (1/2), the intermediate's (G_y 2^-(I+1)) and the rounding of the weights:
+ * each running sum (normalized) or weight is within 2^-(B+1) of the exact
+ * one, which moves a filtered sample by at most 2^-(B+1) times the variation
+ * of its input along the taps (sum of |in(k + 1) - in(k)|; sum of |in|
+ * unnormalized). So normalized taps of gain 1 (blurs) keep 8-bit results
+ * within 1 LSB of the model on any picture up to 127 taps per axis (at most
+ * 1.01 LSB with 129 taps on both axes); on pictures and noise, whose errors
+ * largely cancel, both depths stay within 1 LSB at any radius (tested on
+ * random pictures up to radius 64).
+ */
+#ifndef CF_STENCIL_H
+#define CF_STENCIL_H
+
+#include "format.h"
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CF_STENCIL_MAX_RADIUS 64
+#define CF_STENCIL_MAX_TAPS (2 * CF_STENCIL_MAX_RADIUS + 1)
+#define CF_STENCIL_WEIGHT_BITS_8 16
+#define CF_STENCIL_WEIGHT_BITS_16 22
+/* B of a format of @depth bits per sample (8 or 16) */
+#define CF_STENCIL_WEIGHT_BITS(depth) \
+  ((depth) > 8 ? CF_STENCIL_WEIGHT_BITS_16 : CF_STENCIL_WEIGHT_BITS_8)
+#define CF_STENCIL_INTER_BITS 6
+#define CF_STENCIL_MAX_GAIN 64
+
+typedef enum {
+  CF_STENCIL_HORIZONTAL,
+  CF_STENCIL_VERTICAL,
+  CF_STENCIL_BOTH,
+  CF_STENCIL_DIRECTION_COUNT
+} CfStencilDirection;
+
+typedef enum {
+  CF_STENCIL_CLAMP,
+  CF_STENCIL_MIRROR,
+  CF_STENCIL_WRAP,
+  CF_STENCIL_CONSTANT,
+  CF_STENCIL_BORDER_COUNT
+} CfStencilBorder;
+
+/* The taps of one axis. */
+typedef struct {
+  int radius;                   /* 0 .. CF_STENCIL_MAX_RADIUS */
+  const double *taps;           /* 2 radius + 1; tap t weighs in[i + t - radius] */
+  int normalize;                /* divide by their sum first */
+} CfStencilTaps;
+
+/* What to filter, and how. */
+typedef struct {
+  CfStencilDirection direction;
+  CfStencilTaps x;              /* for HORIZONTAL and BOTH */
+  CfStencilTaps y;              /* for VERTICAL and BOTH */
+  CfStencilBorder border;
+  /* CONSTANT's value per channel, in format.h's channel order (R, G, B, A;
+   * Y, U, V; gray): 0 .. 255, or 0 .. 65535 for 16-bit formats */
+  uint16_t border_value[CF_MAX_CHANNELS];
+  int filter_alpha;             /* filter alpha too, instead of copying it */
+} CfStencilParams;
+
+/* A stencil of one picture size and format, made once on the host; both
+ * backends read the very same weights from it. No memory of its own. */
+typedef struct {
+  CfFormat format;
+  int width, height;
+  CfStencilDirection direction;
+  CfStencilBorder border;
+  int weight_bits;              /* B: CF_STENCIL_WEIGHT_BITS (depth) */
+  /* per axis; an axis the direction leaves alone has radius 0 and the
+   * identity (tap 1, weight 1 << B), which is not applied */
+  int radius_x, radius_y;
+  int32_t weights_x[CF_STENCIL_MAX_TAPS], weights_y[CF_STENCIL_MAX_TAPS];
+  double taps_x[CF_STENCIL_MAX_TAPS], taps_y[CF_STENCIL_MAX_TAPS];
+  /* CONSTANT's value of sample k of a pixel of plane p */
+  int32_t border_sample[CF_MAX_PLANES][CF_MAX_CHANNELS];
+  /* bit k set: sample k of a pixel of plane p is copied, not filtered */
+  unsigned int skip[CF_MAX_PLANES];
+} CfStencilPlan;
+
+/* Where input index @i of an axis of @n samples (n >= 1) reads from: an index
+ * in 0 .. n - 1, or -1 for CONSTANT outside the axis (or a bad argument). */
+int cf_stencil_border_index (CfStencilBorder border, int i, int n);
+
+/* Makes the plan of @params for @width x @height pictures of @format (sizes
+ * 1 .. CF_MAX_SIDE). Returns 0, or -1 (and @plan cleared) on a bad argument:
+ * unknown format, direction or border, radius out of range, taps NULL or
+ * not finite, normalize with taps summing to 0, a gain above
+ * CF_STENCIL_MAX_GAIN, a border value beyond the sample range. */
+int cf_stencil_plan_init (CfStencilPlan * plan, CfFormat format, int width,
+    int height, const CfStencilParams * params);
+/* Safe on a cleared or failed plan (the plan owns no memory; this clears it
+ * so that a cleared plan is refused). */
+void cf_stencil_plan_clear (CfStencilPlan * plan);
+
+/* CPU reference and CPU backend: filters every plane of @src into @dst
+ * (host memory, the plan's size and format, any pitch and alignment, @src
+ * and @dst not overlapping); only the samples of @dst's rows are written,
+ * never the bytes between a row's end and its pitch. Returns 0, or -1 when
+ * an image does not match the plan or memory runs out. */
+int cf_stencil_cpu (const CfStencilPlan * plan, const CfImage * src,
+    const CfImage * dst);
+
+/* The float64 model of the same filter (the taps unrounded, no rounding
+ * between the passes, no clamping) for sample @k (0 .. samples per pixel - 1)
+ * of pixel (@x, @y) of plane @plane; a copied (alpha) sample is the input
+ * sample. For tests; NAN on bad arguments. */
+double cf_stencil_model (const CfStencilPlan * plan, const CfImage * src,
+    int plane, int x, int y, int k);
+
+#ifdef HAVE_CUDA
+/* A plan ready for launches (the weights travel as kernel arguments, so it
+ * holds no device memory). */
+typedef struct CfStencilDevicePlan CfStencilDevicePlan;
+
+/* Makes the launch-ready copy of @plan, and lets the kernels it uses take
+ * the shared memory they need (at negotiation, not per frame). */
+cudaError_t cf_stencil_device_plan_new (const CfStencilPlan * plan,
+    CfStencilDevicePlan ** d_plan);
+/* Safe on NULL. */
+void cf_stencil_device_plan_free (CfStencilDevicePlan * d_plan);
+
+/* Device scratch a frame in flight needs: 0 (the kernel keeps its
+ * intermediate in shared memory); kept so that callers stay the same if a
+ * later version needs some. 0 for a bad plan too. */
+size_t cf_stencil_workspace_bytes (const CfStencilPlan * plan);
+
+/* GPU launcher: filters @d_src into @d_dst (device images, any pitch and
+ * alignment, not overlapping) on @stream, one launch per plane; only the
+ * samples of @d_dst's rows are written. @d_workspace may be NULL while
+ * cf_stencil_workspace_bytes () is 0. Returns cudaErrorInvalidValue when an
+ * argument is missing or an image does not match the plan, otherwise the
+ * launches' error. */
+cudaError_t cf_stencil_cuda (const CfStencilDevicePlan * d_plan,
+    const CfImage * d_src, const CfImage * d_dst, void *d_workspace,
+    cudaStream_t stream);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CF_STENCIL_H */

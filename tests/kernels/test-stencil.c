@@ -1,0 +1,1336 @@
+/* Kernel-level tests of 1D stencils (kernels/stencil.h).
+ *
+ * CF_TEST_BACKEND=cpu: the border mapping and the fixed-point weights
+ * written out by hand; known answers for cf_stencil_cpu (): an impulse gives
+ * the taps (reversed: a correlation), a normalized filter keeps a constant
+ * picture constant, the derivative of a ramp is constant, every border mode
+ * at both edges of both axes, a radius beyond the width and height (1x1
+ * too), the alpha sample copied unless asked; cf_stencil_cpu () within
+ * 1 LSB of the float64 model cf_stencil_model () on random pictures, every
+ * format, direction and border, radius {0, 1, 4, 8, 64}, unaligned planes
+ * and padded pitches whose padding stays untouched; bad arguments.
+ * CF_TEST_BACKEND=cuda: cf_stencil_cuda () bit-exact against
+ * cf_stencil_cpu (), every format x direction x border x radius
+ * {0, 1, 4, 8, 64} over sizes from 1x1 to 641x481, random pictures in
+ * unaligned planes with odd pitches, and constant ones; 4K RGBA; bad
+ * arguments.
+ */
+#include "cf-test.h"
+#include "stencil.h"
+
+#include <math.h>
+
+#define MARKER 0xEE             /* in padding that must stay untouched */
+#define N_DIRS CF_STENCIL_DIRECTION_COUNT
+#define N_BORDERS CF_STENCIL_BORDER_COUNT
+#define R_MAX CF_STENCIL_MAX_RADIUS
+
+static const char *const dir_names[N_DIRS] = { "horizontal", "vertical",
+  "both"
+};
+
+static const char *const border_names[N_BORDERS] = { "clamp", "mirror",
+  "wrap", "constant"
+};
+
+static const int radii[] = { 0, 1, 4, 8, 64 };
+
+/* ---- pictures ---- */
+
+/* A host picture with its plane geometry. */
+typedef struct
+{
+  CfImage img;
+  int n_planes;
+  int w[CF_MAX_PLANES], h[CF_MAX_PLANES];       /* plane size in pixels */
+  int pb[CF_MAX_PLANES], sb[CF_MAX_PLANES];     /* pixel, sample bytes */
+  size_t row[CF_MAX_PLANES];    /* bytes of samples in a row */
+  guint8 *base[CF_MAX_PLANES];  /* the allocations */
+} Frame;
+
+/* Allocates a @width x @height picture of @format, pitch row bytes +
+ * @extra, each plane @misalign bytes past a 16-byte boundary, every byte
+ * MARKER. */
+static void
+frame_init (Frame * f, CfFormat format, int width, int height, size_t extra,
+    int misalign)
+{
+  const CfFormatInfo *info = cf_format_info (format);
+  int p;
+
+  memset (f, 0, sizeof (*f));
+  f->img.format = format;
+  f->img.width = width;
+  f->img.height = height;
+  f->n_planes = info->n_planes;
+  for (p = 0; p < f->n_planes; p++) {
+    f->w[p] = cf_plane_width (format, p, width);
+    f->h[p] = cf_plane_height (format, p, height);
+    f->pb[p] = info->plane[p].pixel_bytes;
+    f->sb[p] = info->plane[p].sample_bytes;
+    f->row[p] = cf_plane_row_bytes (format, p, width);
+    f->img.pitch[p] = f->row[p] + extra;
+    f->base[p] = g_malloc (f->img.pitch[p] * f->h[p] + 16);
+    f->img.data[p] = f->base[p] + misalign;
+    memset (f->img.data[p], MARKER, f->img.pitch[p] * f->h[p]);
+  }
+}
+
+static void
+frame_clear (Frame * f)
+{
+  int p;
+
+  for (p = 0; p < f->n_planes; p++)
+    g_free (f->base[p]);
+}
+
+static int
+samples_per_pixel (const Frame * f, int p)
+{
+  return f->pb[p] / f->sb[p];
+}
+
+static guint8 *
+sample_ptr (const Frame * f, int p, int x, int y, int k)
+{
+  return (guint8 *) f->img.data[p] + y * f->img.pitch[p] + x * f->pb[p] +
+      k * f->sb[p];
+}
+
+static guint
+sample_get (const Frame * f, int p, int x, int y, int k)
+{
+  const guint8 *s = sample_ptr (f, p, x, y, k);
+
+  return f->sb[p] == 2 ? s[0] | s[1] << 8 : s[0];
+}
+
+static void
+sample_set (Frame * f, int p, int x, int y, int k, guint v)
+{
+  guint8 *s = sample_ptr (f, p, x, y, k);
+
+  s[0] = (guint8) v;
+  if (f->sb[p] == 2)
+    s[1] = (guint8) (v >> 8);
+}
+
+/* Every byte random, padding included. */
+static void
+frame_random (Frame * f, GRand * rand)
+{
+  guint32 r = 0;
+  int p;
+  size_t i;
+
+  for (p = 0; p < f->n_planes; p++)
+    for (i = 0; i < f->img.pitch[p] * f->h[p]; i++) {
+      if (i % 4 == 0)
+        r = g_rand_int (rand);
+      ((guint8 *) f->img.data[p])[i] = (guint8) (r >> (8 * (i % 4)));
+    }
+}
+
+/* The value of channel @c in a constant picture (-1: padding, which
+ * CONSTANT borders fill with the maximum). */
+static guint
+channel_value (const Frame * f, int p, int c)
+{
+  if (c < 0)
+    return f->sb[p] == 2 ? 65535 : 255;
+  return f->sb[p] == 2 ? (17u + 23 * c) * 257 + 1 : 17u + 23 * c;
+}
+
+/* Every sample of @f its channel_value (). */
+static void
+frame_constant (Frame * f)
+{
+  const CfFormatInfo *info = cf_format_info (f->img.format);
+  int p, x, y, k;
+
+  for (p = 0; p < f->n_planes; p++)
+    for (y = 0; y < f->h[p]; y++)
+      for (x = 0; x < f->w[p]; x++)
+        for (k = 0; k < samples_per_pixel (f, p); k++)
+          sample_set (f, p, x, y, k, channel_value (f, p,
+                  info->plane[p].channel[k]));
+}
+
+/* The bytes between each row's end and its pitch hold @value. */
+static void
+check_padding (const Frame * f, guint8 value, const char *what)
+{
+  int p, y;
+  size_t i;
+
+  for (p = 0; p < f->n_planes; p++)
+    for (y = 0; y < f->h[p]; y++)
+      for (i = f->row[p]; i < f->img.pitch[p]; i++) {
+        const guint8 b = ((guint8 *) f->img.data[p])[y * f->img.pitch[p] + i];
+
+        if (b != value) {
+          g_printerr ("%s: plane %d row %d byte %zu overwritten\n", what, p,
+              y, i);
+          g_assert_cmphex (b, ==, value);
+        }
+      }
+}
+
+/* Every sample of @got is @want's. */
+static void
+check_samples (const Frame * got, const Frame * want, const char *what)
+{
+  int p, x, y, k;
+
+  for (p = 0; p < got->n_planes; p++)
+    for (y = 0; y < got->h[p]; y++) {
+      if (memcmp (sample_ptr (got, p, 0, y, 0), sample_ptr (want, p, 0, y, 0),
+              got->row[p]) == 0)
+        continue;
+      for (x = 0; x < got->w[p]; x++)
+        for (k = 0; k < samples_per_pixel (got, p); k++) {
+          const guint v = sample_get (got, p, x, y, k);
+          const guint w = sample_get (want, p, x, y, k);
+
+          if (v != w) {
+            g_printerr ("%s: first difference: plane %d, pixel %d,%d, "
+                "sample %d\n", what, p, x, y, k);
+            g_assert_cmpuint (v, ==, w);
+          }
+        }
+    }
+}
+
+/* ---- stencils ---- */
+
+/* Taps of one of a few kinds, for radius @r, into @t (2 r + 1): */
+typedef enum
+{
+  TAPS_GAUSSIAN,                /* sigma r / 2, normalized */
+  TAPS_BOX,                     /* normalized */
+  TAPS_RANDOM,                  /* positive, normalized */
+  TAPS_SHARPEN,                 /* 2 delta - box, normalized (gain 3) */
+  TAPS_DERIVATIVE,              /* (in[i + r] - in[i - r]) / 2, as given */
+  TAPS_KIND_COUNT
+} TapsKind;
+
+static const char *const kind_names[TAPS_KIND_COUNT] = { "gaussian", "box",
+  "random", "sharpen", "derivative"
+};
+
+static gboolean
+make_taps (TapsKind kind, int r, double *t, GRand * rand)
+{
+  int i;
+
+  for (i = 0; i <= 2 * r; i++) {
+    const double d = i - r;
+
+    switch (kind) {
+      case TAPS_GAUSSIAN:
+        t[i] = r ? exp (-d * d / (2.0 * (r / 2.0) * (r / 2.0))) : 1.0;
+        break;
+      case TAPS_BOX:
+        t[i] = 1.0;
+        break;
+      case TAPS_RANDOM:
+        t[i] = g_rand_double_range (rand, 0.01, 1.0);
+        break;
+      case TAPS_SHARPEN:
+        t[i] = (d == 0 ? 2.0 : 0.0) - 1.0 / (2 * r + 1);
+        break;
+      default:
+        t[i] = r == 0 ? 1.0 : i == 0 ? -0.5 : i == 2 * r ? 0.5 : 0.0;
+        break;
+    }
+  }
+  return kind != TAPS_DERIVATIVE;
+}
+
+/* Parameters for @dir with taps @tx (radius @rx) and @ty (@ry). */
+static CfStencilParams
+params_of (CfStencilDirection dir, int rx, const double *tx, gboolean nx,
+    int ry, const double *ty, gboolean ny, CfStencilBorder border)
+{
+  CfStencilParams s;
+
+  memset (&s, 0, sizeof (s));
+  s.direction = dir;
+  s.x.radius = rx;
+  s.x.taps = tx;
+  s.x.normalize = nx;
+  s.y.radius = ry;
+  s.y.taps = ty;
+  s.y.normalize = ny;
+  s.border = border;
+  return s;
+}
+
+/* CONSTANT's values: the constant picture's (see channel_value ()). */
+static void
+set_border_values (CfStencilParams * s, CfFormat format)
+{
+  const gboolean deep = cf_format_info (format)->depth > 8;
+  int c;
+
+  for (c = 0; c < CF_MAX_CHANNELS; c++)
+    s->border_value[c] = deep ? (17 + 23 * c) * 257 + 1 : 17 + 23 * c;
+}
+
+/* Filters @src into a new picture @dst (pitch +5, misaligned by 3) on the
+ * CPU, checking that padding is untouched. */
+static void
+filter_cpu (const CfStencilParams * s, const Frame * src, Frame * dst,
+    const char *what)
+{
+  CfStencilPlan plan;
+
+  g_assert_cmpint (cf_stencil_plan_init (&plan, src->img.format,
+          src->img.width, src->img.height, s), ==, 0);
+  frame_init (dst, src->img.format, src->img.width, src->img.height, 5, 3);
+  g_assert_cmpint (cf_stencil_cpu (&plan, &src->img, &dst->img), ==, 0);
+  check_padding (dst, MARKER, what);
+  cf_stencil_plan_clear (&plan);
+}
+
+/* ---- CPU: the border mapping and the weights ---- */
+
+static void
+test_cpu_border_index (void)
+{
+  /* n = 5, i = -8 .. 9 */
+  static const int want[N_BORDERS][18] = {
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 4, 4, 4, 4, 4},
+    {0, 1, 2, 3, 4, 3, 2, 1, 0, 1, 2, 3, 4, 3, 2, 1, 0, 1},
+    {2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4},
+    {-1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3, 4, -1, -1, -1, -1, -1},
+  };
+  /* n = 2: period 2, i = -3 .. 4 */
+  static const int mirror2[8] = { 1, 0, 1, 0, 1, 0, 1, 0 };
+  int b, i;
+
+  for (b = 0; b < N_BORDERS; b++) {
+    for (i = -8; i <= 9; i++)
+      g_assert_cmpint (cf_stencil_border_index (b, i, 5), ==, want[b][i + 8]);
+    /* n = 1: everything at 0, CONSTANT outside */
+    for (i = -70; i <= 70; i++)
+      g_assert_cmpint (cf_stencil_border_index (b, i, 1), ==,
+          b == CF_STENCIL_CONSTANT && i != 0 ? -1 : 0);
+    g_assert_cmpint (cf_stencil_border_index (b, 0, 0), ==, -1);
+  }
+  for (i = -3; i <= 4; i++)
+    g_assert_cmpint (cf_stencil_border_index (CF_STENCIL_MIRROR, i, 2), ==,
+        mirror2[i + 3]);
+  /* far away: 32766 + 64 on 32767 samples */
+  g_assert_cmpint (cf_stencil_border_index (CF_STENCIL_MIRROR, 32830, 32767),
+      ==, 32766 - 64);
+  g_assert_cmpint (cf_stencil_border_index (CF_STENCIL_WRAP, -64, 3), ==, 2);
+}
+
+static void
+test_cpu_weights (void)
+{
+  static const double box5[5] = { 1, 1, 1, 1, 1 };
+  static const double deriv[3] = { -0.5, 0, 0.5 }, lapl[3] = { 1, -2, 1 };
+  static const double zero_sum[3] = { 1, 0, -1 };
+  const double big[2] = { 64.0, 64.5 }, bad[1] = { NAN };
+  double many[CF_STENCIL_MAX_TAPS + 2];
+  CfStencilParams s;
+  CfStencilPlan plan;
+  gint64 sum;
+  int t;
+
+  /* box of 5, normalized, 8 bits: running sums of 65536 k / 5 rounded:
+   * 13107, 26214, 39322, 52429, 65536 */
+  s = params_of (CF_STENCIL_HORIZONTAL, 2, box5, TRUE, 0, NULL, FALSE, 0);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_GRAY8, 8, 8, &s),
+      ==, 0);
+  g_assert_cmpint (plan.weight_bits, ==, 16);
+  g_assert_cmpint (plan.radius_x, ==, 2);
+  g_assert_cmpint (plan.radius_y, ==, 0);       /* left alone: identity */
+  g_assert_cmpint (plan.weights_y[0], ==, 1 << 16);
+  {
+    const int32_t want[5] = { 13107, 13107, 13108, 13107, 13107 };
+    g_assert_cmpmem (plan.weights_x, sizeof (want), want, sizeof (want));
+  }
+  /* 16 bits: 22 fraction bits, still summing to one exactly */
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_GRAY16_LE, 8, 8,
+          &s), ==, 0);
+  g_assert_cmpint (plan.weight_bits, ==, 22);
+  for (t = 0, sum = 0; t < 5; t++) {
+    sum += plan.weights_x[t];
+    g_assert_cmpfloat (fabs (plan.weights_x[t] - (1 << 22) / 5.0), <=, 1.0);
+  }
+  g_assert_cmpint (sum, ==, 1 << 22);
+
+  /* as given: derivative and laplacian exactly */
+  s = params_of (CF_STENCIL_VERTICAL, 0, NULL, FALSE, 1, deriv, FALSE, 0);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_RGBA, 8, 8, &s),
+      ==, 0);
+  g_assert_cmpint (plan.radius_x, ==, 0);
+  g_assert_cmpint (plan.weights_x[0], ==, 1 << 16);
+  g_assert_cmpint (plan.weights_y[0], ==, -32768);
+  g_assert_cmpint (plan.weights_y[1], ==, 0);
+  g_assert_cmpint (plan.weights_y[2], ==, 32768);
+  g_assert_cmpfloat (plan.taps_y[0], ==, -0.5);
+  s.y.taps = lapl;
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_RGBA, 8, 8, &s),
+      ==, 0);
+  g_assert_cmpint (plan.weights_y[0], ==, 65536);
+  g_assert_cmpint (plan.weights_y[1], ==, -131072);
+  g_assert_cmpint (plan.weights_y[2], ==, 65536);
+  /* normalized sharpen: -1/3 4/3 ... sum to one, negative taps kept */
+  s.y.normalize = TRUE;
+  s.y.taps = (const double[]) { -1, 5, -1 };
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_RGBA, 8, 8, &s),
+      ==, 0);
+  g_assert_cmpint (plan.weights_y[0] + plan.weights_y[1] + plan.weights_y[2],
+      ==, 65536);
+  g_assert_cmpint (plan.weights_y[0], <, 0);
+
+  /* the gain: 64 is the most */
+  s = params_of (CF_STENCIL_HORIZONTAL, 0, big, FALSE, 0, NULL, FALSE, 0);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_GRAY8, 8, 8, &s),
+      ==, 0);
+  g_assert_cmpint (plan.weights_x[0], ==, 64 << 16);
+  s.x.taps = big + 1;
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_GRAY8, 8, 8, &s),
+      ==, -1);
+  g_assert_cmpint (plan.weight_bits, ==, 0);    /* cleared */
+
+  /* a radius of 64, normalized */
+  for (t = 0; t < (int) G_N_ELEMENTS (many); t++)
+    many[t] = 1.0 + t % 7;
+  s = params_of (CF_STENCIL_BOTH, R_MAX, many, TRUE, R_MAX, many, TRUE, 0);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_NV12, 3, 3, &s),
+      ==, 0);
+  for (t = 0, sum = 0; t < CF_STENCIL_MAX_TAPS; t++)
+    sum += plan.weights_y[t];
+  g_assert_cmpint (sum, ==, 1 << 16);
+
+  /* bad taps, on either axis */
+  for (t = 0; t < 12; t++) {
+    s = params_of (CF_STENCIL_BOTH, 1, box5, TRUE, 1, box5, TRUE, 0);
+    CfStencilTaps *a = t % 2 ? &s.y : &s.x;
+    switch (t / 2) {
+      case 0:
+        a->radius = R_MAX + 1;
+        break;
+      case 1:
+        a->radius = -1;
+        break;
+      case 2:
+        a->taps = NULL;
+        break;
+      case 3:
+        a->taps = zero_sum;
+        break;
+      case 4:
+        a->taps = bad;
+        a->radius = 0;
+        break;
+      default:
+        a->taps = big + 1;
+        a->radius = 0;
+        a->normalize = FALSE;
+        break;
+    }
+    g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_I420, 8, 8, &s),
+        ==, -1);
+  }
+  /* the taps of an axis left alone are not looked at */
+  s = params_of (CF_STENCIL_HORIZONTAL, 1, box5, TRUE, 99, NULL, TRUE, 0);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_I420, 8, 8, &s),
+      ==, 0);
+  cf_stencil_plan_clear (&plan);
+}
+
+/* Plans: which samples are copied, CONSTANT's value of each sample. */
+static void
+test_cpu_plan_samples (void)
+{
+  static const struct
+  {
+    CfFormat format;
+    unsigned int skip;
+  } alpha[] = {
+    {CF_FORMAT_RGBA, 1 << 3}, {CF_FORMAT_BGRA, 1 << 3},
+    {CF_FORMAT_ARGB, 1 << 0}, {CF_FORMAT_ABGR, 1 << 0},
+    {CF_FORMAT_RGBX, 0}, {CF_FORMAT_XRGB, 0}, {CF_FORMAT_RGB, 0},
+    {CF_FORMAT_GRAY8, 0}, {CF_FORMAT_I420, 0}, {CF_FORMAT_NV12, 0},
+  };
+  /* the values of channels R/Y G/U B/V A below, as samples */
+  static const int32_t argb[4] = { 40, 10, 20, 30 };
+  static const int32_t xbgr[4] = { 255, 30, 20, 10 };
+  static const int32_t vu[2] = { 30, 20 };
+  const double one[1] = { 1.0 };
+  CfStencilParams s;
+  CfStencilPlan plan;
+  guint i;
+
+  s = params_of (CF_STENCIL_HORIZONTAL, 0, one, TRUE, 0, NULL, FALSE,
+      CF_STENCIL_CONSTANT);
+  for (i = 0; i < G_N_ELEMENTS (alpha); i++) {
+    s.filter_alpha = FALSE;
+    g_assert_cmpint (cf_stencil_plan_init (&plan, alpha[i].format, 4, 4, &s),
+        ==, 0);
+    g_assert_cmpuint (plan.skip[0], ==, alpha[i].skip);
+    g_assert_cmpuint (plan.skip[1] | plan.skip[2], ==, 0);
+    s.filter_alpha = TRUE;
+    g_assert_cmpint (cf_stencil_plan_init (&plan, alpha[i].format, 4, 4, &s),
+        ==, 0);
+    g_assert_cmpuint (plan.skip[0], ==, 0);
+  }
+
+  /* per channel in, per sample out; padding gets the maximum */
+  s.border_value[0] = 10;
+  s.border_value[1] = 20;
+  s.border_value[2] = 30;
+  s.border_value[3] = 40;
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_ARGB, 4, 4, &s),
+      ==, 0);
+  g_assert_cmpmem (plan.border_sample[0], 16, argb, 16);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_XBGR, 4, 4, &s),
+      ==, 0);
+  g_assert_cmpmem (plan.border_sample[0], 16, xbgr, 16);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_NV21, 4, 4, &s),
+      ==, 0);
+  g_assert_cmpint (plan.border_sample[0][0], ==, 10);
+  g_assert_cmpmem (plan.border_sample[1], 8, vu, 8);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_YV12, 4, 4, &s),
+      ==, 0);
+  g_assert_cmpint (plan.border_sample[1][0], ==, 30);
+  g_assert_cmpint (plan.border_sample[2][0], ==, 20);
+
+  /* the range of a sample */
+  s.border_value[2] = 256;
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_I420, 4, 4, &s),
+      ==, -1);
+  s.border_value[0] = 65535;
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_GRAY16_LE, 4, 4,
+          &s), ==, 0);
+  g_assert_cmpint (plan.border_sample[0][0], ==, 65535);
+  /* 65535 is beyond 8 bits (and channel 2, 256, does not exist in gray) */
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_GRAY8, 4, 4, &s),
+      ==, -1);
+  s.border_value[0] = 0;
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_GRAY8, 4, 4, &s),
+      ==, 0);
+  cf_stencil_plan_clear (&plan);
+}
+
+/* ---- CPU: known answers ---- */
+
+/* Filters the one-plane 8- or 16-bit @in (@w x @h) and compares with
+ * @want. */
+static void
+check_gray (CfFormat format, const CfStencilParams * s, const guint * in,
+    int w, int h, const guint * want, const char *what)
+{
+  Frame src, dst;
+  int x, y;
+
+  frame_init (&src, format, w, h, 3, 1);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      sample_set (&src, 0, x, y, 0, in[y * w + x]);
+  filter_cpu (s, &src, &dst, what);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      if (sample_get (&dst, 0, x, y, 0) != want[y * w + x]) {
+        g_printerr ("%s: pixel %d,%d\n", what, x, y);
+        g_assert_cmpuint (sample_get (&dst, 0, x, y, 0), ==, want[y * w + x]);
+      }
+  frame_clear (&src);
+  frame_clear (&dst);
+}
+
+/* An impulse of @v at the middle of every plane, every sample: the taps
+ * come out reversed, times v (the taps are multiples of 1/16, so exactly);
+ * BOTH gives their outer product. The copied alpha keeps the impulse. */
+static void
+test_cpu_impulse (void)
+{
+  static const double tx[5] = { 1 / 16., 2 / 16., 3 / 16., 4 / 16., 5 / 16. };
+  static const double ty[3] = { 0.5, 1.0, 0.5 };
+  guint f, d;
+  int p, x, y, k;
+
+  for (f = 0; f < CF_FORMAT_COUNT; f++)
+    for (d = 0; d < N_DIRS; d++) {
+      const CfStencilParams s = params_of (d, 2, tx, FALSE, 1, ty, FALSE,
+          CF_STENCIL_CLAMP);
+      char *what = g_strdup_printf ("%s %s impulse",
+          cf_format_info (f)->name, dir_names[d]);
+      const guint v = cf_format_info (f)->depth > 8 ? 16000 : 160;
+      CfStencilPlan plan;
+      Frame src, dst;
+
+      frame_init (&src, f, 18, 14, 0, 0);
+      for (p = 0; p < src.n_planes; p++)
+        for (y = 0; y < src.h[p]; y++)
+          for (x = 0; x < src.w[p]; x++)
+            for (k = 0; k < samples_per_pixel (&src, p); k++)
+              sample_set (&src, p, x, y, k, x == src.w[p] / 2
+                  && y == src.h[p] / 2 ? v : 0);
+      filter_cpu (&s, &src, &dst, what);
+      g_assert_cmpint (cf_stencil_plan_init (&plan, f, 18, 14, &s), ==, 0);
+      for (p = 0; p < src.n_planes; p++)
+        for (y = 0; y < src.h[p]; y++)
+          for (x = 0; x < src.w[p]; x++) {
+            /* out (c + r - t) = v w[t] */
+            const int tX = src.w[p] / 2 + 2 - x, tY = src.h[p] / 2 + 1 - y;
+            const double wx = d == CF_STENCIL_VERTICAL ? (tX == 2) :
+                tX >= 0 && tX < 5 ? tx[tX] : 0;
+            const double wy = d == CF_STENCIL_HORIZONTAL ? (tY == 1) :
+                tY >= 0 && tY < 3 ? ty[tY] : 0;
+
+            for (k = 0; k < samples_per_pixel (&src, p); k++) {
+              const guint want = plan.skip[p] & (1u << k) ?
+                  sample_get (&src, p, x, y, k) : (guint) (v * wx * wy);
+              if (sample_get (&dst, p, x, y, k) != want) {
+                g_printerr ("%s: plane %d pixel %d,%d sample %d\n", what, p,
+                    x, y, k);
+                g_assert_cmpuint (sample_get (&dst, p, x, y, k), ==, want);
+              }
+            }
+          }
+      cf_stencil_plan_clear (&plan);
+      frame_clear (&src);
+      frame_clear (&dst);
+      g_free (what);
+    }
+}
+
+/* A normalized filter keeps a constant picture constant: every format,
+ * direction, border (CONSTANT's value that of the picture), radius, over
+ * small and odd sizes, radii beyond them included; gaussian, box and
+ * sharpen (negative taps). */
+static void
+test_cpu_constant (void)
+{
+  static const int sizes[][2] = { {1, 1}, {7, 5}, {2, 9}, {33, 17} };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
+  guint f, d, b, r, z;
+
+  for (f = 0; f < CF_FORMAT_COUNT; f++)
+    for (d = 0; d < N_DIRS; d++)
+      for (b = 0; b < N_BORDERS; b++)
+        for (r = 0; r < G_N_ELEMENTS (radii); r++)
+          for (z = 0; z < G_N_ELEMENTS (sizes); z++) {
+            const TapsKind kx = (f + r + z) % 4, ky = (f + b + z + 1) % 4;
+            const int rx = radii[r], ry = radii[(r + z) % G_N_ELEMENTS (radii)];
+            CfStencilParams s;
+            Frame src, dst;
+            char *what;
+
+            if (kx == TAPS_RANDOM || ky == TAPS_RANDOM)
+              continue;         /* random taps: not exactly 1 in total */
+            make_taps (kx, rx, tx, rand);
+            make_taps (ky, ry, ty, rand);
+            s = params_of (d, rx, tx, TRUE, ry, ty, TRUE, b);
+            set_border_values (&s, f);
+            what = g_strdup_printf ("%s %dx%d %s %s rx %d %s ry %d %s",
+                cf_format_info (f)->name, sizes[z][0], sizes[z][1],
+                dir_names[d], border_names[b], rx, kind_names[kx], ry,
+                kind_names[ky]);
+            frame_init (&src, f, sizes[z][0], sizes[z][1], 2, z);
+            frame_constant (&src);
+            filter_cpu (&s, &src, &dst, what);
+            check_samples (&dst, &src, what);
+            frame_clear (&src);
+            frame_clear (&dst);
+            g_free (what);
+          }
+  g_rand_free (rand);
+}
+
+/* The derivative (in[i + 1] - in[i - 1]) / 2 of the ramp 10 + 3i: 3 inside,
+ * and at the edges (halves round up, negatives saturate to 0):
+ * clamp (13 - 10) / 2 = 1.5, (34 - 31) / 2; mirror (13 - 13) / 2 = 0;
+ * wrap (13 - 34) / 2 < 0, (10 - 31) / 2 < 0; constant 100: (13 - 100) / 2
+ * < 0, (100 - 31) / 2 = 34.5. The negated derivative too (0 inside):
+ * wrap (34 - 13) / 2 = 10.5, (31 - 10) / 2 = 10.5; constant
+ * (100 - 13) / 2 = 43.5, (31 - 100) / 2 < 0. Along rows, along
+ * columns, and with BOTH (a box along the other axis, which a ramp in the
+ * first axis does not change). */
+static void
+test_cpu_ramp (void)
+{
+  static const double deriv[3] = { -0.5, 0, 0.5 }, neg[3] = { 0.5, 0, -0.5 };
+  static const double box[3] = { 1, 1, 1 };
+  static const guint edges[2][N_BORDERS][2] = {
+    {{2, 2}, {0, 0}, {0, 0}, {0, 35}},
+    {{0, 0}, {0, 0}, {11, 11}, {44, 0}},
+  };
+  guint in[9 * 3], want[9 * 3], b, d;
+  int i, j;
+
+  for (b = 0; b < N_BORDERS; b++)
+    for (d = 0; d < N_DIRS; d++)
+      for (j = 0; j < 2; j++) {
+        /* d = HORIZONTAL, BOTH: 9 x 3 ramp along x; VERTICAL: 3 x 9 */
+        const gboolean along_y = d == CF_STENCIL_VERTICAL;
+        CfStencilParams s = along_y ?
+            params_of (d, 0, NULL, FALSE, 1, j ? neg : deriv, FALSE, b) :
+            params_of (d, 1, j ? neg : deriv, FALSE, 1, box, TRUE, b);
+        char *what = g_strdup_printf ("ramp %s %s%s", dir_names[d],
+            border_names[b], j ? " negated" : "");
+
+        s.border_value[0] = 100;
+        for (i = 0; i < 27; i++) {
+          const int pos = along_y ? i / 3 : i % 9;
+          in[i] = 10 + 3 * pos;
+          if (pos == 0 || pos == 8)
+            want[i] = edges[j][b][pos == 8];
+          else
+            want[i] = j ? 0 : 3;
+        }
+        if (d == CF_STENCIL_BOTH && b == CF_STENCIL_CONSTANT) {
+          /* the box along y sees 100 above and below: skip those rows */
+          g_free (what);
+          continue;
+        }
+        check_gray (CF_FORMAT_GRAY8, &s, in, along_y ? 3 : 9, along_y ? 9 : 3,
+            want, what);
+        g_free (what);
+      }
+}
+
+/* The input shifted by (dx, dy): a single tap of 1 at t = r + d reads
+ * in[i + d], so every output is the extended picture at (x + dx, y + dy),
+ * cf_stencil_border_index () of each coordinate (checked by hand above).
+ * Every format, border and shift of a radius beyond the picture. */
+static void
+test_cpu_shift (void)
+{
+  static const int sizes[][2] = { {1, 1}, {3, 2}, {5, 4} };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  const int r = 6;
+  double tx[13], ty[13];
+  guint f, b, z;
+  int dx, dy, p, x, y, k;
+
+  for (f = 0; f < CF_FORMAT_COUNT; f++)
+    for (b = 0; b < N_BORDERS; b++)
+      for (z = 0; z < G_N_ELEMENTS (sizes); z++)
+        for (dy = -r; dy <= r; dy += 1 + (int) z)
+          for (dx = -r; dx <= r; dx += 1 + (int) z) {
+            const CfStencilDirection d = dx == 0 ? CF_STENCIL_VERTICAL :
+                dy == 0 ? CF_STENCIL_HORIZONTAL : CF_STENCIL_BOTH;
+            CfStencilParams s;
+            CfStencilPlan plan;
+            Frame src, dst;
+            char *what = g_strdup_printf ("%s %dx%d %s shift %d,%d",
+                cf_format_info (f)->name, sizes[z][0], sizes[z][1],
+                border_names[b], dx, dy);
+
+            memset (tx, 0, sizeof (tx));
+            memset (ty, 0, sizeof (ty));
+            tx[r + dx] = ty[r + dy] = 1.0;
+            s = params_of (d, r, tx, FALSE, r, ty, FALSE, b);
+            s.border_value[0] = 7;
+            s.border_value[1] = 8;
+            s.border_value[2] = 9;
+            s.border_value[3] = 10;
+            g_assert_cmpint (cf_stencil_plan_init (&plan, f, sizes[z][0],
+                    sizes[z][1], &s), ==, 0);
+            frame_init (&src, f, sizes[z][0], sizes[z][1], 1, 2);
+            frame_random (&src, rand);
+            filter_cpu (&s, &src, &dst, what);
+            for (p = 0; p < src.n_planes; p++)
+              for (y = 0; y < src.h[p]; y++)
+                for (x = 0; x < src.w[p]; x++)
+                  for (k = 0; k < samples_per_pixel (&src, p); k++) {
+                    const int sx = cf_stencil_border_index (b, x + dx,
+                        src.w[p]);
+                    const int sy = cf_stencil_border_index (b, y + dy,
+                        src.h[p]);
+                    guint want = sx < 0 || sy < 0 ?
+                        (guint) plan.border_sample[p][k] :
+                        sample_get (&src, p, sx, sy, k);
+
+                    if (plan.skip[p] & (1u << k))
+                      want = sample_get (&src, p, x, y, k);
+                    if (sample_get (&dst, p, x, y, k) != want) {
+                      g_printerr ("%s: plane %d pixel %d,%d sample %d\n",
+                          what, p, x, y, k);
+                      g_assert_cmpuint (sample_get (&dst, p, x, y, k), ==,
+                          want);
+                    }
+                  }
+            cf_stencil_plan_clear (&plan);
+            frame_clear (&src);
+            frame_clear (&dst);
+            g_free (what);
+          }
+  g_rand_free (rand);
+}
+
+/* Hand-made rows: 10 20 30 40 50 shifted by 2 both ways, 10 20 30 by 7
+ * (radius 7 on 3 samples), and the box of radius 3 on a single sample, along
+ * rows and along columns. */
+static void
+test_cpu_borders (void)
+{
+  static const guint row5[5] = { 10, 20, 30, 40, 50 }, row3[3] = { 10, 20,
+    30
+  };
+  /* [border][shift -2, +2][i] */
+  static const guint want5[N_BORDERS][2][5] = {
+    {{10, 10, 10, 20, 30}, {30, 40, 50, 50, 50}},
+    {{30, 20, 10, 20, 30}, {30, 40, 50, 40, 30}},
+    {{40, 50, 10, 20, 30}, {30, 40, 50, 10, 20}},
+    {{7, 7, 10, 20, 30}, {30, 40, 50, 7, 7}},
+  };
+  /* [border][shift -7, +7][i]: mirror has period 4, wrap 3 */
+  static const guint want3[N_BORDERS][2][3] = {
+    {{10, 10, 10}, {30, 30, 30}},
+    {{20, 30, 20}, {20, 10, 20}},
+    {{30, 10, 20}, {20, 30, 10}},
+    {{7, 7, 7}, {7, 7, 7}},
+  };
+  /* box of 7 on the single sample 10: the constant 7 weighs 6/7 (7.43) */
+  static const guint want1[N_BORDERS] = { 10, 10, 10, 7 };
+  static const double box7[7] = { 1, 1, 1, 1, 1, 1, 1 };
+  double taps[15];
+  guint b, j, v;
+
+  for (b = 0; b < N_BORDERS; b++)
+    for (v = 0; v < 2; v++) {
+      const CfStencilDirection d = v ? CF_STENCIL_VERTICAL :
+          CF_STENCIL_HORIZONTAL;
+      char *what = g_strdup_printf ("%s %s", border_names[b], dir_names[d]);
+      CfStencilParams s;
+
+      for (j = 0; j < 2; j++) {
+        memset (taps, 0, sizeof (taps));
+        taps[j ? 4 : 0] = 1.0;  /* radius 2: reads in[i -+ 2] */
+        s = params_of (d, 2, taps, FALSE, 2, taps, FALSE, b);
+        s.border_value[0] = 7;
+        check_gray (CF_FORMAT_GRAY8, &s, row5, v ? 1 : 5, v ? 5 : 1,
+            want5[b][j], what);
+        memset (taps, 0, sizeof (taps));
+        taps[j ? 14 : 0] = 1.0; /* radius 7 */
+        s = params_of (d, 7, taps, FALSE, 7, taps, FALSE, b);
+        s.border_value[0] = 7;
+        check_gray (CF_FORMAT_GRAY8, &s, row3, v ? 1 : 3, v ? 3 : 1,
+            want3[b][j], what);
+      }
+      s = params_of (d, 3, box7, TRUE, 3, box7, TRUE, b);
+      s.border_value[0] = 7;
+      check_gray (CF_FORMAT_GRAY8, &s, row5, 1, 1, &want1[b], what);
+      g_free (what);
+    }
+}
+
+/* RGBA-family alpha is copied unless asked for; when asked, it is filtered
+ * like the other samples. */
+static void
+test_cpu_alpha (void)
+{
+  static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_BGRA,
+    CF_FORMAT_ARGB, CF_FORMAT_ABGR
+  };
+  static const double box[5] = { 1, 1, 1, 1, 1 };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  guint f, d;
+  int x, y, k, a;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (d = 0; d < N_DIRS; d++) {
+      const int alpha = formats[f] == CF_FORMAT_ARGB
+          || formats[f] == CF_FORMAT_ABGR ? 0 : 3;
+      CfStencilParams s = params_of (d, 2, box, TRUE, 2, box, TRUE,
+          CF_STENCIL_MIRROR);
+      Frame src, copied, filtered, gray, gray_out;
+      int changed = 0;
+
+      frame_init (&src, formats[f], 23, 11, 4, 1);
+      frame_random (&src, rand);
+      filter_cpu (&s, &src, &copied, "alpha copied");
+      s.filter_alpha = TRUE;
+      filter_cpu (&s, &src, &filtered, "alpha filtered");
+      /* each sample as a GRAY8 picture of its own gives the same */
+      for (k = 0; k < 4; k++) {
+        frame_init (&gray, CF_FORMAT_GRAY8, 23, 11, 0, 0);
+        for (y = 0; y < 11; y++)
+          for (x = 0; x < 23; x++)
+            sample_set (&gray, 0, x, y, 0, sample_get (&src, 0, x, y, k));
+        filter_cpu (&s, &gray, &gray_out, "gray");
+        for (y = 0; y < 11; y++)
+          for (x = 0; x < 23; x++) {
+            a = sample_get (&gray_out, 0, x, y, 0);
+            g_assert_cmpuint (sample_get (&filtered, 0, x, y, k), ==, a);
+            g_assert_cmpuint (sample_get (&copied, 0, x, y, k), ==,
+                k == alpha ? sample_get (&src, 0, x, y, k) : (guint) a);
+            changed += k == alpha && (guint) a != sample_get (&src, 0, x, y, k);
+          }
+        frame_clear (&gray);
+        frame_clear (&gray_out);
+      }
+      g_assert_cmpint (changed, >, 0);
+      frame_clear (&src);
+      frame_clear (&copied);
+      frame_clear (&filtered);
+    }
+  g_rand_free (rand);
+}
+
+/* ---- CPU against the float64 model ---- */
+
+/* Checks that samples of @dst are within 1 LSB of the model (clamped to the
+ * sample range): every sample of small planes, 48 of larger ones, half of
+ * them near a corner; @worst gets the largest error per depth. */
+static void
+check_model (const CfStencilPlan * plan, const Frame * src, const Frame * dst,
+    GRand * rand, double *worst, const char *what)
+{
+  int p, x, y, k, i;
+
+  for (p = 0; p < dst->n_planes; p++) {
+    const int w = dst->w[p], h = dst->h[p];
+    const gboolean all = w * h <= 48;
+    const double max = dst->sb[p] == 2 ? 65535 : 255;
+
+    for (i = 0; i < (all ? w * h : 48); i++) {
+      x = all ? i % w : g_rand_int_range (rand, 0, w);
+      y = all ? i / w : g_rand_int_range (rand, 0, h);
+      if (!all && i % 2 == 0) { /* within 3 of a corner */
+        x = i % 4 ? x % MIN (w, 3) : w - 1 - x % MIN (w, 3);
+        y = i % 8 < 4 ? y % MIN (h, 3) : h - 1 - y % MIN (h, 3);
+      }
+      for (k = 0; k < samples_per_pixel (dst, p); k++) {
+        const double m = CLAMP (cf_stencil_model (plan, &src->img, p, x, y, k),
+            0, max);
+        const double err = fabs (sample_get (dst, p, x, y, k) - m);
+
+        if (!(err <= 1.0)) {
+          g_printerr ("%s: plane %d, pixel %d,%d, sample %d: %u, model %.4f\n",
+              what, p, x, y, k, sample_get (dst, p, x, y, k), m);
+          g_assert_cmpfloat (err, <=, 1.0);
+        }
+        worst[dst->sb[p] - 1] = MAX (worst[dst->sb[p] - 1], err);
+      }
+    }
+  }
+}
+
+/* Random pictures (random padding, unaligned planes), every format,
+ * direction, border and radius, the kinds of taps in turn; the largest size
+ * only with a few formats, for time. */
+static void
+test_cpu_model (void)
+{
+  static const int sizes[][2] = { {1, 1}, {7, 5}, {2, 9}, {67, 33},
+  {641, 481}
+  };
+  static const CfFormat large[] = { CF_FORMAT_GRAY8, CF_FORMAT_RGBA,
+    CF_FORMAT_NV12, CF_FORMAT_GRAY16_LE
+  };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
+  double worst[2] = { 0, 0 };
+  guint f, d, b, r, z, i, n = 0;
+
+  for (z = 0; z < G_N_ELEMENTS (sizes); z++)
+    for (f = 0; f < CF_FORMAT_COUNT; f++)
+      for (d = 0; d < N_DIRS; d++)
+        for (b = 0; b < N_BORDERS; b++)
+          for (r = 0; r < G_N_ELEMENTS (radii); r++) {
+            const int rx = radii[r], ry = radii[(r + b) % G_N_ELEMENTS (radii)];
+            gboolean is_large = z == G_N_ELEMENTS (sizes) - 1, listed = FALSE;
+            TapsKind kx, ky;
+            gboolean nx, ny;
+            CfStencilParams s;
+            CfStencilPlan plan;
+            Frame src, dst;
+            char *what;
+
+            for (i = 0; i < G_N_ELEMENTS (large); i++)
+              listed |= large[i] == f;
+            /* 641x481: a few formats, one border each, radius 64 once */
+            if (is_large && (!listed || b != (f + d) % N_BORDERS
+                    || (radii[r] == R_MAX && d != CF_STENCIL_BOTH)))
+              continue;
+            kx = n++ % TAPS_KIND_COUNT;
+            ky = (kx + 1 + d) % TAPS_KIND_COUNT;
+            nx = make_taps (kx, rx, tx, rand);
+            ny = make_taps (ky, ry, ty, rand);
+            s = params_of (d, rx, tx, nx, ry, ty, ny, b);
+            s.filter_alpha = n % 2;
+            set_border_values (&s, f);
+            what = g_strdup_printf ("%s %dx%d %s %s rx %d %s ry %d %s",
+                cf_format_info (f)->name, sizes[z][0], sizes[z][1],
+                dir_names[d], border_names[b], rx, kind_names[kx], ry,
+                kind_names[ky]);
+            frame_init (&src, f, sizes[z][0], sizes[z][1], 3 + z, n % 16);
+            frame_random (&src, rand);
+            filter_cpu (&s, &src, &dst, what);
+            g_assert_cmpint (cf_stencil_plan_init (&plan, f, sizes[z][0],
+                    sizes[z][1], &s), ==, 0);
+            check_model (&plan, &src, &dst, rand, worst, what);
+            cf_stencil_plan_clear (&plan);
+            frame_clear (&src);
+            frame_clear (&dst);
+            g_free (what);
+          }
+  g_test_message ("largest error against the model: %.4f LSB (8 bits), "
+      "%.4f LSB (16 bits)", worst[0], worst[1]);
+  g_rand_free (rand);
+}
+
+/* Spoils an image of a format of 2 or more planes in way @i (0 .. 5). */
+static void
+bad_image (CfImage * img, int i)
+{
+  if (i == 0)
+    img->width--;
+  else if (i == 1)
+    img->height++;
+  else if (i == 2)              /* another format of the same planes */
+    img->format = img->format == CF_FORMAT_NV12 ? CF_FORMAT_NV21 :
+        CF_FORMAT_YV12;
+  else if (i == 3)
+    img->data[1] = NULL;
+  else if (i == 4)
+    img->pitch[1] = 1;
+  else
+    img->format = CF_FORMAT_COUNT;
+}
+
+static void
+test_cpu_invalid (void)
+{
+  static const double box[3] = { 1, 1, 1 };
+  CfStencilParams s = params_of (CF_STENCIL_BOTH, 1, box, TRUE, 1, box, TRUE,
+      CF_STENCIL_CLAMP), t;
+  CfStencilPlan plan;
+  Frame src, dst;
+  int i;
+
+  g_assert_cmpint (cf_stencil_plan_init (NULL, CF_FORMAT_RGBA, 4, 4, &s), ==,
+      -1);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_RGBA, 4, 4, NULL),
+      ==, -1);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_COUNT, 4, 4, &s),
+      ==, -1);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_RGBA, 0, 4, &s),
+      ==, -1);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_RGBA, 4, -1, &s),
+      ==, -1);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_RGBA,
+          CF_MAX_SIDE + 1, 4, &s), ==, -1);
+  t = s;
+  t.direction = N_DIRS;
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_RGBA, 4, 4, &t),
+      ==, -1);
+  t = s;
+  t.border = N_BORDERS;
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_RGBA, 4, 4, &t),
+      ==, -1);
+  cf_stencil_plan_clear (&plan);        /* safe after a failure */
+  cf_stencil_plan_clear (NULL);
+
+  /* I420 8x6: images spoilt every way, on either side */
+  frame_init (&src, CF_FORMAT_I420, 8, 6, 0, 0);
+  frame_init (&dst, CF_FORMAT_I420, 8, 6, 0, 0);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_I420, 8, 6, &s),
+      ==, 0);
+  g_assert_cmpint (cf_stencil_cpu (&plan, &src.img, &dst.img), ==, 0);
+  for (i = 0; i < 12; i++) {
+    CfImage bad = i < 6 ? src.img : dst.img;
+
+    bad_image (&bad, i % 6);
+    g_assert_cmpint (cf_stencil_cpu (&plan, i < 6 ? &bad : &src.img,
+            i < 6 ? &dst.img : &bad), ==, -1);
+    if (i < 6)
+      g_assert_true (isnan (cf_stencil_model (&plan, &bad, 0, 0, 0, 0)));
+  }
+  g_assert_cmpint (cf_stencil_cpu (&plan, &src.img, NULL), ==, -1);
+  g_assert_cmpint (cf_stencil_cpu (NULL, &src.img, &dst.img), ==, -1);
+  /* plane 3, x 4 of a 4-wide plane, y 6 of 6 rows, sample 1 of 1 */
+  g_assert_true (isnan (cf_stencil_model (&plan, &src.img, 3, 0, 0, 0)));
+  g_assert_true (isnan (cf_stencil_model (&plan, &src.img, 1, 4, 0, 0)));
+  g_assert_true (isnan (cf_stencil_model (&plan, &src.img, 0, 0, 6, 0)));
+  g_assert_true (isnan (cf_stencil_model (&plan, &src.img, 0, 0, 0, 1)));
+  g_assert_true (isnan (cf_stencil_model (&plan, &src.img, 0, -1, 0, 0)));
+  g_assert_false (isnan (cf_stencil_model (&plan, &src.img, 2, 3, 2, 0)));
+  cf_stencil_plan_clear (&plan);
+  g_assert_cmpint (cf_stencil_cpu (&plan, &src.img, &dst.img), ==, -1);
+  g_assert_true (isnan (cf_stencil_model (&plan, &src.img, 0, 0, 0, 0)));
+  frame_clear (&src);
+  frame_clear (&dst);
+}
+
+/* ---- CUDA against the CPU reference ---- */
+#ifdef HAVE_CUDA
+
+#define POISON 0xA5             /* in the device output before a launch */
+
+static GRand *gpu_rand;
+static cudaStream_t gpu_stream;
+
+/* A device picture: @f's geometry, each plane at @f's misalignment. */
+typedef struct
+{
+  CfImage img;
+  void *base[CF_MAX_PLANES];
+} Device;
+
+/* A device copy of @f, same pitches and misalignment; every byte POISON
+ * when @poison. */
+static void
+device_init (const Frame * f, Device * d, gboolean poison)
+{
+  int p;
+
+  memset (d, 0, sizeof (*d));
+  d->img = f->img;
+  for (p = 0; p < f->n_planes; p++) {
+    const size_t bytes = f->img.pitch[p] * f->h[p];
+    const size_t misalign = (guint8 *) f->img.data[p] - f->base[p];
+
+    CHECK_CUDA (cudaMalloc (&d->base[p], bytes + 16));
+    d->img.data[p] = (guint8 *) d->base[p] + misalign;
+    if (poison)
+      CHECK_CUDA (cudaMemsetAsync (d->img.data[p], POISON, bytes, gpu_stream));
+    else
+      CHECK_CUDA (cudaMemcpyAsync (d->img.data[p], f->img.data[p], bytes,
+              cudaMemcpyHostToDevice, gpu_stream));
+  }
+}
+
+/* Copies @d back into @f (unless NULL) once the stream is done, then frees
+ * @d. */
+static void
+device_finish (Device * d, Frame * f)
+{
+  int p;
+
+  for (p = 0; f && p < f->n_planes; p++)
+    CHECK_CUDA (cudaMemcpyAsync (f->img.data[p], d->img.data[p],
+            f->img.pitch[p] * f->h[p], cudaMemcpyDeviceToHost, gpu_stream));
+  CHECK_CUDA (cudaStreamSynchronize (gpu_stream));
+  for (p = 0; p < CF_MAX_PLANES; p++)
+    if (d->base[p])
+      CHECK_CUDA (cudaFree (d->base[p]));
+}
+
+/* Filters a @width x @height picture with @s on both backends and compares
+ * every sample: a random picture in planes misaligned by @misalign with
+ * pitches of row bytes + @extra, or a constant one. The device output is
+ * poisoned before the launch: its padding must still hold POISON after
+ * it. */
+static void
+gpu_check (CfFormat format, int width, int height, const CfStencilParams * s,
+    gboolean random, size_t extra, int misalign, const char *what)
+{
+  CfStencilDevicePlan *d_plan;
+  CfStencilPlan plan;
+  Frame src, want, got;
+  Device d_src, d_dst;
+
+  frame_init (&src, format, width, height, extra, misalign);
+  if (random)
+    frame_random (&src, gpu_rand);
+  else
+    frame_constant (&src);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, format, width, height, s),
+      ==, 0);
+  g_assert_cmpuint (cf_stencil_workspace_bytes (&plan), ==, 0);
+  frame_init (&want, format, width, height, extra, (misalign + 5) % 16);
+  frame_init (&got, format, width, height, extra, (misalign + 5) % 16);
+  g_assert_cmpint (cf_stencil_cpu (&plan, &src.img, &want.img), ==, 0);
+
+  CHECK_CUDA (cf_stencil_device_plan_new (&plan, &d_plan));
+  device_init (&src, &d_src, FALSE);
+  device_init (&got, &d_dst, TRUE);
+  CHECK_CUDA (cf_stencil_cuda (d_plan, &d_src.img, &d_dst.img, NULL,
+          gpu_stream));
+  device_finish (&d_dst, &got);
+  device_finish (&d_src, NULL);
+
+  check_samples (&got, &want, what);
+  check_padding (&got, POISON, what);
+  cf_stencil_device_plan_free (d_plan);
+  cf_stencil_plan_clear (&plan);
+  frame_clear (&src);
+  frame_clear (&want);
+  frame_clear (&got);
+}
+
+static void
+gpu_begin (void)
+{
+  gpu_rand = g_rand_new_with_seed (cf_test_seed ());
+  CHECK_CUDA (cudaStreamCreateWithFlags (&gpu_stream, cudaStreamNonBlocking));
+}
+
+static void
+gpu_end (void)
+{
+  CHECK_CUDA (cudaStreamDestroy (gpu_stream));
+  g_rand_free (gpu_rand);
+}
+
+/* Every format x direction x border x radius over the sizes, random
+ * (misaligned, odd pitches) and constant pictures. The largest sizes take
+ * the CPU reference longest: radius 64 runs on the mid size there. */
+static void
+test_cuda_matrix (void)
+{
+  static const int sizes[][2] = { {1, 1}, {7, 5}, {5, 70}, {131, 67},
+  {641, 481}
+  };
+  double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
+  guint f, d, b, r, z, n = 0;
+
+  gpu_begin ();
+  for (f = 0; f < CF_FORMAT_COUNT; f++)
+    for (d = 0; d < N_DIRS; d++)
+      for (b = 0; b < N_BORDERS; b++)
+        for (r = 0; r < G_N_ELEMENTS (radii); r++)
+          for (z = 0; z < G_N_ELEMENTS (sizes); z++) {
+            const int rx = radii[r];
+            const int ry = radii[(r + z) % G_N_ELEMENTS (radii)];
+            const TapsKind kx = n % TAPS_KIND_COUNT;
+            const TapsKind ky = (n / TAPS_KIND_COUNT) % TAPS_KIND_COUNT;
+            const gboolean nx = make_taps (kx, rx, tx, gpu_rand);
+            const gboolean ny = make_taps (ky, ry, ty, gpu_rand);
+            CfStencilParams s = params_of (d, rx, tx, nx, ry, ty, ny, b);
+            char *what;
+
+            if (z == G_N_ELEMENTS (sizes) - 1 && (rx == R_MAX || ry == R_MAX))
+              continue;
+            n++;
+            set_border_values (&s, f);
+            s.filter_alpha = n % 3 == 0;
+            what = g_strdup_printf ("%s %dx%d %s %s rx %d %s ry %d %s",
+                cf_format_info (f)->name, sizes[z][0], sizes[z][1],
+                dir_names[d], border_names[b], rx, kind_names[kx], ry,
+                kind_names[ky]);
+            gpu_check (f, sizes[z][0], sizes[z][1], &s, TRUE,
+                37 + 16 * (n % 3), n % 16, what);
+            /* a constant picture: exact pitches, aligned */
+            if (z % 2 == 0)
+              gpu_check (f, sizes[z][0], sizes[z][1], &s, FALSE, 0, 0, what);
+            g_free (what);
+          }
+  gpu_end ();
+}
+
+/* Radius 64 on 641x481 (only BOTH, gaussian), and 4K RGBA and NV12, radius
+ * 8 both ways, as the benchmark runs them. */
+static void
+test_cuda_large (void)
+{
+  static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_GRAY8,
+    CF_FORMAT_GRAY16_LE, CF_FORMAT_RGB
+  };
+  double taps[CF_STENCIL_MAX_TAPS];
+  CfStencilParams s;
+  guint f;
+
+  gpu_begin ();
+  make_taps (TAPS_GAUSSIAN, R_MAX, taps, NULL);
+  s = params_of (CF_STENCIL_BOTH, R_MAX, taps, TRUE, R_MAX, taps, TRUE,
+      CF_STENCIL_MIRROR);
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    gpu_check (formats[f], 641, 481, &s, TRUE, 37, 9, "radius 64, 641x481");
+  make_taps (TAPS_GAUSSIAN, 8, taps, NULL);
+  s = params_of (CF_STENCIL_BOTH, 8, taps, TRUE, 8, taps, TRUE,
+      CF_STENCIL_CLAMP);
+  gpu_check (CF_FORMAT_RGBA, 3840, 2160, &s, TRUE, 0, 0, "4K RGBA");
+  gpu_check (CF_FORMAT_NV12, 3840, 2160, &s, TRUE, 64, 0, "4K NV12");
+  gpu_end ();
+}
+
+static void
+test_cuda_invalid (void)
+{
+  static const double box[3] = { 1, 1, 1 };
+  const CfStencilParams s = params_of (CF_STENCIL_BOTH, 1, box, TRUE, 1, box,
+      TRUE, CF_STENCIL_WRAP);
+  CfStencilDevicePlan *d_plan = (CfStencilDevicePlan *) 1;
+  CfStencilPlan plan, empty = { 0 };
+  Device d_src, d_dst;
+  Frame src, dst;
+  guint i;
+  int p;
+
+  gpu_begin ();
+  g_assert_cmpint (cf_stencil_device_plan_new (&empty, &d_plan), ==,
+      cudaErrorInvalidValue);
+  g_assert_null (d_plan);
+  g_assert_cmpint (cf_stencil_device_plan_new (NULL, &d_plan), ==,
+      cudaErrorInvalidValue);
+  cf_stencil_device_plan_free (NULL);
+
+  /* NV12 6x4: a chroma row is 6 bytes */
+  frame_init (&src, CF_FORMAT_NV12, 6, 4, 0, 0);
+  frame_init (&dst, CF_FORMAT_NV12, 6, 4, 0, 0);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_NV12, 6, 4, &s),
+      ==, 0);
+  CHECK_CUDA (cf_stencil_device_plan_new (&plan, &d_plan));
+  device_init (&src, &d_src, FALSE);
+  device_init (&dst, &d_dst, TRUE);
+  for (i = 0; i < 12; i++) {
+    CfImage b = i < 6 ? d_src.img : d_dst.img;
+
+    bad_image (&b, i % 6);
+    g_assert_cmpint (cf_stencil_cuda (d_plan, i < 6 ? &b : &d_src.img,
+            i < 6 ? &d_dst.img : &b, NULL, gpu_stream), ==,
+        cudaErrorInvalidValue);
+  }
+  g_assert_cmpint (cf_stencil_cuda (NULL, &d_src.img, &d_dst.img, NULL,
+          gpu_stream), ==, cudaErrorInvalidValue);
+  g_assert_cmpint (cf_stencil_cuda (d_plan, NULL, &d_dst.img, NULL,
+          gpu_stream), ==, cudaErrorInvalidValue);
+  CHECK_CUDA (cudaGetLastError ());
+
+  /* nothing was launched: the output is all poison */
+  device_finish (&d_dst, &dst);
+  device_finish (&d_src, NULL);
+  for (p = 0; p < dst.n_planes; p++)
+    for (i = 0; i < dst.img.pitch[p] * dst.h[p]; i++)
+      g_assert_cmphex (((guint8 *) dst.img.data[p])[i], ==, POISON);
+  cf_stencil_device_plan_free (d_plan);
+  cf_stencil_plan_clear (&plan);
+  frame_clear (&src);
+  frame_clear (&dst);
+  gpu_end ();
+}
+#endif /* HAVE_CUDA */
+
+int
+main (int argc, char **argv)
+{
+  cf_test_require_backend ();
+  g_test_init (&argc, &argv, NULL);
+  cf_test_seed ();
+
+  if (!cf_test_want_cuda ()) {
+    g_test_add_func ("/stencil/cpu/border-index", test_cpu_border_index);
+    g_test_add_func ("/stencil/cpu/weights", test_cpu_weights);
+    g_test_add_func ("/stencil/cpu/plan-samples", test_cpu_plan_samples);
+    g_test_add_func ("/stencil/cpu/impulse", test_cpu_impulse);
+    g_test_add_func ("/stencil/cpu/constant", test_cpu_constant);
+    g_test_add_func ("/stencil/cpu/ramp", test_cpu_ramp);
+    g_test_add_func ("/stencil/cpu/borders", test_cpu_borders);
+    g_test_add_func ("/stencil/cpu/shift", test_cpu_shift);
+    g_test_add_func ("/stencil/cpu/alpha", test_cpu_alpha);
+    g_test_add_func ("/stencil/cpu/model", test_cpu_model);
+    g_test_add_func ("/stencil/cpu/invalid", test_cpu_invalid);
+  }
+#ifdef HAVE_CUDA
+  if (cf_test_want_cuda ()) {
+    g_test_add_func ("/stencil/cuda/matrix", test_cuda_matrix);
+    g_test_add_func ("/stencil/cuda/large", test_cuda_large);
+    g_test_add_func ("/stencil/cuda/invalid", test_cuda_invalid);
+  }
+#endif
+  return g_test_run ();
+}
