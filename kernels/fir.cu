@@ -35,6 +35,7 @@
  * streams they run on.
  */
 #include "fir.h"
+#include "cuda-common.cuh"
 
 #include <cuda_runtime.h>
 
@@ -76,17 +77,6 @@ struct Args {
 
 /* What the kernel does, also callable on the host, where it can be checked
  * against the C reference without a GPU. */
-template <typename T>
-__host__ __device__ __forceinline__ T
-ld (const T * p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldg (p);
-#else
-  return *p;
-#endif
-}
-
 __host__ __device__ __forceinline__ double
 fused_multiply_add (double a, double b, double c)
 {

@@ -39,6 +39,7 @@
  * vertical sums int64.
  */
 #include "resize.h"
+#include "cuda-common.cuh"
 
 #include <cuda_runtime.h>
 
@@ -52,19 +53,6 @@ constexpr int kThreads = 256;
 constexpr int kHShift = CF_RESIZE_WEIGHT_BITS - CF_RESIZE_INTER_BITS;
 constexpr int kVShift = CF_RESIZE_WEIGHT_BITS + CF_RESIZE_INTER_BITS;
 constexpr size_t kAlign = 256;  /* of each table and workspace part */
-
-/* Through the read-only data cache on the device; a plain load on the host
- * (where the sample functions can be run against the C reference). */
-template <typename T>
-__host__ __device__ __forceinline__ T
-ld (const T * p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldg (p);
-#else
-  return *p;
-#endif
-}
 
 /* One axis of one plane, as the kernels read it. */
 struct Axis {

@@ -43,6 +43,7 @@
  * 1.3e9 multiply-adds, about 85 us at the least (estimate, to be measured).
  */
 #include "stencil.h"
+#include "cuda-common.cuh"
 
 #include <cuda_runtime.h>
 
@@ -70,17 +71,6 @@ static_assert (kTileRows % kM == 0, "whole groups of rows");
 #else
 #define UNROLL
 #endif
-
-template <typename T>
-__host__ __device__ __forceinline__ T
-ld (const T * p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldg (p);
-#else
-  return *p;
-#endif
-}
 
 __host__ __device__ __forceinline__ int
 imin (int a, int b)
