@@ -10,13 +10,12 @@
  * constant pictures, unaligned and aligned padded pitches whose padding must
  * stay untouched, with each of the kernels (gather, fused, two passes).
  */
-#include "cf-test.h"
+#include "cf-frame.h"
 #include "resize.h"
 
 #include <math.h>
 
 #define ONE (1 << CF_RESIZE_WEIGHT_BITS)
-#define MARKER 0xEE             /* in padding that must stay untouched */
 #define N_METHODS CF_RESIZE_METHOD_COUNT
 
 static const char *const method_names[N_METHODS] = { "nearest", "bilinear",
@@ -33,97 +32,6 @@ static const int matrix[][4] = {
   {1, 1, 1, 1},
   {33, 17, 64, 35}, {64, 35, 33, 17},
 };
-
-/* A host picture with its plane geometry (from format.c: what is tested
- * here is the scaling, not the layouts). */
-typedef struct
-{
-  CfImage img;
-  int n_planes;
-  int w[CF_MAX_PLANES], h[CF_MAX_PLANES];       /* plane size in pixels */
-  int pb[CF_MAX_PLANES], sb[CF_MAX_PLANES];     /* pixel, sample bytes */
-  size_t row[CF_MAX_PLANES];    /* bytes of samples in a row */
-} Frame;
-
-/* frame_init ()'s @extra for pitches of a multiple of 64 bytes, at least
- * 64 beyond the row: the GPU kernels' 16-byte loads */
-#define ALIGNED_PITCH ((size_t) -1)
-
-/* Allocates a @width x @height picture of @format, pitch row bytes + @extra
- * (or ALIGNED_PITCH), every byte MARKER. */
-static void
-frame_init (Frame * f, CfFormat format, int width, int height, size_t extra)
-{
-  const CfFormatInfo *info = cf_format_info (format);
-  int p;
-
-  memset (f, 0, sizeof (*f));
-  f->img.format = format;
-  f->img.width = width;
-  f->img.height = height;
-  f->n_planes = info->n_planes;
-  for (p = 0; p < f->n_planes; p++) {
-    f->w[p] = cf_plane_width (format, p, width);
-    f->h[p] = cf_plane_height (format, p, height);
-    f->pb[p] = info->plane[p].pixel_bytes;
-    f->sb[p] = info->plane[p].sample_bytes;
-    f->row[p] = cf_plane_row_bytes (format, p, width);
-    f->img.pitch[p] = extra == ALIGNED_PITCH ?
-        (f->row[p] + 63) / 64 * 64 + 64 : f->row[p] + extra;
-    f->img.data[p] = g_malloc (f->img.pitch[p] * f->h[p]);
-    memset (f->img.data[p], MARKER, f->img.pitch[p] * f->h[p]);
-  }
-}
-
-static void
-frame_clear (Frame * f)
-{
-  int p;
-
-  for (p = 0; p < f->n_planes; p++)
-    g_free (f->img.data[p]);
-}
-
-static guint8 *
-sample_ptr (const Frame * f, int p, int x, int y, int k)
-{
-  return (guint8 *) f->img.data[p] + y * f->img.pitch[p] + x * f->pb[p] +
-      k * f->sb[p];
-}
-
-static guint
-sample_get (const Frame * f, int p, int x, int y, int k)
-{
-  const guint8 *s = sample_ptr (f, p, x, y, k);
-
-  return f->sb[p] == 2 ? s[0] | s[1] << 8 : s[0];
-}
-
-static void
-sample_set (Frame * f, int p, int x, int y, int k, guint v)
-{
-  guint8 *s = sample_ptr (f, p, x, y, k);
-
-  s[0] = (guint8) v;
-  if (f->sb[p] == 2)
-    s[1] = (guint8) (v >> 8);
-}
-
-/* Every byte random, padding included. */
-static void
-frame_random (Frame * f, GRand * rand)
-{
-  guint32 r = 0;
-  int p;
-  size_t i;
-
-  for (p = 0; p < f->n_planes; p++)
-    for (i = 0; i < f->img.pitch[p] * f->h[p]; i++) {
-      if (i % 4 == 0)
-        r = g_rand_int (rand);
-      ((guint8 *) f->img.data[p])[i] = (guint8) (r >> (8 * (i % 4)));
-    }
-}
 
 /* The value of sample @k of plane @p in a constant picture: a different
  * one for each (never MARKER or the GPU tests' poison). */
@@ -148,51 +56,6 @@ frame_constant (Frame * f)
     for (y = 1; y < f->h[p]; y++)
       memcpy (sample_ptr (f, p, 0, y, 0), f->img.data[p], f->row[p]);
   }
-}
-
-/* The bytes between each row's end and its pitch hold @value. */
-static void
-check_padding (const Frame * f, guint8 value, const char *what)
-{
-  int p, y;
-  size_t i;
-
-  for (p = 0; p < f->n_planes; p++)
-    for (y = 0; y < f->h[p]; y++)
-      for (i = f->row[p]; i < f->img.pitch[p]; i++) {
-        const guint8 b = ((guint8 *) f->img.data[p])[y * f->img.pitch[p] + i];
-
-        if (b != value) {
-          g_printerr ("%s: plane %d row %d byte %zu overwritten\n", what, p,
-              y, i);
-          g_assert_cmphex (b, ==, value);
-        }
-      }
-}
-
-/* Every sample of @got is @want's. */
-static void
-check_samples (const Frame * got, const Frame * want, const char *what)
-{
-  int p, x, y, k;
-
-  for (p = 0; p < got->n_planes; p++)
-    for (y = 0; y < got->h[p]; y++) {
-      if (memcmp (sample_ptr (got, p, 0, y, 0), sample_ptr (want, p, 0, y, 0),
-              got->row[p]) == 0)
-        continue;
-      for (x = 0; x < got->w[p]; x++)
-        for (k = 0; k < got->pb[p] / got->sb[p]; k++) {
-          const guint v = sample_get (got, p, x, y, k);
-          const guint w = sample_get (want, p, x, y, k);
-
-          if (v != w) {
-            g_printerr ("%s: first difference: plane %d, pixel %d,%d, "
-                "sample %d\n", what, p, x, y, k);
-            g_assert_cmpuint (v, ==, w);
-          }
-        }
-    }
 }
 
 static char *
@@ -511,7 +374,7 @@ run_cases (gconstpointer data)
         CfResizePlan plan;
         Frame src, dst, want;
 
-        frame_init (&src, f, z[0], z[1], 3);
+        frame_init (&src, f, z[0], z[1], 3, 0);
         if (expect == EXPECT_CONSTANT)
           frame_constant (&src);
         else
@@ -522,14 +385,14 @@ run_cases (gconstpointer data)
           check_axis (&plan.x[p]);
           check_axis (&plan.y[p]);
         }
-        frame_init (&dst, f, z[2], z[3], 5);
+        frame_init (&dst, f, z[2], z[3], 5, 0);
         g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &dst.img), ==, 0);
         check_padding (&dst, MARKER, what);
 
         if (expect == EXPECT_MODEL) {
           check_model_sampled (&plan, &src, &dst, rand, worst, what);
         } else {
-          frame_init (&want, f, z[2], z[3], 0);
+          frame_init (&want, f, z[2], z[3], 0, 0);
           if (expect == EXPECT_CONSTANT)
             frame_constant (&want);
           for (p = 0; expect != EXPECT_CONSTANT && p < want.n_planes; p++)
@@ -550,25 +413,6 @@ run_cases (gconstpointer data)
     g_test_message ("largest error against the model: %.4f LSB (8 bits), "
         "%.4f LSB (16 bits)", worst[0], worst[1]);
   g_rand_free (rand);
-}
-
-/* Spoils an image of a format of 2 or more planes in way @i (0 .. 5). */
-static void
-bad_image (CfImage * img, int i)
-{
-  if (i == 0)
-    img->width--;
-  else if (i == 1)
-    img->height++;
-  else if (i == 2)              /* another format of the same planes */
-    img->format = img->format == CF_FORMAT_NV12 ? CF_FORMAT_NV21 :
-        CF_FORMAT_YV12;
-  else if (i == 3)
-    img->data[1] = NULL;
-  else if (i == 4)
-    img->pitch[1] = 1;
-  else
-    img->format = CF_FORMAT_COUNT;
 }
 
 static void
@@ -602,8 +446,8 @@ test_cpu_invalid (void)
   cf_resize_axis_clear (&axis);
 
   /* I420 8x6 to 4x4: images spoilt every way, on either side */
-  frame_init (&src, CF_FORMAT_I420, 8, 6, 0);
-  frame_init (&dst, CF_FORMAT_I420, 4, 4, 0);
+  frame_init (&src, CF_FORMAT_I420, 8, 6, 0, 0);
+  frame_init (&dst, CF_FORMAT_I420, 4, 4, 0, 0);
   g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_I420,
           CF_RESIZE_LANCZOS, 8, 6, 4, 4, 1, 0), ==, 0);
   g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &dst.img), ==, 0);
@@ -633,7 +477,6 @@ test_cpu_invalid (void)
 /* ---- CUDA against the CPU reference ---- */
 #ifdef HAVE_CUDA
 
-#define POISON 0xA5             /* in the device output before a launch */
 
 /* What the GPU tests share: random numbers, a stream, and a workspace that
  * grows as the sizes need. */
@@ -641,41 +484,6 @@ static GRand *gpu_rand;
 static cudaStream_t gpu_stream;
 static void *gpu_ws;
 static size_t gpu_ws_bytes;
-
-/* A device copy of @f, same pitches; every byte POISON when @poison. */
-static void
-device_init (const Frame * f, CfImage * d, gboolean poison)
-{
-  int p;
-
-  *d = f->img;
-  for (p = 0; p < f->n_planes; p++) {
-    const size_t bytes = f->img.pitch[p] * f->h[p];
-
-    CHECK_CUDA (cudaMalloc (&d->data[p], bytes));
-    if (poison)
-      CHECK_CUDA (cudaMemsetAsync (d->data[p], POISON, bytes, gpu_stream));
-    else
-      CHECK_CUDA (cudaMemcpyAsync (d->data[p], f->img.data[p], bytes,
-              cudaMemcpyHostToDevice, gpu_stream));
-  }
-}
-
-/* Copies @d back into @f (unless NULL) once the stream is done, then frees
- * @d. */
-static void
-device_finish (CfImage * d, Frame * f)
-{
-  int p;
-
-  for (p = 0; f && p < f->n_planes; p++)
-    CHECK_CUDA (cudaMemcpyAsync (f->img.data[p], d->data[p],
-            f->img.pitch[p] * f->h[p], cudaMemcpyDeviceToHost, gpu_stream));
-  CHECK_CUDA (cudaStreamSynchronize (gpu_stream));
-  for (p = 0; p < CF_MAX_PLANES; p++)
-    if (d->data[p])
-      CHECK_CUDA (cudaFree (d->data[p]));
-}
 
 /* How gpu_check () lays out and fills its pictures. */
 typedef enum
@@ -703,17 +511,17 @@ gpu_check (CfFormat format, CfResizeMethod method, const int *size,
   CfResizeDevicePlan *d_plan;
   CfResizePlan plan;
   Frame src, want, got;
-  CfImage d_src, d_dst;
+  Device d_src, d_dst;
 
-  frame_init (&src, format, size[0], size[1], extra);
+  frame_init (&src, format, size[0], size[1], extra, 0);
   if (random)
     frame_random (&src, gpu_rand);
   else
     frame_constant (&src);
   g_assert_cmpint (cf_resize_plan_init (&plan, format, method, size[0],
           size[1], size[2], size[3], cosited & 1, cosited >> 1), ==, 0);
-  frame_init (&want, format, size[2], size[3], extra);
-  frame_init (&got, format, size[2], size[3], extra);
+  frame_init (&want, format, size[2], size[3], extra, 0);
+  frame_init (&got, format, size[2], size[3], extra, 0);
   g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &want.img), ==, 0);
 
   CHECK_CUDA (cf_resize_device_plan_new (&plan, kernels, &d_plan));
@@ -722,11 +530,12 @@ gpu_check (CfFormat format, CfResizeMethod method, const int *size,
     CHECK_CUDA (cudaFree (gpu_ws));
     CHECK_CUDA (cudaMalloc (&gpu_ws, gpu_ws_bytes));
   }
-  device_init (&src, &d_src, FALSE);
-  device_init (&got, &d_dst, TRUE);
-  CHECK_CUDA (cf_resize_cuda (d_plan, &d_src, &d_dst, gpu_ws, gpu_stream));
-  device_finish (&d_dst, &got);
-  device_finish (&d_src, NULL);
+  device_init (&src, &d_src, FALSE, gpu_stream);
+  device_init (&got, &d_dst, TRUE, gpu_stream);
+  CHECK_CUDA (cf_resize_cuda (d_plan, &d_src.img, &d_dst.img, gpu_ws,
+          gpu_stream));
+  device_finish (&d_dst, &got, gpu_stream);
+  device_finish (&d_src, NULL, gpu_stream);
 
   if (g_test_verbose ())
     g_print ("%s: %s\n", what, cf_resize_device_plan_describe (d_plan, 0));
@@ -858,7 +667,7 @@ test_cuda_invalid (void)
 {
   CfResizeDevicePlan *d_plan = (CfResizeDevicePlan *) 1;
   CfResizePlan plan, empty = { 0 };
-  CfImage d_src, d_dst;
+  Device d_src, d_dst;
   Frame src, dst;
   guint i;
   int p;
@@ -874,8 +683,8 @@ test_cuda_invalid (void)
   cf_resize_device_plan_free (NULL);
 
   /* NV12 6x4 to 3x2: a chroma row is 6 bytes */
-  frame_init (&src, CF_FORMAT_NV12, 6, 4, 0);
-  frame_init (&dst, CF_FORMAT_NV12, 3, 2, 0);
+  frame_init (&src, CF_FORMAT_NV12, 6, 4, 0, 0);
+  frame_init (&dst, CF_FORMAT_NV12, 3, 2, 0, 0);
   g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_NV12,
           CF_RESIZE_BICUBIC, 6, 4, 3, 2, 0, 0), ==, 0);
   CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_TWO_PASS,
@@ -883,27 +692,30 @@ test_cuda_invalid (void)
   gpu_ws_bytes = cf_resize_device_plan_workspace_bytes (d_plan);
   g_assert_cmpuint (gpu_ws_bytes, >, 0);
   CHECK_CUDA (cudaMalloc (&gpu_ws, gpu_ws_bytes));
-  device_init (&src, &d_src, FALSE);
-  device_init (&dst, &d_dst, TRUE);
+  device_init (&src, &d_src, FALSE, gpu_stream);
+  device_init (&dst, &d_dst, TRUE, gpu_stream);
   for (i = 0; i < 12; i++) {
-    CfImage b = i < 6 ? d_src : d_dst;
+    CfImage b = i < 6 ? d_src.img : d_dst.img;
 
     bad_image (&b, i % 6);
-    g_assert_cmpint (cf_resize_cuda (d_plan, i < 6 ? &b : &d_src,
-            i < 6 ? &d_dst : &b, gpu_ws, gpu_stream), ==,
+    g_assert_cmpint (cf_resize_cuda (d_plan, i < 6 ? &b : &d_src.img,
+            i < 6 ? &d_dst.img : &b, gpu_ws, gpu_stream), ==,
         cudaErrorInvalidValue);
   }
-  g_assert_cmpint (cf_resize_cuda (d_plan, &d_src, &d_dst, NULL, gpu_stream),
+  g_assert_cmpint (cf_resize_cuda (d_plan, &d_src.img, &d_dst.img, NULL,
+          gpu_stream),
       ==, cudaErrorInvalidValue);
-  g_assert_cmpint (cf_resize_cuda (NULL, &d_src, &d_dst, gpu_ws, gpu_stream),
+  g_assert_cmpint (cf_resize_cuda (NULL, &d_src.img, &d_dst.img, gpu_ws,
+          gpu_stream),
       ==, cudaErrorInvalidValue);
-  g_assert_cmpint (cf_resize_cuda (d_plan, NULL, &d_dst, gpu_ws, gpu_stream),
+  g_assert_cmpint (cf_resize_cuda (d_plan, NULL, &d_dst.img, gpu_ws,
+          gpu_stream),
       ==, cudaErrorInvalidValue);
   CHECK_CUDA (cudaGetLastError ());
 
   /* nothing was launched: the output is all poison */
-  device_finish (&d_dst, &dst);
-  device_finish (&d_src, NULL);
+  device_finish (&d_dst, &dst, gpu_stream);
+  device_finish (&d_src, NULL, gpu_stream);
   for (p = 0; p < dst.n_planes; p++)
     for (i = 0; i < dst.img.pitch[p] * dst.h[p]; i++)
       g_assert_cmphex (((guint8 *) dst.img.data[p])[i], ==, POISON);

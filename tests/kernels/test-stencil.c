@@ -15,12 +15,11 @@
  * unaligned planes with odd pitches, and constant ones; 4K RGBA; bad
  * arguments.
  */
-#include "cf-test.h"
+#include "cf-frame.h"
 #include "stencil.h"
 
 #include <math.h>
 
-#define MARKER 0xEE             /* in padding that must stay untouched */
 #define N_DIRS CF_STENCIL_DIRECTION_COUNT
 #define N_BORDERS CF_STENCIL_BORDER_COUNT
 #define R_MAX CF_STENCIL_MAX_RADIUS
@@ -36,101 +35,6 @@ static const char *const border_names[N_BORDERS] = { "clamp", "mirror",
 static const int radii[] = { 0, 1, 4, 8, 64 };
 
 /* ---- pictures ---- */
-
-/* A host picture with its plane geometry. */
-typedef struct
-{
-  CfImage img;
-  int n_planes;
-  int w[CF_MAX_PLANES], h[CF_MAX_PLANES];       /* plane size in pixels */
-  int pb[CF_MAX_PLANES], sb[CF_MAX_PLANES];     /* pixel, sample bytes */
-  size_t row[CF_MAX_PLANES];    /* bytes of samples in a row */
-  guint8 *base[CF_MAX_PLANES];  /* the allocations */
-} Frame;
-
-/* Allocates a @width x @height picture of @format, pitch row bytes +
- * @extra, each plane @misalign bytes past a 16-byte boundary, every byte
- * MARKER. */
-static void
-frame_init (Frame * f, CfFormat format, int width, int height, size_t extra,
-    int misalign)
-{
-  const CfFormatInfo *info = cf_format_info (format);
-  int p;
-
-  memset (f, 0, sizeof (*f));
-  f->img.format = format;
-  f->img.width = width;
-  f->img.height = height;
-  f->n_planes = info->n_planes;
-  for (p = 0; p < f->n_planes; p++) {
-    f->w[p] = cf_plane_width (format, p, width);
-    f->h[p] = cf_plane_height (format, p, height);
-    f->pb[p] = info->plane[p].pixel_bytes;
-    f->sb[p] = info->plane[p].sample_bytes;
-    f->row[p] = cf_plane_row_bytes (format, p, width);
-    f->img.pitch[p] = f->row[p] + extra;
-    f->base[p] = g_malloc (f->img.pitch[p] * f->h[p] + 16);
-    f->img.data[p] = f->base[p] + misalign;
-    memset (f->img.data[p], MARKER, f->img.pitch[p] * f->h[p]);
-  }
-}
-
-static void
-frame_clear (Frame * f)
-{
-  int p;
-
-  for (p = 0; p < f->n_planes; p++)
-    g_free (f->base[p]);
-}
-
-static int
-samples_per_pixel (const Frame * f, int p)
-{
-  return f->pb[p] / f->sb[p];
-}
-
-static guint8 *
-sample_ptr (const Frame * f, int p, int x, int y, int k)
-{
-  return (guint8 *) f->img.data[p] + y * f->img.pitch[p] + x * f->pb[p] +
-      k * f->sb[p];
-}
-
-static guint
-sample_get (const Frame * f, int p, int x, int y, int k)
-{
-  const guint8 *s = sample_ptr (f, p, x, y, k);
-
-  return f->sb[p] == 2 ? s[0] | s[1] << 8 : s[0];
-}
-
-static void
-sample_set (Frame * f, int p, int x, int y, int k, guint v)
-{
-  guint8 *s = sample_ptr (f, p, x, y, k);
-
-  s[0] = (guint8) v;
-  if (f->sb[p] == 2)
-    s[1] = (guint8) (v >> 8);
-}
-
-/* Every byte random, padding included. */
-static void
-frame_random (Frame * f, GRand * rand)
-{
-  guint32 r = 0;
-  int p;
-  size_t i;
-
-  for (p = 0; p < f->n_planes; p++)
-    for (i = 0; i < f->img.pitch[p] * f->h[p]; i++) {
-      if (i % 4 == 0)
-        r = g_rand_int (rand);
-      ((guint8 *) f->img.data[p])[i] = (guint8) (r >> (8 * (i % 4)));
-    }
-}
 
 /* The value of channel @c in a constant picture (-1: padding, which
  * CONSTANT borders fill with the maximum). */
@@ -155,51 +59,6 @@ frame_constant (Frame * f)
         for (k = 0; k < samples_per_pixel (f, p); k++)
           sample_set (f, p, x, y, k, channel_value (f, p,
                   info->plane[p].channel[k]));
-}
-
-/* The bytes between each row's end and its pitch hold @value. */
-static void
-check_padding (const Frame * f, guint8 value, const char *what)
-{
-  int p, y;
-  size_t i;
-
-  for (p = 0; p < f->n_planes; p++)
-    for (y = 0; y < f->h[p]; y++)
-      for (i = f->row[p]; i < f->img.pitch[p]; i++) {
-        const guint8 b = ((guint8 *) f->img.data[p])[y * f->img.pitch[p] + i];
-
-        if (b != value) {
-          g_printerr ("%s: plane %d row %d byte %zu overwritten\n", what, p,
-              y, i);
-          g_assert_cmphex (b, ==, value);
-        }
-      }
-}
-
-/* Every sample of @got is @want's. */
-static void
-check_samples (const Frame * got, const Frame * want, const char *what)
-{
-  int p, x, y, k;
-
-  for (p = 0; p < got->n_planes; p++)
-    for (y = 0; y < got->h[p]; y++) {
-      if (memcmp (sample_ptr (got, p, 0, y, 0), sample_ptr (want, p, 0, y, 0),
-              got->row[p]) == 0)
-        continue;
-      for (x = 0; x < got->w[p]; x++)
-        for (k = 0; k < samples_per_pixel (got, p); k++) {
-          const guint v = sample_get (got, p, x, y, k);
-          const guint w = sample_get (want, p, x, y, k);
-
-          if (v != w) {
-            g_printerr ("%s: first difference: plane %d, pixel %d,%d, "
-                "sample %d\n", what, p, x, y, k);
-            g_assert_cmpuint (v, ==, w);
-          }
-        }
-    }
 }
 
 /* ---- stencils ---- */
@@ -982,25 +841,6 @@ test_cpu_model (void)
   g_rand_free (rand);
 }
 
-/* Spoils an image of a format of 2 or more planes in way @i (0 .. 5). */
-static void
-bad_image (CfImage * img, int i)
-{
-  if (i == 0)
-    img->width--;
-  else if (i == 1)
-    img->height++;
-  else if (i == 2)              /* another format of the same planes */
-    img->format = img->format == CF_FORMAT_NV12 ? CF_FORMAT_NV21 :
-        CF_FORMAT_YV12;
-  else if (i == 3)
-    img->data[1] = NULL;
-  else if (i == 4)
-    img->pitch[1] = 1;
-  else
-    img->format = CF_FORMAT_COUNT;
-}
-
 static void
 test_cpu_invalid (void)
 {
@@ -1068,56 +908,9 @@ test_cpu_invalid (void)
 /* ---- CUDA against the CPU reference ---- */
 #ifdef HAVE_CUDA
 
-#define POISON 0xA5             /* in the device output before a launch */
 
 static GRand *gpu_rand;
 static cudaStream_t gpu_stream;
-
-/* A device picture: @f's geometry, each plane at @f's misalignment. */
-typedef struct
-{
-  CfImage img;
-  void *base[CF_MAX_PLANES];
-} Device;
-
-/* A device copy of @f, same pitches and misalignment; every byte POISON
- * when @poison. */
-static void
-device_init (const Frame * f, Device * d, gboolean poison)
-{
-  int p;
-
-  memset (d, 0, sizeof (*d));
-  d->img = f->img;
-  for (p = 0; p < f->n_planes; p++) {
-    const size_t bytes = f->img.pitch[p] * f->h[p];
-    const size_t misalign = (guint8 *) f->img.data[p] - f->base[p];
-
-    CHECK_CUDA (cudaMalloc (&d->base[p], bytes + 16));
-    d->img.data[p] = (guint8 *) d->base[p] + misalign;
-    if (poison)
-      CHECK_CUDA (cudaMemsetAsync (d->img.data[p], POISON, bytes, gpu_stream));
-    else
-      CHECK_CUDA (cudaMemcpyAsync (d->img.data[p], f->img.data[p], bytes,
-              cudaMemcpyHostToDevice, gpu_stream));
-  }
-}
-
-/* Copies @d back into @f (unless NULL) once the stream is done, then frees
- * @d. */
-static void
-device_finish (Device * d, Frame * f)
-{
-  int p;
-
-  for (p = 0; f && p < f->n_planes; p++)
-    CHECK_CUDA (cudaMemcpyAsync (f->img.data[p], d->img.data[p],
-            f->img.pitch[p] * f->h[p], cudaMemcpyDeviceToHost, gpu_stream));
-  CHECK_CUDA (cudaStreamSynchronize (gpu_stream));
-  for (p = 0; p < CF_MAX_PLANES; p++)
-    if (d->base[p])
-      CHECK_CUDA (cudaFree (d->base[p]));
-}
 
 /* Filters a @width x @height picture with @s on both backends and compares
  * every sample: a random picture in planes misaligned by @misalign with
@@ -1146,12 +939,12 @@ gpu_check (CfFormat format, int width, int height, const CfStencilParams * s,
   g_assert_cmpint (cf_stencil_cpu (&plan, &src.img, &want.img), ==, 0);
 
   CHECK_CUDA (cf_stencil_device_plan_new (&plan, &d_plan));
-  device_init (&src, &d_src, FALSE);
-  device_init (&got, &d_dst, TRUE);
+  device_init (&src, &d_src, FALSE, gpu_stream);
+  device_init (&got, &d_dst, TRUE, gpu_stream);
   CHECK_CUDA (cf_stencil_cuda (d_plan, &d_src.img, &d_dst.img, NULL,
           gpu_stream));
-  device_finish (&d_dst, &got);
-  device_finish (&d_src, NULL);
+  device_finish (&d_dst, &got, gpu_stream);
+  device_finish (&d_src, NULL, gpu_stream);
 
   check_samples (&got, &want, what);
   check_padding (&got, POISON, what);
@@ -1275,8 +1068,8 @@ test_cuda_invalid (void)
   g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_NV12, 6, 4, &s),
       ==, 0);
   CHECK_CUDA (cf_stencil_device_plan_new (&plan, &d_plan));
-  device_init (&src, &d_src, FALSE);
-  device_init (&dst, &d_dst, TRUE);
+  device_init (&src, &d_src, FALSE, gpu_stream);
+  device_init (&dst, &d_dst, TRUE, gpu_stream);
   for (i = 0; i < 12; i++) {
     CfImage b = i < 6 ? d_src.img : d_dst.img;
 
@@ -1292,8 +1085,8 @@ test_cuda_invalid (void)
   CHECK_CUDA (cudaGetLastError ());
 
   /* nothing was launched: the output is all poison */
-  device_finish (&d_dst, &dst);
-  device_finish (&d_src, NULL);
+  device_finish (&d_dst, &dst, gpu_stream);
+  device_finish (&d_src, NULL, gpu_stream);
   for (p = 0; p < dst.n_planes; p++)
     for (i = 0; i < dst.img.pitch[p] * dst.h[p]; i++)
       g_assert_cmphex (((guint8 *) dst.img.data[p])[i], ==, POISON);
