@@ -9,6 +9,97 @@
 
 FILE *bench_csv;
 int bench_exit_status;
+cudaStream_t bench_stream;
+
+#define BATCH 50                /* timed launches queued behind one GPU sleep */
+#define SLEEP_US 10000          /* ... long enough for the host to queue them */
+
+static cudaEvent_t events[2 * BATCH];
+
+void
+bench_start (const char *prog, gboolean quick, const gchar * commit_opt,
+    struct cudaDeviceProp *prop, gchar ** date, gchar ** commit,
+    gchar ** gst_version)
+{
+  GDateTime *now = g_date_time_new_now_local ();
+  int driver = 0, runtime = 0;
+
+  CHECK_CUDA (cudaSetDevice (0));
+  CHECK_CUDA (cudaGetDeviceProperties (prop, 0));
+  CHECK_CUDA (cudaDriverGetVersion (&driver));
+  CHECK_CUDA (cudaRuntimeGetVersion (&runtime));
+  CHECK_CUDA (cudaStreamCreateWithFlags (&bench_stream,
+          cudaStreamNonBlocking));
+  for (int i = 0; i < 2 * BATCH; i++)
+    CHECK_CUDA (cudaEventCreate (&events[i]));
+  *date = g_date_time_format (now, "%Y-%m-%d %H:%M:%S %Z");
+  g_date_time_unref (now);
+  *commit = git_commit (commit_opt);
+  *gst_version = gst_version_string ();
+  printf ("gst-cudafilters %s%s\n", prog,
+      quick ? " --quick (smoke test: do not report)" : "");
+  printf ("date:      %s\ncommit:    %s\n", *date, *commit);
+  printf ("device:    %s (sm_%d%d, %d SMs, %.0f MiB L2, %.1f GiB), driver %d, "
+      "runtime %d\n", prop->name, prop->major, prop->minor,
+      prop->multiProcessorCount, prop->l2CacheSize / 1048576.0,
+      prop->totalGlobalMem / 1073741824.0, driver, runtime);
+  printf ("gstreamer: %s\n", *gst_version);
+}
+
+void
+bench_finish (void)
+{
+  for (int i = 0; i < 2 * BATCH; i++)
+    CHECK_CUDA (cudaEventDestroy (events[i]));
+  CHECK_CUDA (cudaStreamDestroy (bench_stream));
+}
+
+Timing
+time_launches (BenchLaunch launch, const void *work, int n, int warmup,
+    int iters, gboolean queue_ahead)
+{
+  double *us = g_new (double, iters);
+  Timing t = { 0 };
+
+  for (int k = 0; k < warmup; k++)
+    CHECK_CUDA (launch (work, k % n));
+  CHECK_CUDA (cudaStreamSynchronize (bench_stream));
+  for (int i = 0; i < iters;) {
+    const int b = MIN (BATCH, iters - i);
+    gint64 start;
+
+    if (queue_ahead)
+      CHECK_CUDA (bench_gpu_sleep (SLEEP_US, bench_stream));
+    start = g_get_monotonic_time ();
+    for (int j = 0; j < b; j++) {
+      CHECK_CUDA (cudaEventRecord (events[2 * j], bench_stream));
+      CHECK_CUDA (launch (work, (warmup + i + j) % n));
+      CHECK_CUDA (cudaEventRecord (events[2 * j + 1], bench_stream));
+    }
+    if (queue_ahead && g_get_monotonic_time () - start > SLEEP_US * 9 / 10)
+      t.host_bound = TRUE;
+    CHECK_CUDA (cudaStreamSynchronize (bench_stream));
+    for (int j = 0; j < b; j++, i++) {
+      float ms;
+
+      CHECK_CUDA (cudaEventElapsedTime (&ms, events[2 * j],
+              events[2 * j + 1]));
+      us[i] = 1000.0 * ms;
+    }
+  }
+  qsort (us, iters, sizeof (double), cmp_double);
+  t.median_us = iters % 2 ? us[iters / 2] :
+      (us[iters / 2 - 1] + us[iters / 2]) / 2;
+  t.min_us = us[0];
+  g_free (us);
+  return t;
+}
+
+const char *
+timing_flag (Timing t)
+{
+  return t.host_bound ? "; HOST-BOUND: launch gaps may be timed" : "";
+}
 
 static void
 csv_field (const char *s, gboolean last)

@@ -29,16 +29,6 @@
  * (bench-gpu.cu). */
 #ifdef __cplusplus
 extern "C"
-gboolean run_pipeline (const char *element, const char *out_caps,
-    GstCaps * caps, gboolean use_pool, int frames, int held,
-    double bytes_per_frame, GRand * rand, PipeResult * r);
-
-/* Checks that a CUDA device works and that @element (unless NULL) exists,
- * and opens @csv_path (unless NULL) as bench_csv; FALSE, having said why on
- * stderr, otherwise. */
-gboolean bench_open (const char *prog, const char *element,
-    const char *csv_path);
-
 #endif
 cudaError_t bench_gpu_sleep (unsigned int microseconds, cudaStream_t stream);
 
@@ -78,6 +68,37 @@ gboolean push_copy (GstElement * src, GstBuffer * buf, guint64 n,
 gboolean run_pipeline (const char *element, const char *out_caps,
     GstCaps * caps, gboolean use_pool, int frames, int held,
     double bytes_per_frame, GRand * rand, PipeResult * r);
+
+/* The stream the timed work goes on; bench_start () makes it. */
+extern cudaStream_t bench_stream;
+
+/* Selects device 0, makes bench_stream and the timing events, and prints
+ * the header lines of a run of @prog (title, date, commit, device,
+ * GStreamer); the date, commit (@commit_opt, else git's) and GStreamer
+ * version are returned for the CSV, the device's properties in @prop. */
+void bench_start (const char *prog, gboolean quick, const gchar * commit_opt,
+    struct cudaDeviceProp *prop, gchar ** date, gchar ** commit,
+    gchar ** gst_version);
+/* Frees what bench_start () made. */
+void bench_finish (void);
+
+typedef struct {
+  double median_us, min_us;
+  gboolean host_bound;          /* the host did not stay ahead of the GPU */
+} Timing;
+
+/* Work i of a timed series, queued on bench_stream. */
+typedef cudaError_t (*BenchLaunch) (const void *work, int i);
+
+/* Times @iters calls of @launch one by one, an event pair around each, call
+ * i on work i % @n, after @warmup untimed ones. With @queue_ahead each
+ * batch is queued behind a GPU sleep, so the host's launch overhead never
+ * shows as idle GPU time inside a pair (flagged if the host was not done
+ * queueing when the sleep ended). */
+Timing time_launches (BenchLaunch launch, const void *work, int n,
+    int warmup, int iters, gboolean queue_ahead);
+/* "; HOST-BOUND ..." when @t is, else "". */
+const char *timing_flag (Timing t);
 
 /* Checks that a CUDA device works and that @element (unless NULL) exists,
  * and opens @csv_path (unless NULL) as bench_csv; FALSE, having said why on

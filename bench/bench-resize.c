@@ -39,9 +39,6 @@
 #include "cub-stats.h"          /* bench_gpu_sleep () */
 
 
-#define BATCH 50                /* timed launches queued behind one GPU sleep */
-#define SLEEP_US 10000          /* ... long enough for the host to queue them */
-
 static gboolean opt_quick, opt_no_pipeline, opt_no_kernel;
 static gint opt_frames, opt_iters;
 static gchar *opt_csv, *opt_commit;
@@ -61,8 +58,6 @@ static const char *method_names[CF_RESIZE_METHOD_COUNT] = {
   "nearest", "bilinear", "bicubic", "lanczos", "area"
 };
 
-static cudaStream_t stream;
-static cudaEvent_t events[2 * BATCH];
 
 /* ---------------------------------------------------------------- rows */
 /* csv_field (), row () and cmp_double () are bench-stats.c's, with a wider
@@ -124,8 +119,9 @@ typedef struct {
 } Work;
 
 static cudaError_t
-launch (const Work * w, int i)
+launch (const void *work, int i)
 {
+  const Work *w = work;
   CfImage src, dst;
 
   if (w->what == WORK_COPY) {
@@ -135,56 +131,11 @@ launch (const Work * w, int i)
     const size_t d = MIN (i * w->dst->stride,
         w->dst->n * w->dst->stride - w->copy_bytes);
     return cudaMemcpyAsync (w->dst->d_base + d, w->src->d_base + s,
-        w->copy_bytes, cudaMemcpyDeviceToDevice, stream);
+        w->copy_bytes, cudaMemcpyDeviceToDevice, bench_stream);
   }
   src = frame_image (w->src, i);
   dst = frame_image (w->dst, i);
-  return cf_resize_cuda (w->d_plan, &src, &dst, w->d_ws, stream);
-}
-
-typedef struct {
-  double median_us, min_us;
-  gboolean host_bound;          /* the host did not stay ahead of the GPU */
-} Timing;
-
-/* As bench-stats: @iters launches one by one, an event pair around each,
- * launch i on pair i % @n; each batch queued behind a GPU sleep so that the
- * host's launch overhead never shows as idle GPU time inside a pair
- * (flagged if the host was not done queueing when the sleep ended). */
-static Timing
-time_launches (const Work * w, int n, int warmup, int iters)
-{
-  double *us = g_new (double, iters);
-  Timing t = { 0 };
-
-  for (int k = 0; k < warmup; k++)
-    CHECK_CUDA (launch (w, k % n));
-  CHECK_CUDA (cudaStreamSynchronize (stream));
-  for (int i = 0; i < iters;) {
-    const int b = MIN (BATCH, iters - i);
-    gint64 start;
-
-    CHECK_CUDA (bench_gpu_sleep (SLEEP_US, stream));
-    start = g_get_monotonic_time ();
-    for (int j = 0; j < b; j++) {
-      CHECK_CUDA (cudaEventRecord (events[2 * j], stream));
-      CHECK_CUDA (launch (w, (warmup + i + j) % n));
-      CHECK_CUDA (cudaEventRecord (events[2 * j + 1], stream));
-    }
-    if (g_get_monotonic_time () - start > SLEEP_US * 9 / 10)
-      t.host_bound = TRUE;
-    CHECK_CUDA (cudaStreamSynchronize (stream));
-    for (int j = 0; j < b; j++, i++) {
-      float ms;
-      CHECK_CUDA (cudaEventElapsedTime (&ms, events[2 * j], events[2 * j + 1]));
-      us[i] = 1000.0 * ms;
-    }
-  }
-  qsort (us, iters, sizeof (double), cmp_double);
-  t.median_us = iters % 2 ? us[iters / 2] : (us[iters / 2 - 1] + us[iters / 2]) / 2;
-  t.min_us = us[0];
-  g_free (us);
-  return t;
+  return cf_resize_cuda (w->d_plan, &src, &dst, w->d_ws, bench_stream);
 }
 
 /* ------------------------------------------------------------ kernel */
@@ -195,8 +146,7 @@ timing_row (const char *section, const char *name, const Work * w,
 {
   char buf[192];
 
-  snprintf (buf, sizeof (buf), "%s%s", note,
-      t.host_bound ? "; HOST-BOUND: launch gaps may be timed" : "");
+  snprintf (buf, sizeof (buf), "%s%s", note, timing_flag (t));
   row (section, name, cf_format_info (w->src->format)->name, size, "random",
       t.median_us, t.min_us,
       (w->src->bytes + w->dst->bytes) / (t.median_us * 1e3), -1, buf);
@@ -216,8 +166,8 @@ check_method (const CfResizePlan * plan, const Work * w, const char *size)
 
   CHECK_CUDA (launch (w, last));
   CHECK_CUDA (cudaMemcpyAsync (gpu, dst->d_base + last * dst->stride,
-          dst->stride, cudaMemcpyDeviceToHost, stream));
-  CHECK_CUDA (cudaStreamSynchronize (stream));
+          dst->stride, cudaMemcpyDeviceToHost, bench_stream));
+  CHECK_CUDA (cudaStreamSynchronize (bench_stream));
   memset (dst->host, 0, dst->stride);
   if (cf_resize_cpu (plan, &s, &r) != 0)
     snprintf (note, sizeof (note), "MISMATCH: cf_resize_cpu () failed");
@@ -286,7 +236,7 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
         "%d pairs rotated", cf_resize_device_plan_describe (d_plan, 0),
         plan.x[0].taps, plan.y[0].taps, ws / 1e6, n);
     timing_row ("kernel", method_names[m], &w, size,
-        time_launches (&w, n, warmup, iters), note);
+        time_launches (launch, &w, n, warmup, iters, TRUE), note);
     if (w.d_ws)
       CHECK_CUDA (cudaFree (w.d_ws));
     cf_resize_device_plan_free (d_plan);
@@ -298,7 +248,7 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
   snprintf (note, sizeof (note), "cudaMemcpyAsync D2D of (src+dst)/2 = "
       "%.1f MB; %d pairs rotated", w.copy_bytes / 1e6, n);
   timing_row ("ceiling", "d2d copy", &w, size,
-      time_launches (&w, n, warmup, iters), note);
+      time_launches (launch, &w, n, warmup, iters, TRUE), note);
   CHECK_CUDA (cudaFree (src.d_base));
   CHECK_CUDA (cudaFree (dst.d_base));
   g_free (src.host);
@@ -418,21 +368,21 @@ bench_transfers (int iters)
     for (int i = -3; i < iters; i++) {
       float ms;
 
-      CHECK_CUDA (cudaEventRecord (e[0], stream));
+      CHECK_CUDA (cudaEventRecord (e[0], bench_stream));
       if (what != 1)
         CHECK_CUDA (cudaMemcpyAsync (d_up, h_up, up, cudaMemcpyHostToDevice,
-                stream));
+                bench_stream));
       if (what == 1)
         CHECK_CUDA (cudaMemcpyAsync (h_down, d_down, down,
-                cudaMemcpyDeviceToHost, stream));
+                cudaMemcpyDeviceToHost, bench_stream));
       if (what == 2) {
         CHECK_CUDA (cudaStreamWaitEvent (s2, e[0], 0));
         CHECK_CUDA (cudaMemcpyAsync (h_down, d_down, down,
                 cudaMemcpyDeviceToHost, s2));
         CHECK_CUDA (cudaEventRecord (e[2], s2));
-        CHECK_CUDA (cudaStreamWaitEvent (stream, e[2], 0));
+        CHECK_CUDA (cudaStreamWaitEvent (bench_stream, e[2], 0));
       }
-      CHECK_CUDA (cudaEventRecord (e[1], stream));
+      CHECK_CUDA (cudaEventRecord (e[1], bench_stream));
       CHECK_CUDA (cudaEventSynchronize (e[1]));
       CHECK_CUDA (cudaEventElapsedTime (&ms, e[0], e[1]));
       if (i >= 0)
@@ -472,7 +422,6 @@ main (int argc, char **argv)
   GstElement *element = NULL;
   GRand *rand = g_rand_new_with_seed (20240601);
   gchar *date, *commit, *gst_version, *cores;
-  int driver = 0, runtime = 0;
   int iters, warmup, frames;
   guint default_fif = 2;
 
@@ -493,28 +442,10 @@ main (int argc, char **argv)
     return 1;
   if (!opt_no_pipeline)
     element = gst_element_factory_make ("cudaresize", NULL);
-  CHECK_CUDA (cudaSetDevice (0));
-  CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));
-  CHECK_CUDA (cudaDriverGetVersion (&driver));
-  CHECK_CUDA (cudaRuntimeGetVersion (&runtime));
-  CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
-  for (int i = 0; i < 2 * BATCH; i++)
-    CHECK_CUDA (cudaEventCreate (&events[i]));
-
-  {
-    GDateTime *now = g_date_time_new_now_local ();
-    date = g_date_time_format (now, "%Y-%m-%d %H:%M:%S %Z");
-    g_date_time_unref (now);
-  }
-  commit = git_commit (opt_commit);
-  gst_version = gst_version_string ();
+  bench_start ("bench-resize", opt_quick, opt_commit, &prop, &date, &commit,
+      &gst_version);
   cores = g_strdup_printf ("%u", g_get_num_processors ());
-  printf ("gst-cudafilters bench-resize%s\n", opt_quick ? " --quick (smoke test: do not report)" : "");
-  printf ("date:      %s\ncommit:    %s\n", date, commit);
-  printf ("device:    %s (sm_%d%d, %d SMs, %.0f MiB L2, %.1f GiB), driver %d, runtime %d\n",
-      prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-      prop.l2CacheSize / 1048576.0, prop.totalGlobalMem / 1073741824.0, driver, runtime);
-  printf ("gstreamer: %s\ncpu cores: %s\n", gst_version, cores);
+  printf ("cpu cores: %s\n", cores);
   if (element) {
     GstPlugin *plugin = gst_plugin_feature_get_plugin (GST_PLUGIN_FEATURE
         (gst_element_get_factory (element)));
@@ -554,7 +485,8 @@ main (int argc, char **argv)
     printf ("\nbench-resize: a check or a run FAILED (see the notes)\n");
   if (bench_csv)
     fclose (bench_csv);
-  /* the events, the stream and the strings go with the process */
+  bench_finish ();
+  /* the strings go with the process */
   g_rand_free (rand);
   return bench_exit_status;
 }

@@ -34,8 +34,6 @@
 
 #define W4K 3840
 #define H4K 2160
-#define BATCH 50                /* timed launches queued behind one GPU sleep */
-#define SLEEP_US 10000          /* ... long enough for the host to queue them */
 
 static gboolean opt_quick, opt_no_pipeline, opt_no_kernel;
 static gint opt_frames, opt_iters;
@@ -52,8 +50,6 @@ static GOptionEntry entries[] = {
   {NULL}
 };
 
-static cudaStream_t stream;
-static cudaEvent_t events[2 * BATCH];
 
 /* ---------------------------------------------------------------- rows */
 
@@ -144,68 +140,22 @@ typedef struct {
 } Work;
 
 static cudaError_t
-launch (Work * w, int frame)
+launch (const void *work, int frame)
 {
+  const Work *w = work;
   CfImage img;
 
   if (w->what == WORK_COPY)
-    return cudaMemcpyAsync (w->dst, w->src, w->bytes, w->kind, stream);
+    return cudaMemcpyAsync (w->dst, w->src, w->bytes, w->kind, bench_stream);
   if (w->what == WORK_ATOMICS)
     return ceiling_atomics (cf_format_info (w->fs->format)->n_channels,
-        w->bytes, w->d_sink, stream);
+        w->bytes, w->d_sink, bench_stream);
   img = frame_image (w->fs, frame);
   if (w->what == WORK_READ)
-    return ceiling_read (&img, w->d_sink, stream);
+    return ceiling_read (&img, w->d_sink, bench_stream);
   if (w->what == WORK_CUB)
-    return cub_stats_run (w->cub, &img, w->parts, stream);
-  return cf_stats_cuda (&img, w->d_ws, w->d_result, stream);
-}
-
-typedef struct {
-  double median_us, min_us;
-  gboolean host_bound;          /* the host did not stay ahead of the GPU */
-} Timing;
-
-/* Times @iters launches one by one, an event pair around each, launch i on
- * frame i % @n_frames. With @queue_ahead each batch is queued behind a GPU
- * sleep, so the host's launch overhead never shows as idle GPU time inside
- * a pair (flagged if the host was not done queueing when the sleep ended). */
-static Timing
-time_launches (Work * w, int n_frames, int warmup, int iters,
-    gboolean queue_ahead)
-{
-  double *us = g_new (double, iters);
-  Timing t = { 0 };
-
-  for (int k = 0; k < warmup; k++)
-    CHECK_CUDA (launch (w, k % n_frames));
-  CHECK_CUDA (cudaStreamSynchronize (stream));
-  for (int i = 0; i < iters;) {
-    const int n = MIN (BATCH, iters - i);
-    gint64 start;
-
-    if (queue_ahead)
-      CHECK_CUDA (bench_gpu_sleep (SLEEP_US, stream));
-    start = g_get_monotonic_time ();
-    for (int j = 0; j < n; j++) {
-      CHECK_CUDA (cudaEventRecord (events[2 * j], stream));
-      CHECK_CUDA (launch (w, (warmup + i + j) % n_frames));
-      CHECK_CUDA (cudaEventRecord (events[2 * j + 1], stream));
-    }
-    if (queue_ahead && g_get_monotonic_time () - start > SLEEP_US * 9 / 10)
-      t.host_bound = TRUE;
-    CHECK_CUDA (cudaStreamSynchronize (stream));
-    for (int j = 0; j < n; j++, i++) {
-      float ms;
-      CHECK_CUDA (cudaEventElapsedTime (&ms, events[2 * j], events[2 * j + 1]));
-      us[i] = 1000.0 * ms;
-    }
-  }
-  qsort (us, iters, sizeof (double), cmp_double);
-  t.median_us = iters % 2 ? us[iters / 2] : (us[iters / 2 - 1] + us[iters / 2]) / 2;
-  t.min_us = us[0];
-  g_free (us);
-  return t;
+    return cub_stats_run (w->cub, &img, w->parts, bench_stream);
+  return cf_stats_cuda (&img, w->d_ws, w->d_result, bench_stream);
 }
 
 static void
@@ -215,8 +165,7 @@ timing_row (const char *section, const char *name, const FrameSet * fs,
   char size[32], buf[160];
 
   snprintf (size, sizeof (size), "%dx%d", fs->width, fs->height);
-  snprintf (buf, sizeof (buf), "%s%s", note,
-      t.host_bound ? "; HOST-BOUND: launch gaps may be timed" : "");
+  snprintf (buf, sizeof (buf), "%s%s", note, timing_flag (t));
   row (section, name, cf_format_info (fs->format)->name, size, data,
       t.median_us, t.min_us, fs->bytes / (t.median_us * 1e3), -1, buf);
 }
@@ -271,7 +220,7 @@ bench_kernel_case (CfFormat format, int width, int height, size_t l2_bytes,
 
   frameset_init (&fs, format, width, height, l2_bytes);
   CHECK_CUDA (cudaMalloc (&w.d_ws, cf_stats_workspace_bytes ()));
-  CHECK_CUDA (cf_stats_workspace_init (w.d_ws, stream));
+  CHECK_CUDA (cf_stats_workspace_init (w.d_ws, bench_stream));
   CHECK_CUDA (cudaMalloc ((void **) &w.d_result, sizeof (CfStats)));
   CHECK_CUDA (cub_stats_setup (format, width, height, &w.cub));
   CHECK_CUDA (cudaMalloc ((void **) &w.d_sink, sizeof (unsigned int)));
@@ -285,8 +234,8 @@ bench_kernel_case (CfFormat format, int width, int height, size_t l2_bytes,
     w.what = WORK_KERNEL;
     CHECK_CUDA (launch (&w, fs.n - 1));
     CHECK_CUDA (cudaMemcpyAsync (&gpu, w.d_result, sizeof (gpu),
-            cudaMemcpyDeviceToHost, stream));
-    CHECK_CUDA (cudaStreamSynchronize (stream));
+            cudaMemcpyDeviceToHost, bench_stream));
+    CHECK_CUDA (cudaStreamSynchronize (bench_stream));
     img = frame_image (&fs, -1);
     cf_stats_cpu (&img, &ref);
     check_row ("kernel == cf_stats_cpu", &fs, data, &gpu, &ref);
@@ -302,12 +251,12 @@ bench_kernel_case (CfFormat format, int width, int height, size_t l2_bytes,
     w.what = WORK_KERNEL;
     snprintf (note, sizeof (note), "1 launch; %d frames rotated", fs.n);
     timing_row ("kernel", "cudastats kernel", &fs, data,
-        time_launches (&w, fs.n, warmup, iters, TRUE), note);
+        time_launches (launch, &w, fs.n, warmup, iters, TRUE), note);
     w.what = WORK_CUB;
     for (guint k = 0; k < G_N_ELEMENTS (cub_rows); k++) {
       w.parts = cub_rows[k].parts;
       timing_row ("peer", cub_rows[k].name, &fs, data,
-          time_launches (&w, fs.n, warmup, iters, TRUE), cub_rows[k].note);
+          time_launches (launch, &w, fs.n, warmup, iters, TRUE), cub_rows[k].note);
     }
     if (random) {
       /* the two limits of the kernel, in the same run */
@@ -319,14 +268,14 @@ bench_kernel_case (CfFormat format, int width, int height, size_t l2_bytes,
             (fi->plane[p].pixel_bytes / fi->plane[p].sample_bytes);
       w.what = WORK_READ;
       timing_row ("ceiling", "read frame only", &fs, data,
-          time_launches (&w, fs.n, warmup, iters, TRUE),
+          time_launches (launch, &w, fs.n, warmup, iters, TRUE),
           "16-byte loads, checksum; no histogram");
       w.what = WORK_ATOMICS;
       w.bytes = samples;
       snprintf (note, sizeof (note), "%llu shared atomics, no loads",
           samples);
       timing_row ("ceiling", "shared atomics only", &fs, data,
-          time_launches (&w, fs.n, warmup, iters, TRUE), note);
+          time_launches (launch, &w, fs.n, warmup, iters, TRUE), note);
     }
   }
   cub_stats_free (w.cub);
@@ -357,7 +306,7 @@ bench_copies (GRand * rand, int iters)
     w.dst = k == 1 ? host : dev;
     w.src = k == 1 ? dev : host;
     timing_row ("copy", k == 1 ? "device->host" : "host->device", &fs,
-        k < 2 ? "pinned" : "malloc", time_launches (&w, 1, 2, iters, FALSE),
+        k < 2 ? "pinned" : "malloc", time_launches (launch, &w, 1, 2, iters, FALSE),
         "cudaMemcpyAsync of one 4K RGBA frame");
   }
   CHECK_CUDA (cudaFreeHost (pinned));
@@ -476,7 +425,6 @@ main (int argc, char **argv)
   GstElement *element = NULL;
   GRand *rand = g_rand_new_with_seed (20240601);
   gchar *date, *commit, *gst_version;
-  int driver = 0, runtime = 0;
   int iters, warmup, frames;
 
   ctx = g_option_context_new ("- time the cudastats kernel, its CUB peer and the element");
@@ -495,27 +443,8 @@ main (int argc, char **argv)
     return 1;
   if (!opt_no_pipeline)
     element = gst_element_factory_make ("cudastats", NULL);
-  CHECK_CUDA (cudaSetDevice (0));
-  CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));
-  CHECK_CUDA (cudaDriverGetVersion (&driver));
-  CHECK_CUDA (cudaRuntimeGetVersion (&runtime));
-  CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
-  for (int i = 0; i < 2 * BATCH; i++)
-    CHECK_CUDA (cudaEventCreate (&events[i]));
-
-  {
-    GDateTime *now = g_date_time_new_now_local ();
-    date = g_date_time_format (now, "%Y-%m-%d %H:%M:%S %Z");
-    g_date_time_unref (now);
-  }
-  commit = git_commit (opt_commit);
-  gst_version = gst_version_string ();
-  printf ("gst-cudafilters bench-stats%s\n", opt_quick ? " --quick (smoke test: do not report)" : "");
-  printf ("date:      %s\ncommit:    %s\n", date, commit);
-  printf ("device:    %s (sm_%d%d, %d SMs, %.0f MiB L2, %.1f GiB), driver %d, runtime %d\n",
-      prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-      prop.l2CacheSize / 1048576.0, prop.totalGlobalMem / 1073741824.0, driver, runtime);
-  printf ("gstreamer: %s\n", gst_version);
+  bench_start ("bench-stats", opt_quick, opt_commit, &prop, &date, &commit,
+      &gst_version);
   if (element) {
     GstPlugin *plugin = gst_plugin_feature_get_plugin (GST_PLUGIN_FEATURE
         (gst_element_get_factory (element)));
@@ -547,9 +476,7 @@ main (int argc, char **argv)
     printf ("\nbench-stats: a check or a run FAILED (see the notes)\n");
   if (bench_csv)
     fclose (bench_csv);
-  for (int i = 0; i < 2 * BATCH; i++)
-    CHECK_CUDA (cudaEventDestroy (events[i]));
-  CHECK_CUDA (cudaStreamDestroy (stream));
+  bench_finish ();
   g_rand_free (rand);
   g_free (date);
   g_free (commit);
