@@ -295,11 +295,13 @@ struct Extent {
   int first, count;
 };
 
-/* Output pixels per tile row: a warp writes 128 bytes of a row. */
-template <int PB>
-struct Tile {
-  static constexpr int W = PB == 1 ? 128 : PB == 2 ? 64 : 32;
-};
+/* Output pixels of a fused tile row for @pb-byte pixels: a warp writes
+ * 128 bytes of a row. */
+__host__ __device__ constexpr int
+tile_width (int pb)
+{
+  return pb == 1 ? 128 : pb == 2 ? 64 : 32;
+}
 
 /* Taps the fused kernel is compiled for (the larger of the two axes',
  * rounded up; the extra weights are 0), so that its loops unroll with the
@@ -402,7 +404,7 @@ fused_kernel (FusedArgs a)
   constexpr int S = PB / SB;
   constexpr int V = Group<PB>::V;
   constexpr int VS = V * S;     /* samples per thread, vertical phase */
-  constexpr int TW = Tile<PB>::W;
+  constexpr int TW = tile_width (PB);
   constexpr int kGroups = TW / V;       /* 32: a warp per output row */
   const int ntx = TB ? TB : a.x.taps, nty = TB ? TB : a.y.taps;
   extern __shared__ int4 s_raw[];
@@ -604,13 +606,6 @@ struct PlaneTables {
   const Extent *tiles_x, *tiles_y;
   size_t workspace_offset;              /* two-pass */
 };
-
-/* Output pixels of a fused tile row for @pb-byte pixels (Tile<PB>::W). */
-int
-tile_width (int pb)
-{
-  return pb == 1 ? 128 : pb == 2 ? 64 : 32;
-}
 
 /* Chooses @t's kernel and, for the fused one, its tap bucket and tile
  * rows: the most of 32, 16, 8 whose block fits kFullOccupancySmem (7
@@ -887,12 +882,11 @@ launch_two_pass (const PlaneTables * t, const CfImage * d_src, int p,
 }
 
 template <int PB, int SB, int TB>
-int
+void
 launch_fused (const FusedArgs & a, dim3 grid, size_t smem,
     cudaStream_t stream)
 {
   fused_kernel<PB, SB, TB><<<grid, kThreads, smem, stream>>> (a);
-  return 0;
 }
 
 template <int PB, int SB>
@@ -920,7 +914,7 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
       t->row_stride, t->x, t->y, t->tiles_x, t->tiles_y,
       aligned (src, d_src->pitch[p], 16), aligned (dst, d_dst->pitch[p], 4)
     };
-    const dim3 grid ((t->out_width + Tile<PB>::W - 1) / Tile<PB>::W,
+    const dim3 grid ((t->out_width + tile_width (PB) - 1) / tile_width (PB),
         (t->out_height + t->th - 1) / t->th);
 
     CF_RESIZE_FOR_BUCKET (launch_fused, PB, SB, t->tb, a, grid, t->smem,
