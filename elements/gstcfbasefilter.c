@@ -29,8 +29,6 @@ enum {
   PROP_FRAMES_IN_FLIGHT,
 };
 
-#define DEFAULT_BACKEND GST_CF_BACKEND_AUTO
-#define DEFAULT_CUDA_DEVICE_ID -1
 /* the smallest count that overlaps frames: for cudastats 1 to 4 measured
  * within 1% of each other (4K RGBA from pinned memory, H100: the upload is
  * the limit), docs/PERFORMANCE.md */
@@ -73,24 +71,6 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCfBaseFilter, gst_cf_base_filter,
 #define PRIV(self) \
   ((GstCfBaseFilterPrivate *) gst_cf_base_filter_get_instance_private (self))
 
-GType
-gst_cf_backend_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CF_BACKEND_AUTO, "CUDA when a device works, otherwise CPU", "auto"},
-    {GST_CF_BACKEND_CUDA, "CUDA (error when no device works)", "cuda"},
-    {GST_CF_BACKEND_CPU, "CPU reference code", "cpu"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCfBackend", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
 CfFormat
 gst_cf_format_from_video_format (GstVideoFormat format)
 {
@@ -98,92 +78,28 @@ gst_cf_format_from_video_format (GstVideoFormat format)
 }
 
 #ifdef HAVE_CUDA
-gboolean
-gst_cf_base_filter_cuda_ok (GstCfBaseFilter * self, cudaError_t err,
-    const gchar * what, const gchar * file, gint line)
-{
-  if (G_LIKELY (err == cudaSuccess))
-    return TRUE;
-  GST_ELEMENT_ERROR_WITH_DETAILS (self, RESOURCE, FAILED,
-      ("CUDA error: %s (%s)", cudaGetErrorString (err),
-          cudaGetErrorName (err)), ("%s failed at %s:%d", what, file, line),
-      ("cuda-error", G_TYPE_STRING, cudaGetErrorName (err), NULL));
-  return FALSE;
-}
-
 static gboolean
 activate_device (GstCfBaseFilter * self)
 {
   return GST_CF_CUDA_OK (self, cudaSetDevice (PRIV (self)->device));
 }
 
-/* Picks the device for backend auto/cuda. FALSE with *why set when none
- * works. */
-static gboolean
-find_device (gint wanted, gint * device, gchar ** why)
-{
-  int n = 0;
-  cudaError_t err = cudaGetDeviceCount (&n);
-
-  if (err != cudaSuccess || n < 1) {
-    *why = g_strdup_printf ("no CUDA device: %s", err != cudaSuccess ?
-        cudaGetErrorString (err) : "none found");
-    return FALSE;
-  }
-  if (wanted >= n) {
-    *why = g_strdup_printf ("cuda-device-id %d, but only %d device(s)",
-        wanted, n);
-    return FALSE;
-  }
-  *device = MAX (wanted, 0);
-  /* a context must really come up, not just a device be listed */
-  if ((err = cudaSetDevice (*device)) != cudaSuccess ||
-      (err = cudaFree (NULL)) != cudaSuccess) {
-    *why = g_strdup_printf ("CUDA device %d does not work: %s", *device,
-        cudaGetErrorString (err));
-    return FALSE;
-  }
-  return TRUE;
-}
 #endif
 
 static gboolean
 gst_cf_base_filter_start (GstBaseTransform * trans)
 {
-  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
-  GstCfBaseFilterPrivate *priv = PRIV (self);
+  GstCfBaseFilterPrivate *priv = PRIV (GST_CF_BASE_FILTER (trans));
   GstCfBackend backend;
   gint wanted;
-  gchar *why = NULL;
 
-  GST_OBJECT_LOCK (self);
+  GST_OBJECT_LOCK (trans);
   backend = priv->backend;
   wanted = priv->device_id;
-  GST_OBJECT_UNLOCK (self);
+  GST_OBJECT_UNLOCK (trans);
 
-  priv->use_cuda = FALSE;
-  if (backend == GST_CF_BACKEND_CPU)
-    return TRUE;
-#ifdef HAVE_CUDA
-  if (find_device (wanted, &priv->device, &why)) {
-    priv->use_cuda = TRUE;
-    GST_INFO_OBJECT (self, "CUDA backend on device %d", priv->device);
-    return TRUE;
-  }
-#else
-  (void) wanted;
-  why = g_strdup ("this build has no CUDA backend");
-#endif
-  if (backend == GST_CF_BACKEND_CUDA) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No usable CUDA device for backend=cuda"), ("%s", why));
-    g_free (why);
-    return FALSE;
-  }
-  GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-      ("No usable CUDA device, using the CPU backend"), ("%s", why));
-  g_free (why);
-  return TRUE;
+  return gst_cf_backend_choose (GST_ELEMENT (trans), backend, wanted,
+      &priv->use_cuda, &priv->device);
 }
 
 static void
@@ -1039,31 +955,8 @@ gst_cf_base_filter_class_init (GstCfBaseFilterClass * klass)
   gobject_class->get_property = gst_cf_base_filter_get_property;
   gobject_class->finalize = gst_cf_base_filter_finalize;
 
-  /**
-   * GstCfBaseFilter:backend:
-   *
-   * Where frames are processed: `auto` uses CUDA when a device works and
-   * otherwise the CPU (posting one warning message); `cuda` fails to start
-   * without a device; `cpu` always uses the CPU reference code. Both
-   * backends give identical results.
-   */
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend",
-          "Where frames are processed (both give identical results)",
-          GST_TYPE_CF_BACKEND, DEFAULT_BACKEND,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  /**
-   * GstCfBaseFilter:cuda-device-id:
-   *
-   * The CUDA device to use, as nvcodec's elements name it; -1 takes the
-   * first device.
-   */
-  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to use (-1 = any)", -1, G_MAXINT,
-          DEFAULT_CUDA_DEVICE_ID, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+  gst_cf_backend_install_properties (gobject_class, PROP_BACKEND,
+      PROP_CUDA_DEVICE_ID);
   /**
    * GstCfBaseFilter:frames-in-flight:
    *
@@ -1101,7 +994,6 @@ gst_cf_base_filter_class_init (GstCfBaseFilterClass * klass)
   GST_DEBUG_CATEGORY_INIT (gst_cf_base_filter_debug, "cfbasefilter", 0,
       "gst-cudafilters base class");
   gst_type_mark_as_plugin_api (GST_TYPE_CF_BASE_FILTER, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CF_BACKEND, 0);
 }
 
 static void
@@ -1109,8 +1001,8 @@ gst_cf_base_filter_init (GstCfBaseFilter * self)
 {
   GstCfBaseFilterPrivate *priv = PRIV (self);
 
-  priv->backend = DEFAULT_BACKEND;
-  priv->device_id = DEFAULT_CUDA_DEVICE_ID;
+  priv->backend = GST_CF_DEFAULT_BACKEND;
+  priv->device_id = GST_CF_DEFAULT_CUDA_DEVICE_ID;
   priv->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
   priv->format = CF_FORMAT_COUNT;
   /* frames are handed out by generate_output (): never passthrough, which

@@ -21,6 +21,7 @@
 #include <gst/video/video.h>
 
 #include "format.h"
+#include "gstcfbackend.h"
 
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -28,13 +29,6 @@
 
 G_BEGIN_DECLS
 
-#define GST_TYPE_CF_BACKEND (gst_cf_backend_get_type ())
-typedef enum {
-  GST_CF_BACKEND_AUTO,
-  GST_CF_BACKEND_CUDA,
-  GST_CF_BACKEND_CPU,
-} GstCfBackend;
-GType gst_cf_backend_get_type (void);
 
 #define GST_TYPE_CF_BASE_FILTER (gst_cf_base_filter_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstCfBaseFilter, gst_cf_base_filter, GST,
@@ -113,15 +107,6 @@ gboolean gst_cf_base_filter_uses_cuda (GstCfBaseFilter * self);
 /* Finishes and pushes every frame in flight, in order. */
 GstFlowReturn gst_cf_base_filter_drain (GstCfBaseFilter * self);
 
-#ifdef HAVE_CUDA
-/* Posts a GST_ELEMENT_ERROR naming the CUDA error and returns FALSE when
- * @err is not cudaSuccess. */
-gboolean gst_cf_base_filter_cuda_ok (GstCfBaseFilter * self, cudaError_t err,
-    const gchar * what, const gchar * file, gint line);
-#define GST_CF_CUDA_OK(self, call) \
-  gst_cf_base_filter_cuda_ok (GST_CF_BASE_FILTER (self), (call), #call, \
-      __FILE__, __LINE__)
-#endif
 
 CfFormat gst_cf_format_from_video_format (GstVideoFormat format);
 

@@ -140,6 +140,27 @@ typedef struct {
   unsigned int skip[CF_MAX_PLANES];
 } CfStencilPlan;
 
+/* Named taps, the same for the elements and the batch tool. */
+typedef enum {
+  CF_STENCIL_PRESET_BOX,        /* 2r + 1 equal taps, normalized */
+  CF_STENCIL_PRESET_GAUSSIAN,   /* exp (-t^2 / (2 sigma^2)), normalized */
+  CF_STENCIL_PRESET_SHARPEN,    /* unsharp mask: (1 + amount) delta - amount
+                                 * gaussian (sigma), normalized (sum 1) */
+  CF_STENCIL_PRESET_DERIVATIVE, /* central difference [-1/2, 0, 1/2]: out[i]
+                                 * = (in[i + 1] - in[i - 1]) / 2; radius 1 */
+  CF_STENCIL_PRESET_LAPLACIAN,  /* second difference [1, -2, 1]; radius 1 */
+  CF_STENCIL_PRESET_COUNT
+} CfStencilPreset;
+
+/* The taps of @preset into @taps[CF_STENCIL_MAX_TAPS] (*@radius_out of
+ * them each side) and whether they are meant to be normalized
+ * (*@normalize). @radius 1 .. CF_STENCIL_MAX_RADIUS, or 0 for the preset's
+ * own: 3 sigma rounded up for gaussian and sharpen (at least 1), 1 for box;
+ * derivative and laplacian always have radius 1. @sigma > 0 (gaussian,
+ * sharpen), @amount finite (sharpen). Returns 0, or -1 on bad arguments. */
+int cf_stencil_preset_taps (CfStencilPreset preset, int radius, double sigma,
+    double amount, double *taps, int *radius_out, int *normalize);
+
 /* Where input index @i of an axis of @n samples (n >= 1) reads from: an index
  * in 0 .. n - 1, or -1 for CONSTANT outside the axis (or a bad argument). */
 int cf_stencil_border_index (CfStencilBorder border, int i, int n);

@@ -8,6 +8,7 @@
 
 #include "gstcudaresize.h"
 #include "gstcudastats.h"
+#include "gstcudastencil.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -16,6 +17,7 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (cudastats, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaresize, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudastencil, plugin);
   return ret;
 }
 

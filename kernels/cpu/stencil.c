@@ -458,3 +458,60 @@ cf_stencil_model (const CfStencilPlan * plan, const CfImage * src, int plane,
   }
   return sum;
 }
+
+int
+cf_stencil_preset_taps (CfStencilPreset preset, int radius, double sigma,
+    double amount, double *taps, int *radius_out, int *normalize)
+{
+  const int gaussian = preset == CF_STENCIL_PRESET_GAUSSIAN ||
+      preset == CF_STENCIL_PRESET_SHARPEN;
+  int t, r = radius;
+
+  if (!taps || !radius_out || !normalize || (unsigned) preset >=
+      CF_STENCIL_PRESET_COUNT || radius < 0 || radius > CF_STENCIL_MAX_RADIUS
+      || (gaussian && !(sigma > 0 && isfinite (sigma))) ||
+      (preset == CF_STENCIL_PRESET_SHARPEN && !isfinite (amount)))
+    return -1;
+  if (preset == CF_STENCIL_PRESET_DERIVATIVE
+      || preset == CF_STENCIL_PRESET_LAPLACIAN)
+    r = 1;
+  else if (r == 0 && gaussian)
+    r = (int) fmin (fmax (ceil (3 * sigma), 1), CF_STENCIL_MAX_RADIUS);
+  else if (r == 0)
+    r = 1;
+  *radius_out = r;
+  *normalize = 1;
+  switch (preset) {
+    case CF_STENCIL_PRESET_BOX:
+      for (t = 0; t <= 2 * r; t++)
+        taps[t] = 1;
+      break;
+    case CF_STENCIL_PRESET_GAUSSIAN:
+    case CF_STENCIL_PRESET_SHARPEN:{
+      double sum = 0;
+
+      for (t = 0; t <= 2 * r; t++)
+        sum += taps[t] = exp (-(double) (t - r) * (t - r) / (2 * sigma * sigma));
+      if (preset == CF_STENCIL_PRESET_SHARPEN) {
+        for (t = 0; t <= 2 * r; t++)
+          taps[t] = (t == r ? 1 + amount : 0) - amount * taps[t] / sum;
+      }
+      break;
+    }
+    case CF_STENCIL_PRESET_DERIVATIVE:
+      taps[0] = -0.5;
+      taps[1] = 0;
+      taps[2] = 0.5;
+      *normalize = 0;
+      break;
+    case CF_STENCIL_PRESET_LAPLACIAN:
+      taps[0] = 1;
+      taps[1] = -2;
+      taps[2] = 1;
+      *normalize = 0;
+      break;
+    default:
+      return -1;
+  }
+  return 0;
+}

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cf-test.h"
+#include "format.h"
 
 /* An element of @factory on the run's backend, with the properties given as
  * pairs of strings (name, value), NULL-terminated. */
@@ -76,6 +77,34 @@ cf_check_frame_new (const GstVideoInfo * info, GRand * rand, GstClockTime pts,
   return buf;
 }
 
+/* A frame of @info with random content whose rows are @extra_stride bytes
+ * longer than @info's and whose planes lie @gap bytes apart (and @gap
+ * bytes into the buffer), as a GstVideoMeta describes it. */
+static inline GstBuffer *
+cf_check_padded_frame_new (const GstVideoInfo * info, gint extra_stride,
+    gsize gap, GRand * rand, GstClockTime pts, GstClockTime duration)
+{
+  const CfFormat cf = cf_format_from_name (GST_VIDEO_INFO_NAME (info));
+  GstVideoInfo layout = *info;
+  gsize offset = gap;
+  GstBuffer *buf;
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    layout.stride[p] += extra_stride;
+    layout.offset[p] = offset;
+    offset += layout.stride[p] * cf_plane_height (cf, p,
+        GST_VIDEO_INFO_HEIGHT (info)) + gap;
+  }
+  layout.size = offset;
+  buf = cf_check_frame_new (&layout, rand, pts, duration, FALSE);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
+      layout.offset, layout.stride);
+  return buf;
+}
+
 /* Sends EOS, then pulls @n buffers, calling @check (buffer, index) on each
  * in order, and fails if fewer or more come out. */
 static inline void
@@ -120,6 +149,88 @@ cf_check_log_output (GstHarness * h)
   gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER |
       GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, cf_check_log_probe, log, NULL);
   return log;
+}
+
+/* ---- frames against an oracle ---------------------------------------- */
+
+static inline CfFormat
+cf_check_format (const GstVideoInfo * info)
+{
+  CfFormat f = cf_format_from_name (GST_VIDEO_INFO_NAME (info));
+
+  fail_if (f == CF_FORMAT_COUNT);
+  return f;
+}
+
+/* A mapped frame as a CfImage. */
+static inline void
+cf_check_image_of (GstVideoFrame * f, CfImage * img)
+{
+  guint p;
+
+  memset (img, 0, sizeof (*img));
+  img->format = cf_check_format (&f->info);
+  img->width = GST_VIDEO_FRAME_WIDTH (f);
+  img->height = GST_VIDEO_FRAME_HEIGHT (f);
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (f); p++) {
+    img->data[p] = GST_VIDEO_FRAME_PLANE_DATA (f, p);
+    img->pitch[p] = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
+  }
+}
+
+/* The rows of every plane of @buf (as @info or its GstVideoMeta lays it
+ * out), one after the other, without the padding after each row. */
+static inline GBytes *
+cf_check_pack (const GstVideoInfo * info, GstBuffer * buf)
+{
+  GByteArray *a = g_byte_array_new ();
+  CfFormat cf = cf_check_format (info);
+  GstVideoFrame f;
+  guint p;
+  gint y;
+
+  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
+    const guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&f, p);
+
+    for (y = 0; y < cf_plane_height (cf, p, GST_VIDEO_INFO_HEIGHT (info)); y++)
+      g_byte_array_append (a, d + y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, p),
+          cf_plane_row_bytes (cf, p, GST_VIDEO_INFO_WIDTH (info)));
+  }
+  gst_video_frame_unmap (&f);
+  return g_byte_array_free_to_bytes (a);
+}
+
+/* @buf (an @info frame) is @want, byte for byte; names the first
+ * difference. */
+static inline void
+cf_check_assert_frame (const GstVideoInfo * info, GstBuffer * buf, GBytes * want,
+    const gchar * what)
+{
+  CfFormat cf = cf_check_format (info);
+  GBytes *got = cf_check_pack (info, buf);
+  gsize n, i = 0, row, rows;
+  const guint8 *g = g_bytes_get_data (got, &n);
+  const guint8 *w = g_bytes_get_data (want, NULL);
+  guint p;
+
+  fail_unless_equals_uint64 (n, g_bytes_get_size (want));
+  if (memcmp (g, w, n) != 0) {
+    while (g[i] == w[i])
+      i++;
+    for (p = 0;; p++) {
+      row = cf_plane_row_bytes (cf, p, GST_VIDEO_INFO_WIDTH (info));
+      rows = cf_plane_height (cf, p, GST_VIDEO_INFO_HEIGHT (info));
+      if (i < row * rows)
+        break;
+      i -= row * rows;
+      g += row * rows;
+      w += row * rows;
+    }
+    fail ("%s: plane %u, row %" G_GSIZE_FORMAT ", byte %" G_GSIZE_FORMAT
+        " differs: got %u, want %u", what, p, i / row, i % row, g[i], w[i]);
+  }
+  g_bytes_unref (got);
 }
 
 #endif /* CF_CHECK_H */

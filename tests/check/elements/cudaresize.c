@@ -44,7 +44,7 @@ typedef struct
 {
   GstClockTime pts, dts, duration;
   GstVideoInfo out;
-  GBytes *want;                 /* the oracle's rows, packed (see pack ()) */
+  GBytes *want;                 /* the oracle's rows, packed (see cf_check_pack ()) */
 } Sent;
 
 /* Per test (see setup ()): the random source and what was pushed. */
@@ -120,54 +120,6 @@ set_site (GstVideoInfo * info, guint k)
 
   if (is_420 (info))
     GST_VIDEO_INFO_CHROMA_SITE (info) = site[k % G_N_ELEMENTS (site)];
-}
-
-static CfFormat
-cf_format (const GstVideoInfo * info)
-{
-  CfFormat f = cf_format_from_name (GST_VIDEO_INFO_NAME (info));
-
-  fail_if (f == CF_FORMAT_COUNT);
-  return f;
-}
-
-/* A mapped frame as a CfImage. */
-static void
-image_of (GstVideoFrame * f, CfImage * img)
-{
-  guint p;
-
-  memset (img, 0, sizeof (*img));
-  img->format = cf_format (&f->info);
-  img->width = GST_VIDEO_FRAME_WIDTH (f);
-  img->height = GST_VIDEO_FRAME_HEIGHT (f);
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (f); p++) {
-    img->data[p] = GST_VIDEO_FRAME_PLANE_DATA (f, p);
-    img->pitch[p] = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
-  }
-}
-
-/* The rows of every plane of @buf (as @info or its GstVideoMeta lays it
- * out), one after the other, without the padding after each row. */
-static GBytes *
-pack (const GstVideoInfo * info, GstBuffer * buf)
-{
-  GByteArray *a = g_byte_array_new ();
-  CfFormat cf = cf_format (info);
-  GstVideoFrame f;
-  guint p;
-  gint y;
-
-  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_READ));
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
-    const guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&f, p);
-
-    for (y = 0; y < cf_plane_height (cf, p, GST_VIDEO_INFO_HEIGHT (info)); y++)
-      g_byte_array_append (a, d + y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, p),
-          cf_plane_row_bytes (cf, p, GST_VIDEO_INFO_WIDTH (info)));
-  }
-  gst_video_frame_unmap (&f);
-  return g_byte_array_free_to_bytes (a);
 }
 
 /* Every pixel of @f the format's black, by hand: R G B and gray 0, alpha
@@ -255,8 +207,8 @@ oracle (const GstVideoInfo * in, GstBuffer * inbuf, const GstVideoInfo * out,
   fail_unless (gst_video_frame_map (&fi, in, inbuf, GST_MAP_READ));
   fail_unless (gst_video_frame_map (&fo, out, outbuf, GST_MAP_WRITE));
   fill_black (&fo);
-  image_of (&fi, &src);
-  image_of (&fo, &dst);
+  cf_check_image_of (&fi, &src);
+  cf_check_image_of (&fo, &dst);
   /* the element scales the crop (the tests crop on whole chroma samples) */
   crop = gst_buffer_get_video_crop_meta (inbuf);
   if (crop)
@@ -272,41 +224,9 @@ oracle (const GstVideoInfo * in, GstBuffer * inbuf, const GstVideoInfo * out,
   cf_resize_plan_clear (&plan);
   gst_video_frame_unmap (&fo);
   gst_video_frame_unmap (&fi);
-  b = pack (out, outbuf);
+  b = cf_check_pack (out, outbuf);
   gst_buffer_unref (outbuf);
   return b;
-}
-
-/* @buf (an @info frame) is @want, byte for byte; names the first
- * difference. */
-static void
-assert_frame (const GstVideoInfo * info, GstBuffer * buf, GBytes * want,
-    const gchar * what)
-{
-  CfFormat cf = cf_format (info);
-  GBytes *got = pack (info, buf);
-  gsize n, i = 0, row, rows;
-  const guint8 *g = g_bytes_get_data (got, &n);
-  const guint8 *w = g_bytes_get_data (want, NULL);
-  guint p;
-
-  fail_unless_equals_uint64 (n, g_bytes_get_size (want));
-  if (memcmp (g, w, n) != 0) {
-    while (g[i] == w[i])
-      i++;
-    for (p = 0;; p++) {
-      row = cf_plane_row_bytes (cf, p, GST_VIDEO_INFO_WIDTH (info));
-      rows = cf_plane_height (cf, p, GST_VIDEO_INFO_HEIGHT (info));
-      if (i < row * rows)
-        break;
-      i -= row * rows;
-      g += row * rows;
-      w += row * rows;
-    }
-    fail ("%s: plane %u, row %" G_GSIZE_FORMAT ", byte %" G_GSIZE_FORMAT
-        " differs: got %u, want %u", what, p, i / row, i % row, g[i], w[i]);
-  }
-  g_bytes_unref (got);
 }
 
 /* The negotiated caps of the element's src pad, which must be @format at
@@ -358,7 +278,7 @@ check_output (GstBuffer * out, guint i)
   fail_unless_equals_clocktime (GST_BUFFER_PTS (out), s->pts);
   fail_unless_equals_clocktime (GST_BUFFER_DTS (out), s->dts);
   fail_unless_equals_clocktime (GST_BUFFER_DURATION (out), s->duration);
-  assert_frame (&s->out, out, s->want, what);
+  cf_check_assert_frame (&s->out, out, s->want, what);
   g_free (what);
 }
 
@@ -451,7 +371,7 @@ static void
 fill_constant (const GstVideoInfo * info, GstBuffer * buf,
     guint8 pattern[CF_MAX_PLANES][4])
 {
-  const CfFormat cf = cf_format (info);
+  const CfFormat cf = cf_check_format (info);
   const CfFormatInfo *fi = cf_format_info (cf);
   GstVideoFrame f;
   gint p, x, y;
@@ -510,7 +430,7 @@ GST_START_TEST (test_constant)
       sent[j].duration = FRAME_DURATION;
       sent[j].out = out;
       g_clear_pointer (&sent[j].want, g_bytes_unref);
-      sent[j].want = pack (&out, want);
+      sent[j].want = cf_check_pack (&out, want);
       gst_buffer_unref (want);
       fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
     }
@@ -579,7 +499,7 @@ GST_START_TEST (test_two_x)
   check_src_caps (h, &out, two_x[__i__].format, two_x[__i__].ow,
       two_x[__i__].oh, 1, 1);
 
-  cf = cf_format (&in);
+  cf = cf_check_format (&in);
   cfi = cf_format_info (cf);
   fail_unless (gst_video_frame_map (&fi, &in, buf, GST_MAP_READ));
   fail_unless (gst_video_frame_map (&fo, &out, outbuf, GST_MAP_READ));
@@ -632,7 +552,7 @@ GST_START_TEST (test_passthrough)
         k ? "video/x-raw,width=33,height=17" : NULL);
     buf = cf_check_frame_new (&in, prng, 0, FRAME_DURATION, FALSE);
     mem = gst_memory_ref (gst_buffer_peek_memory (buf, 0));
-    data = pack (&in, buf);
+    data = cf_check_pack (&in, buf);
     fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
     fail_unless (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
             (h->element)));
@@ -640,7 +560,7 @@ GST_START_TEST (test_passthrough)
     outbuf = gst_harness_pull (h);
     fail_unless (outbuf == buf, "another buffer came out");
     fail_unless (gst_buffer_peek_memory (outbuf, 0) == mem);
-    assert_frame (&in, outbuf, data, "passthrough");
+    cf_check_assert_frame (&in, outbuf, data, "passthrough");
     gst_buffer_unref (outbuf);
 
     buf = gst_buffer_new_allocate (NULL, 1, NULL);
@@ -965,30 +885,19 @@ static const struct
 
 GST_START_TEST (test_padded_strides)
 {
-  guint k, p;
+  guint k;
 
   for (k = 0; k < G_N_ELEMENTS (padded); k++) {
-    CfFormat cf = cf_format_from_name (padded[k].format);
-    GstVideoInfo in, layout, out;
+    GstVideoInfo in, out;
     GstHarness *h;
     GstBuffer *buf;
-    gsize offset = padded[k].gap;
 
     cf_check_set_info (&in, padded[k].format, 33, 17);
-    layout = in;
-    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&in); p++) {
-      layout.stride[p] += padded[k].extra_stride;
-      layout.offset[p] = offset;
-      offset += layout.stride[p] * cf_plane_height (cf, p, 17) + padded[k].gap;
-    }
-    layout.size = offset;
     h = harness_for (cf_check_element_new ("cudaresize", NULL), &in, FIXED,
         padded[k].format, 51, 23, 1, 1);
     check_src_caps (h, &out, padded[k].format, 51, 23, 1, 1);
-    buf = cf_check_frame_new (&layout, prng, 0, FRAME_DURATION, FALSE);
-    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-        GST_VIDEO_INFO_FORMAT (&in), 33, 17, GST_VIDEO_INFO_N_PLANES (&in),
-        layout.offset, layout.stride);
+    buf = cf_check_padded_frame_new (&in, padded[k].extra_stride,
+        padded[k].gap, prng, 0, FRAME_DURATION);
     push_frame (h, &in, buf, &out, CF_RESIZE_BILINEAR, TRUE, 0);
     cf_check_eos_and_pull (h, check_output, 1);
     gst_harness_teardown (h);

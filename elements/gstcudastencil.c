@@ -1,0 +1,672 @@
+/**
+ * SECTION:element-cudastencil
+ * @title: cudastencil
+ *
+ * Filters pictures on the GPU with a 1D stencil along the rows, the columns,
+ * or both (separable 2D: the rows, then the columns, in one kernel launch
+ * per plane): box and gaussian blurs, an unsharp-mask sharpen, derivative
+ * and laplacian edge filters, or any taps given on the command line, up to
+ * radius 64 (129 taps). Each output sample is a weighted sum of the input
+ * samples within the radius:
+ * `out[i] = sum over t of taps[t] * in[i + t - radius]` (a correlation).
+ *
+ * Every plane is filtered at its own size (subsampled chroma too), each
+ * sample with samples of its own channel. Alpha is copied unless
+ * `filter-alpha` is set. Beyond the edges the picture is extended by
+ * `border`. Weights and sums are fixed-point with documented rounding
+ * (kernels/stencil.h), saturated at the format's range, so the CUDA and CPU
+ * backends give identical bytes; negative results (edge filters) clip to 0.
+ *
+ * With direction `both` the same taps filter the rows and the columns: a
+ * gaussian gives the 2D gaussian, a box the 2D box, and sharpen the product
+ * of two 1D unsharp masks (a close, separable stand-in for the 2D one).
+ *
+ * Every property can change while PLAYING; the next frame uses it. Settings
+ * that make no filter (taps summing to 0 with `normalize`, an even number of
+ * taps, a gain above 64, ...) fail negotiation with an error; changed while
+ * PLAYING, they post a warning and the previous filter stays.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA,width=1280,height=720 ! \
+ *     cudastencil preset=gaussian sigma=3 ! videoconvert ! autovideosink
+ * ]| blurs with a 19x19 gaussian (radius 3 sigma, rounded up).
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=ball ! video/x-raw,format=I420 ! \
+ *     cudastencil preset=sharpen amount=1.5 sigma=1 ! autovideosink
+ * ]| sharpens with an unsharp mask.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=GRAY8 ! \
+ *     cudastencil direction=horizontal taps="<1, 2, 1>" ! autovideosink
+ * ]| smooths along the rows with taps given as an array (normalized to
+ * 1/4, 1/2, 1/4); `taps="1,2,1"` is the same.
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=smpte ! video/x-raw,format=RGBx ! \
+ *     cudastencil direction=vertical preset=derivative ! autovideosink
+ * ]| shows where the picture brightens downwards.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudastencil.h"
+#include "gstcftaps.h"
+#include "stencil.h"
+
+#include <math.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_stencil_debug);
+#define GST_CAT_DEFAULT gst_cuda_stencil_debug
+
+enum
+{
+  PROP_0,
+  PROP_DIRECTION,
+  PROP_PRESET,
+  PROP_RADIUS,
+  PROP_SIGMA,
+  PROP_AMOUNT,
+  PROP_TAPS,
+  PROP_NORMALIZE,
+  PROP_BORDER,
+  PROP_BORDER_VALUE,
+  PROP_FILTER_ALPHA,
+};
+
+/* the preset property's "custom": the taps property */
+#define PRESET_CUSTOM CF_STENCIL_PRESET_COUNT
+
+#define DEFAULT_DIRECTION CF_STENCIL_BOTH
+#define DEFAULT_PRESET CF_STENCIL_PRESET_GAUSSIAN
+#define DEFAULT_RADIUS 0
+#define DEFAULT_SIGMA 1.0
+#define DEFAULT_AMOUNT 1.0
+#define DEFAULT_NORMALIZE TRUE
+#define DEFAULT_BORDER CF_STENCIL_MIRROR
+#define DEFAULT_FILTER_ALPHA FALSE
+
+struct _GstCudaStencil
+{
+  GstCfBaseFilter parent;
+
+  /* properties, under the object lock */
+  CfStencilDirection direction;
+  gint preset;                  /* CfStencilPreset or PRESET_CUSTOM */
+  gint radius;
+  gdouble sigma, amount;
+  GArray *taps;                 /* gdouble; NULL when the string was bad */
+  gchar *taps_string;
+  gboolean normalize;
+  CfStencilBorder border;
+  GArray *border_value;         /* gdouble; NULL when the string was bad */
+  gchar *border_value_string;
+  gboolean filter_alpha;
+  gboolean changed;             /* since the plan was made */
+
+  /* streaming thread */
+  CfStencilPlan plan;
+  gboolean have_plan;
+#ifdef HAVE_CUDA
+  CfStencilDevicePlan *d_plan;
+#endif
+};
+
+G_DEFINE_TYPE (GstCudaStencil, gst_cuda_stencil, GST_TYPE_CF_BASE_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudastencil, "cudastencil", GST_RANK_NONE,
+    GST_TYPE_CUDA_STENCIL);
+
+#define GST_TYPE_CUDA_STENCIL_DIRECTION (gst_cuda_stencil_direction_get_type ())
+static GType
+gst_cuda_stencil_direction_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CF_STENCIL_HORIZONTAL, "Along the rows", "horizontal"},
+    {CF_STENCIL_VERTICAL, "Along the columns", "vertical"},
+    {CF_STENCIL_BOTH, "Rows, then columns (separable 2D)", "both"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaStencilDirection", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_CUDA_STENCIL_PRESET (gst_cuda_stencil_preset_get_type ())
+static GType
+gst_cuda_stencil_preset_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {PRESET_CUSTOM, "The taps property", "custom"},
+    {CF_STENCIL_PRESET_BOX, "Box blur: equal taps", "box"},
+    {CF_STENCIL_PRESET_GAUSSIAN, "Gaussian blur (sigma)", "gaussian"},
+    {CF_STENCIL_PRESET_SHARPEN, "Unsharp mask (amount, sigma)", "sharpen"},
+    {CF_STENCIL_PRESET_DERIVATIVE, "Central difference (in[i+1] - in[i-1]) "
+          "/ 2", "derivative"},
+    {CF_STENCIL_PRESET_LAPLACIAN, "Second difference [1, -2, 1]",
+        "laplacian"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaStencilPreset", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_CUDA_STENCIL_BORDER (gst_cuda_stencil_border_get_type ())
+static GType
+gst_cuda_stencil_border_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CF_STENCIL_CLAMP, "Repeat the edge sample", "clamp"},
+    {CF_STENCIL_MIRROR, "Reflect about the edge sample (dcb|abcd|cba)",
+        "mirror"},
+    {CF_STENCIL_WRAP, "Tile the picture", "wrap"},
+    {CF_STENCIL_CONSTANT, "The border-value", "constant"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaStencilBorder", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CF_VIDEO_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CF_VIDEO_CAPS));
+
+static void
+clear_plan (GstCudaStencil * self)
+{
+#ifdef HAVE_CUDA
+  g_clear_pointer (&self->d_plan, cf_stencil_device_plan_free);
+#endif
+  cf_stencil_plan_clear (&self->plan);
+  self->have_plan = FALSE;
+}
+
+/* Why @s, the value of property @name, is no list of numbers. */
+static gchar *
+list_error (const gchar * name, const gchar * s)
+{
+  GError *error = NULL;
+  GArray *a = gst_cf_taps_parse (s, CF_STENCIL_MAX_TAPS, &error);
+  gchar *why;
+
+  if (a) {                      /* not reached: @s failed before */
+    g_array_unref (a);
+    return g_strdup ("bad list");
+  }
+  why = g_strdup_printf ("%s %s", name, error->message);
+  g_error_free (error);
+  return why;
+}
+
+/* The filter the properties describe, for @format at @width x @height, into
+ * @plan; FALSE with *@why set when they describe none. Takes the object
+ * lock. */
+static gboolean
+plan_from_properties (GstCudaStencil * self, CfFormat format, gint width,
+    gint height, CfStencilPlan * plan, gchar ** why)
+{
+  gdouble taps[CF_STENCIL_MAX_TAPS];
+  CfStencilParams params = { 0, };
+  CfStencilTaps axis = { 0, };
+  const gint max = cf_format_info (format)->depth > 8 ? 65535 : 255;
+  gboolean ok = FALSE;
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  self->changed = FALSE;
+  params.direction = self->direction;
+  params.border = self->border;
+  params.filter_alpha = self->filter_alpha;
+  if (self->preset == PRESET_CUSTOM) {
+    if (!self->taps) {
+      *why = list_error ("taps", self->taps_string);
+      goto done;
+    }
+    if (self->taps->len % 2 == 0) {
+      *why = g_strdup_printf ("%u taps: preset=custom needs an odd number "
+          "(2 radius + 1) of taps", self->taps->len);
+      goto done;
+    }
+    axis.radius = self->taps->len / 2;
+    memcpy (taps, self->taps->data, self->taps->len * sizeof (gdouble));
+    axis.normalize = self->normalize;
+  } else if (cf_stencil_preset_taps (self->preset, self->radius, self->sigma,
+          self->amount, taps, &axis.radius, &axis.normalize) != 0) {
+    *why = g_strdup ("the preset's settings make no taps");
+    goto done;
+  }
+  axis.taps = taps;
+  params.x = params.y = axis;
+
+  if (!self->border_value) {
+    *why = list_error ("border-value", self->border_value_string);
+    goto done;
+  }
+  if (self->border_value->len > CF_MAX_CHANNELS) {
+    *why = g_strdup_printf ("border-value has %u values, at most %d",
+        self->border_value->len, CF_MAX_CHANNELS);
+    goto done;
+  }
+  for (i = 0; i < CF_MAX_CHANNELS; i++) {
+    const GArray *bv = self->border_value;
+    gdouble v = bv->len == 0 ? 0 : g_array_index (bv, gdouble,
+        MIN (i, bv->len - 1));
+
+    if (v < 0 || v > max || v != floor (v)) {
+      *why = g_strdup_printf ("border-value %g is not a sample value of "
+          "this format (an integer 0 .. %d)", v, max);
+      goto done;
+    }
+    params.border_value[i] = (uint16_t) v;
+  }
+  ok = TRUE;
+done:
+  GST_OBJECT_UNLOCK (self);
+  if (ok && cf_stencil_plan_init (plan, format, width, height, &params) != 0) {
+    *why = g_strdup_printf ("radius %d: the taps sum to 0 with normalize, "
+        "or their gain (sum of |weights|) is above %d", axis.radius,
+        CF_STENCIL_MAX_GAIN);
+    ok = FALSE;
+  }
+  return ok;
+}
+
+/* Makes the plan (and its launch-ready copy) from the properties. At
+ * negotiation (@negotiating) settings that make no filter are an error;
+ * later, changed while playing, a warning that keeps the previous filter.
+ * The device plan holds no device memory and launches copy its weights, so
+ * frames in flight need not finish first. */
+static gboolean
+make_plan (GstCudaStencil * self, gboolean negotiating)
+{
+  GstCfBaseFilter *base = GST_CF_BASE_FILTER (self);
+  const GstVideoInfo *info = gst_cf_base_filter_get_info (base);
+  CfStencilPlan plan;
+  gchar *why = NULL;
+
+  if (!plan_from_properties (self, gst_cf_base_filter_get_format (base),
+          GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), &plan,
+          &why)) {
+    if (negotiating)
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Invalid filter settings"),
+          ("%s", why));
+    else
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("Invalid filter "
+              "settings, keeping the previous filter"), ("%s", why));
+    g_free (why);
+    return !negotiating;
+  }
+  clear_plan (self);
+  self->plan = plan;
+  self->have_plan = TRUE;
+  GST_DEBUG_OBJECT (self, "direction %d, radius %d x %d, border %d",
+      plan.direction, plan.radius_x, plan.radius_y, plan.border);
+#ifdef HAVE_CUDA
+  if (gst_cf_base_filter_uses_cuda (base) &&
+      !GST_CF_CUDA_OK (self, cf_stencil_device_plan_new (&self->plan,
+              &self->d_plan)))
+    return FALSE;
+#endif
+  return TRUE;
+}
+
+/* The plan for the next frame: made anew when a property changed. */
+static gboolean
+ensure_plan (GstCudaStencil * self)
+{
+  gboolean changed;
+
+  GST_OBJECT_LOCK (self);
+  changed = self->changed;
+  GST_OBJECT_UNLOCK (self);
+  return !changed || make_plan (self, FALSE);
+}
+
+static gboolean
+gst_cuda_stencil_set_info (GstCfBaseFilter * base, const GstVideoInfo * in,
+    const GstVideoInfo * out)
+{
+  return make_plan (GST_CUDA_STENCIL (base), TRUE);
+}
+
+#ifdef HAVE_CUDA
+static cudaError_t
+gst_cuda_stencil_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
+{
+  GstCudaStencil *self = GST_CUDA_STENCIL (base);
+
+  /* an error is already posted when ensure_plan () fails */
+  if (!ensure_plan (self))
+    return cudaErrorInvalidValue;
+  return cf_stencil_cuda (self->d_plan, &slot->d_image, &slot->d_out, NULL,
+      slot->stream);
+}
+#endif
+
+static gboolean
+gst_cuda_stencil_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
+    const CfImage * image, const CfImage * out)
+{
+  GstCudaStencil *self = GST_CUDA_STENCIL (base);
+
+  if (!ensure_plan (self))
+    return FALSE;
+  if (cf_stencil_cpu (&self->plan, image, out) != 0) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not filter a frame"),
+        ("out of memory, or a frame that does not match the caps"));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_stencil_stop (GstBaseTransform * trans)
+{
+  gboolean ok =
+      GST_BASE_TRANSFORM_CLASS (gst_cuda_stencil_parent_class)->stop (trans);
+
+  clear_plan (GST_CUDA_STENCIL (trans));
+  return ok;
+}
+
+/* Parses a list property: the new array, or NULL (and a logged warning)
+ * when @s is no list, which negotiation then reports. */
+static GArray *
+parse_list (GstCudaStencil * self, const gchar * name, const gchar * s)
+{
+  GError *error = NULL;
+  GArray *a = gst_cf_taps_parse (s, CF_STENCIL_MAX_TAPS, &error);
+
+  if (!a) {
+    GST_WARNING_OBJECT (self, "%s: %s", name, error->message);
+    g_error_free (error);
+  }
+  return a;
+}
+
+static void
+gst_cuda_stencil_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaStencil *self = GST_CUDA_STENCIL (object);
+  gboolean custom = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DIRECTION:
+      self->direction = g_value_get_enum (value);
+      break;
+    case PROP_PRESET:
+      self->preset = g_value_get_enum (value);
+      break;
+    case PROP_RADIUS:
+      self->radius = g_value_get_int (value);
+      break;
+    case PROP_SIGMA:
+      self->sigma = g_value_get_double (value);
+      break;
+    case PROP_AMOUNT:
+      self->amount = g_value_get_double (value);
+      break;
+    case PROP_TAPS:
+      g_free (self->taps_string);
+      self->taps_string = g_value_dup_string (value);
+      if (self->taps)
+        g_array_unref (self->taps);
+      self->taps = parse_list (self, "taps", self->taps_string);
+      /* given taps are meant to be used */
+      custom = self->taps_string && self->taps_string[0] &&
+          self->preset != PRESET_CUSTOM;
+      if (custom)
+        self->preset = PRESET_CUSTOM;
+      break;
+    case PROP_NORMALIZE:
+      self->normalize = g_value_get_boolean (value);
+      break;
+    case PROP_BORDER:
+      self->border = g_value_get_enum (value);
+      break;
+    case PROP_BORDER_VALUE:
+      g_free (self->border_value_string);
+      self->border_value_string = g_value_dup_string (value);
+      if (self->border_value)
+        g_array_unref (self->border_value);
+      self->border_value = parse_list (self, "border-value",
+          self->border_value_string);
+      break;
+    case PROP_FILTER_ALPHA:
+      self->filter_alpha = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  self->changed = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  if (custom)
+    g_object_notify (object, "preset");
+}
+
+static void
+gst_cuda_stencil_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaStencil *self = GST_CUDA_STENCIL (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DIRECTION:
+      g_value_set_enum (value, self->direction);
+      break;
+    case PROP_PRESET:
+      g_value_set_enum (value, self->preset);
+      break;
+    case PROP_RADIUS:
+      g_value_set_int (value, self->radius);
+      break;
+    case PROP_SIGMA:
+      g_value_set_double (value, self->sigma);
+      break;
+    case PROP_AMOUNT:
+      g_value_set_double (value, self->amount);
+      break;
+    case PROP_TAPS:
+      g_value_set_string (value, self->taps_string);
+      break;
+    case PROP_NORMALIZE:
+      g_value_set_boolean (value, self->normalize);
+      break;
+    case PROP_BORDER:
+      g_value_set_enum (value, self->border);
+      break;
+    case PROP_BORDER_VALUE:
+      g_value_set_string (value, self->border_value_string);
+      break;
+    case PROP_FILTER_ALPHA:
+      g_value_set_boolean (value, self->filter_alpha);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_stencil_finalize (GObject * object)
+{
+  GstCudaStencil *self = GST_CUDA_STENCIL (object);
+
+  clear_plan (self);
+  g_clear_pointer (&self->taps, g_array_unref);
+  g_clear_pointer (&self->border_value, g_array_unref);
+  g_free (self->taps_string);
+  g_free (self->border_value_string);
+  G_OBJECT_CLASS (gst_cuda_stencil_parent_class)->finalize (object);
+}
+
+#define PARAM_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_PLAYING)
+
+static void
+gst_cuda_stencil_class_init (GstCudaStencilClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCfBaseFilterClass *filter_class = GST_CF_BASE_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_cuda_stencil_set_property;
+  gobject_class->get_property = gst_cuda_stencil_get_property;
+  gobject_class->finalize = gst_cuda_stencil_finalize;
+
+  /**
+   * GstCudaStencil:direction:
+   *
+   * Along the rows (`horizontal`), the columns (`vertical`), or both
+   * (separable 2D, the same taps on each axis).
+   */
+  g_object_class_install_property (gobject_class, PROP_DIRECTION,
+      g_param_spec_enum ("direction", "Direction", "Axes to filter along",
+          GST_TYPE_CUDA_STENCIL_DIRECTION, DEFAULT_DIRECTION, PARAM_FLAGS));
+  /**
+   * GstCudaStencil:preset:
+   *
+   * The taps: `custom` takes them from the taps property (setting taps
+   * selects it); the others make them from radius, sigma and amount.
+   * `derivative` and `laplacian` have radius 1 and are not normalized.
+   */
+  g_object_class_install_property (gobject_class, PROP_PRESET,
+      g_param_spec_enum ("preset", "Preset", "Named filter, or custom taps",
+          GST_TYPE_CUDA_STENCIL_PRESET, DEFAULT_PRESET, PARAM_FLAGS));
+  /**
+   * GstCudaStencil:radius:
+   *
+   * Taps on each side of the centre for box, gaussian and sharpen (2 radius
+   * + 1 taps); 0 picks 3 sigma (rounded up, at most 64) for gaussian and
+   * sharpen, 1 for box.
+   */
+  g_object_class_install_property (gobject_class, PROP_RADIUS,
+      g_param_spec_int ("radius", "Radius",
+          "Taps each side of the centre (0 = from sigma)", 0,
+          CF_STENCIL_MAX_RADIUS, DEFAULT_RADIUS, PARAM_FLAGS));
+  /**
+   * GstCudaStencil:sigma:
+   *
+   * Standard deviation of the gaussian (gaussian and sharpen), in samples.
+   */
+  g_object_class_install_property (gobject_class, PROP_SIGMA,
+      g_param_spec_double ("sigma", "Sigma",
+          "Standard deviation of the gaussian, in samples", 0.01, 64.0,
+          DEFAULT_SIGMA, PARAM_FLAGS));
+  /**
+   * GstCudaStencil:amount:
+   *
+   * Strength of sharpen: out = in + amount * (in - gaussian blur of in).
+   */
+  g_object_class_install_property (gobject_class, PROP_AMOUNT,
+      g_param_spec_double ("amount", "Amount", "Strength of sharpen", 0.0,
+          20.0, DEFAULT_AMOUNT, PARAM_FLAGS));
+  /**
+   * GstCudaStencil:taps:
+   *
+   * The taps of preset `custom`, an odd number of them (2 radius + 1, at
+   * most 129): a comma- or space-separated list ("1,2,1") or an array as
+   * GStreamer writes it ("<1, 2, 1>"). Tap t weighs in[i + t - radius].
+   * Setting them selects preset `custom`.
+   */
+  g_object_class_install_property (gobject_class, PROP_TAPS,
+      g_param_spec_string ("taps", "Taps",
+          "Taps of preset custom: \"1,2,1\" or \"<1, 2, 1>\"", NULL,
+          PARAM_FLAGS));
+  /**
+   * GstCudaStencil:normalize:
+   *
+   * Divide the custom taps by their sum (which must not be 0), so that a
+   * flat picture stays as it is.
+   */
+  g_object_class_install_property (gobject_class, PROP_NORMALIZE,
+      g_param_spec_boolean ("normalize", "Normalize",
+          "Divide custom taps by their sum", DEFAULT_NORMALIZE, PARAM_FLAGS));
+  /**
+   * GstCudaStencil:border:
+   *
+   * How the picture extends beyond its edges.
+   */
+  g_object_class_install_property (gobject_class, PROP_BORDER,
+      g_param_spec_enum ("border", "Border", "Samples beyond the edges",
+          GST_TYPE_CUDA_STENCIL_BORDER, DEFAULT_BORDER, PARAM_FLAGS));
+  /**
+   * GstCudaStencil:border-value:
+   *
+   * The samples beyond the edges for border `constant`, per channel in the
+   * order R, G, B, A (or Y, U, V; or gray), in sample units (0 .. 255, or
+   * 0 .. 65535 for 16-bit formats): "16,128,128" is black in YUV; one value
+   * is used for every channel; empty is 0.
+   */
+  g_object_class_install_property (gobject_class, PROP_BORDER_VALUE,
+      g_param_spec_string ("border-value", "Border value",
+          "Per-channel samples for border=constant (\"16,128,128\")", NULL,
+          PARAM_FLAGS));
+  /**
+   * GstCudaStencil:filter-alpha:
+   *
+   * Filter the alpha channel too, instead of copying it.
+   */
+  g_object_class_install_property (gobject_class, PROP_FILTER_ALPHA,
+      g_param_spec_boolean ("filter-alpha", "Filter alpha",
+          "Filter the alpha channel too", DEFAULT_FILTER_ALPHA, PARAM_FLAGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA 1D stencil filter", "Filter/Effect/Video",
+      "Blurs, sharpens and edge-filters video along rows and columns on the "
+      "GPU", "gst-cudafilters developers");
+
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_stencil_stop);
+
+  gst_cf_base_filter_class_set_transform (filter_class);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_stencil_set_info);
+#ifdef HAVE_CUDA
+  filter_class->process_cuda =
+      GST_DEBUG_FUNCPTR (gst_cuda_stencil_process_cuda);
+#endif
+  filter_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_stencil_process_cpu);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_STENCIL_DIRECTION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_STENCIL_PRESET, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_STENCIL_BORDER, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_stencil_debug, "cudastencil", 0,
+      "CUDA 1D stencil filter");
+}
+
+static void
+gst_cuda_stencil_init (GstCudaStencil * self)
+{
+  self->direction = DEFAULT_DIRECTION;
+  self->preset = DEFAULT_PRESET;
+  self->radius = DEFAULT_RADIUS;
+  self->sigma = DEFAULT_SIGMA;
+  self->amount = DEFAULT_AMOUNT;
+  self->taps = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  self->normalize = DEFAULT_NORMALIZE;
+  self->border = DEFAULT_BORDER;
+  self->border_value = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  self->filter_alpha = DEFAULT_FILTER_ALPHA;
+  self->changed = TRUE;
+}
