@@ -483,3 +483,194 @@ bench_open (const char *prog, const char *element, const char *csv_path)
   }
   return TRUE;
 }
+
+void
+bench_frames_layout (BenchFrames * fs, CfFormat format, int width, int height)
+{
+  memset (fs, 0, sizeof (*fs));
+  fs->format = format;
+  fs->width = width;
+  fs->height = height;
+  for (int p = 0; p < cf_format_info (format)->n_planes; p++) {
+    const size_t plane = cf_plane_row_bytes (format, p, width)
+        * cf_plane_height (format, p, height);
+    fs->offset[p] = fs->stride;
+    fs->pitch[p] = cf_plane_row_bytes (format, p, width);
+    fs->bytes += plane;
+    fs->stride += (plane + 255) & ~(size_t) 255;
+  }
+}
+
+int
+bench_frames_pairs (const BenchFrames * src, const BenchFrames * dst,
+    size_t l2_bytes)
+{
+  const size_t pair = src->stride + dst->stride;
+
+  return MAX (4, (int) ((3 * l2_bytes + pair - 1) / pair));
+}
+
+void
+bench_frames_alloc (BenchFrames * fs, int n)
+{
+  fs->n = n;
+  CHECK_CUDA (cudaMalloc ((void **) &fs->d_base, n * fs->stride));
+  CHECK_CUDA (cudaMemset (fs->d_base, 0, n * fs->stride));
+  fs->host = g_malloc (fs->stride);
+}
+
+void
+bench_frames_free (BenchFrames * fs)
+{
+  CHECK_CUDA (cudaFree (fs->d_base));
+  g_free (fs->host);
+  fs->d_base = fs->host = NULL;
+}
+
+void
+bench_frames_fill_random (BenchFrames * fs, GRand * rand)
+{
+  for (int f = 0; f < fs->n; f++) {
+    fill_random (rand, fs->host, fs->stride);
+    CHECK_CUDA (cudaMemcpy (fs->d_base + f * fs->stride, fs->host, fs->stride,
+            cudaMemcpyHostToDevice));
+  }
+}
+
+CfImage
+bench_frames_image (const BenchFrames * fs, int i)
+{
+  CfImage img = { fs->format, fs->width, fs->height };
+  uint8_t *base = i < 0 ? fs->host : fs->d_base + i * fs->stride;
+
+  for (int p = 0; p < cf_format_info (fs->format)->n_planes; p++) {
+    img.data[p] = base + fs->offset[p];
+    img.pitch[p] = fs->pitch[p];
+  }
+  return img;
+}
+
+cudaError_t
+bench_frames_copy (const BenchFrames * src, const BenchFrames * dst, int i,
+    size_t bytes)
+{
+  const size_t s = MIN (i * src->stride, src->n * src->stride - bytes);
+  const size_t d = MIN (i * dst->stride, dst->n * dst->stride - bytes);
+
+  return cudaMemcpyAsync (dst->d_base + d, src->d_base + s, bytes,
+      cudaMemcpyDeviceToDevice, bench_stream);
+}
+
+size_t
+bench_frames_check (const BenchFrames * fs, int i, char *note, size_t note_size)
+{
+  uint8_t *gpu = g_malloc (fs->stride);
+  size_t bad = 0, first = 0;
+
+  CHECK_CUDA (cudaMemcpyAsync (gpu, fs->d_base + i * fs->stride, fs->stride,
+          cudaMemcpyDeviceToHost, bench_stream));
+  CHECK_CUDA (cudaStreamSynchronize (bench_stream));
+  for (int p = 0; p < cf_format_info (fs->format)->n_planes; p++)
+    for (size_t k = fs->offset[p], e = k + fs->pitch[p] *
+        cf_plane_height (fs->format, p, fs->height); k < e; k++)
+      if (gpu[k] != fs->host[k] && !bad++)
+        first = k;
+  if (bad)
+    snprintf (note, note_size, "MISMATCH: %zu bytes differ, the first "
+        "%zu bytes into the frame", bad, first);
+  else
+    snprintf (note, note_size, "OK");
+  g_free (gpu);
+  return bad;
+}
+
+void
+bench_transfers (const char *format, const char *size, size_t up,
+    const char *up_name, size_t down, const char *down_name, int iters)
+{
+  cudaStream_t s2;
+  cudaEvent_t e[3];
+  void *h_up, *h_down, *d_up, *d_down;
+  double *t = g_new (double, iters);
+
+  CHECK_CUDA (cudaHostAlloc (&h_up, up, cudaHostAllocPortable));
+  CHECK_CUDA (cudaHostAlloc (&h_down, down, cudaHostAllocPortable));
+  CHECK_CUDA (cudaMalloc (&d_up, up));
+  CHECK_CUDA (cudaMalloc (&d_down, down));
+  CHECK_CUDA (cudaStreamCreateWithFlags (&s2, cudaStreamNonBlocking));
+  for (int i = 0; i < 3; i++)
+    CHECK_CUDA (cudaEventCreate (&e[i]));
+  memset (h_up, 0x5a, up);
+  for (int what = 0; what < 3; what++) {
+    char name[64], note[160];
+
+    if (what == 0)
+      snprintf (name, sizeof (name), "pinned h2d %s", up_name);
+    else if (what == 1)
+      snprintf (name, sizeof (name), "pinned d2h %s", down_name);
+    else
+      snprintf (name, sizeof (name), "pinned h2d + d2h overlapped");
+    for (int i = -3; i < iters; i++) {
+      float ms;
+
+      CHECK_CUDA (cudaEventRecord (e[0], bench_stream));
+      if (what != 1)
+        CHECK_CUDA (cudaMemcpyAsync (d_up, h_up, up, cudaMemcpyHostToDevice,
+                bench_stream));
+      if (what == 1)
+        CHECK_CUDA (cudaMemcpyAsync (h_down, d_down, down,
+                cudaMemcpyDeviceToHost, bench_stream));
+      if (what == 2) {
+        CHECK_CUDA (cudaStreamWaitEvent (s2, e[0], 0));
+        CHECK_CUDA (cudaMemcpyAsync (h_down, d_down, down,
+                cudaMemcpyDeviceToHost, s2));
+        CHECK_CUDA (cudaEventRecord (e[2], s2));
+        CHECK_CUDA (cudaStreamWaitEvent (bench_stream, e[2], 0));
+      }
+      CHECK_CUDA (cudaEventRecord (e[1], bench_stream));
+      CHECK_CUDA (cudaEventSynchronize (e[1]));
+      CHECK_CUDA (cudaEventElapsedTime (&ms, e[0], e[1]));
+      if (i >= 0)
+        t[i] = ms * 1e3;
+    }
+    qsort (t, iters, sizeof (double), cmp_double);
+    snprintf (note, sizeof (note), "cudaMemcpyAsync, %s; frames/s: one "
+        "frame's copies per median", what == 2 ? "two streams" : "one stream");
+    row ("ceiling", name, format, size, "pinned", t[iters / 2], t[0],
+        (what == 0 ? up : what == 1 ? down : up + down) / (t[iters / 2] * 1e3),
+        1e6 / t[iters / 2], note);
+  }
+  for (int i = 0; i < 3; i++)
+    CHECK_CUDA (cudaEventDestroy (e[i]));
+  CHECK_CUDA (cudaStreamDestroy (s2));
+  CHECK_CUDA (cudaFreeHost (h_up));
+  CHECK_CUDA (cudaFreeHost (h_down));
+  CHECK_CUDA (cudaFree (d_up));
+  CHECK_CUDA (cudaFree (d_down));
+  g_free (t);
+}
+
+gboolean
+bench_plugin_line (const char *element, guint * default_fif)
+{
+  GstElement *e = gst_element_factory_make (element, NULL);
+  GstPlugin *plugin;
+  GParamSpec *ps;
+
+  if (!e) {
+    printf ("plugin:    no %s element (GST_PLUGIN_PATH=%s?)\n", element,
+        CF_PLUGIN_BUILD_DIR);
+    return FALSE;
+  }
+  plugin = gst_plugin_feature_get_plugin (GST_PLUGIN_FEATURE
+      (gst_element_get_factory (e)));
+  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "frames-in-flight");
+  if (ps && G_IS_PARAM_SPEC_UINT (ps))
+    *default_fif = G_PARAM_SPEC_UINT (ps)->default_value;
+  printf ("plugin:    %s (frames-in-flight default %u)\n",
+      plugin ? gst_plugin_get_filename (plugin) : "?", *default_fif);
+  g_clear_object (&plugin);
+  gst_object_unref (e);
+  return TRUE;
+}

@@ -1,6 +1,7 @@
 /* Helpers shared by the benchmark programs: the result table (stdout and
- * CSV), random bytes, medians, and the pipeline runs (appsrc pushing buffers
- * from the element's proposed pool, counted at the sink). */
+ * CSV), random bytes, medians, the pipeline runs (appsrc pushing buffers
+ * from the element's proposed pool, counted at the sink), device frame sets
+ * checked against a host reference, and the PCIe ceiling. */
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H
 
@@ -11,6 +12,8 @@
 #include <stdlib.h>
 
 #include <cuda_runtime_api.h>
+
+#include "format.h"
 
 /* Benchmarks may exit: every CUDA call goes through this. */
 #define CHECK_CUDA(call) do { \
@@ -105,5 +108,57 @@ const char *timing_flag (Timing t);
  * stderr, otherwise. */
 gboolean bench_open (const char *prog, const char *element,
     const char *csv_path);
+
+/* @n frames of one format and size in one device allocation, planes
+ * 256-byte aligned with dense rows; @host holds one frame with the same
+ * layout (the reference's input or output). */
+typedef struct {
+  CfFormat format;
+  int width, height, n;
+  size_t offset[CF_MAX_PLANES], pitch[CF_MAX_PLANES];
+  size_t stride;                /* bytes from one frame to the next */
+  size_t bytes;                 /* sample bytes of a frame: what GB/s counts */
+  uint8_t *d_base, *host;
+} BenchFrames;
+
+/* Lays @fs out (n = 0, nothing allocated). */
+void bench_frames_layout (BenchFrames * fs, CfFormat format, int width,
+    int height);
+/* How many (source, destination) pairs to rotate over so that L2 cannot
+ * hold them: at least 4, and together 3 times @l2_bytes. */
+int bench_frames_pairs (const BenchFrames * src, const BenchFrames * dst,
+    size_t l2_bytes);
+/* Allocates @n zeroed device frames and the host frame. */
+void bench_frames_alloc (BenchFrames * fs, int n);
+void bench_frames_free (BenchFrames * fs);
+/* Uploads random bytes, each frame its own; the host frame keeps the last
+ * frame's. */
+void bench_frames_fill_random (BenchFrames * fs, GRand * rand);
+/* Frame @i of @fs, or the host frame for @i < 0. */
+CfImage bench_frames_image (const BenchFrames * fs, int i);
+/* Queues a device-to-device copy of @bytes from frame @i of @src to frame
+ * @i of @dst on bench_stream, both moved back as needed to stay inside
+ * their allocations (the memory ceiling of a kernel). */
+cudaError_t bench_frames_copy (const BenchFrames * src,
+    const BenchFrames * dst, int i, size_t bytes);
+/* Downloads frame @i of @fs (after the work queued on bench_stream) and
+ * compares the samples of its planes with the host frame: @note gets "OK"
+ * or "MISMATCH: ..."; returns how many bytes differ. */
+size_t bench_frames_check (const BenchFrames * fs, int i, char *note,
+    size_t note_size);
+
+/* The PCIe ceiling of a pipeline: an upload of @up bytes and a download of
+ * @down bytes between pinned host memory and the device, alone and at the
+ * same time on two streams (what frames in flight overlap), as rows
+ * "pinned h2d @up_name", "pinned d2h @down_name" and both overlapped, of
+ * @format and @size; frames/s is what the pipeline could reach if the
+ * copies were all it did. */
+void bench_transfers (const char *format, const char *size, size_t up,
+    const char *up_name, size_t down, const char *down_name, int iters);
+
+/* Prints the "plugin:" header line of @element (its plugin's file and the
+ * frames-in-flight default, which goes to @default_fif when it has one) or,
+ * when there is no such element, where the plugin should be. FALSE then. */
+gboolean bench_plugin_line (const char *element, guint * default_fif);
 
 #endif

@@ -63,56 +63,11 @@ static const char *method_names[CF_RESIZE_METHOD_COUNT] = {
 /* csv_field (), row () and cmp_double () are bench-stats.c's, with a wider
  * size column; npp-resize-peer.cu prints the same layout. */
 
-/* ------------------------------------------------------- device frames */
-
-/* @n frames of one format and size in one allocation, planes 256-byte
- * aligned with dense rows; @host holds one frame with the same layout. */
-typedef struct {
-  CfFormat format;
-  int width, height, n;
-  size_t offset[CF_MAX_PLANES], pitch[CF_MAX_PLANES];
-  size_t stride;                /* bytes from one frame to the next */
-  size_t bytes;                 /* sample bytes of a frame: what GB/s counts */
-  uint8_t *d_base, *host;
-} FrameSet;
-
-/* Lays @fs out; the caller allocates it once it knows n. */
-static void
-frameset_layout (FrameSet * fs, CfFormat format, int width, int height)
-{
-  memset (fs, 0, sizeof (*fs));
-  fs->format = format;
-  fs->width = width;
-  fs->height = height;
-  for (int p = 0; p < cf_format_info (format)->n_planes; p++) {
-    const size_t plane = cf_plane_row_bytes (format, p, width)
-        * cf_plane_height (format, p, height);
-    fs->offset[p] = fs->stride;
-    fs->pitch[p] = cf_plane_row_bytes (format, p, width);
-    fs->bytes += plane;
-    fs->stride += (plane + 255) & ~(size_t) 255;
-  }
-}
-
-/* Frame @i of @fs, or the host copy for @i < 0. */
-static CfImage
-frame_image (const FrameSet * fs, int i)
-{
-  CfImage img = { fs->format, fs->width, fs->height };
-  uint8_t *base = i < 0 ? fs->host : fs->d_base + i * fs->stride;
-
-  for (int p = 0; p < cf_format_info (fs->format)->n_planes; p++) {
-    img.data[p] = base + fs->offset[p];
-    img.pitch[p] = fs->pitch[p];
-  }
-  return img;
-}
-
 /* -------------------------------------------------------------- timing */
 
 typedef struct {
   enum { WORK_RESIZE, WORK_COPY } what;
-  const FrameSet *src, *dst;    /* pair i: source frame i, destination i */
+  const BenchFrames *src, *dst; /* pair i: source frame i, destination i */
   const CfResizeDevicePlan *d_plan;
   void *d_ws;
   size_t copy_bytes;            /* ceiling */
@@ -124,17 +79,10 @@ launch (const void *work, int i)
   const Work *w = work;
   CfImage src, dst;
 
-  if (w->what == WORK_COPY) {
-    /* from pair i's start, kept inside the allocations */
-    const size_t s = MIN (i * w->src->stride,
-        w->src->n * w->src->stride - w->copy_bytes);
-    const size_t d = MIN (i * w->dst->stride,
-        w->dst->n * w->dst->stride - w->copy_bytes);
-    return cudaMemcpyAsync (w->dst->d_base + d, w->src->d_base + s,
-        w->copy_bytes, cudaMemcpyDeviceToDevice, bench_stream);
-  }
-  src = frame_image (w->src, i);
-  dst = frame_image (w->dst, i);
+  if (w->what == WORK_COPY)
+    return bench_frames_copy (w->src, w->dst, i, w->copy_bytes);
+  src = bench_frames_image (w->src, i);
+  dst = bench_frames_image (w->dst, i);
   return cf_resize_cuda (w->d_plan, &src, &dst, w->d_ws, bench_stream);
 }
 
@@ -157,61 +105,39 @@ timing_row (const char *section, const char *name, const Work * w,
 static void
 check_method (const CfResizePlan * plan, const Work * w, const char *size)
 {
-  const FrameSet *dst = w->dst;
+  const BenchFrames *dst = w->dst;
   const int last = dst->n - 1;
-  uint8_t *gpu = g_malloc (dst->stride);
-  CfImage s = frame_image (w->src, -1), r = frame_image (dst, -1);
-  size_t bad = 0, first = 0;
-  char note[128] = "OK";
+  CfImage s = bench_frames_image (w->src, -1), r = bench_frames_image (dst, -1);
+  char note[128];
 
   CHECK_CUDA (launch (w, last));
-  CHECK_CUDA (cudaMemcpyAsync (gpu, dst->d_base + last * dst->stride,
-          dst->stride, cudaMemcpyDeviceToHost, bench_stream));
-  CHECK_CUDA (cudaStreamSynchronize (bench_stream));
   memset (dst->host, 0, dst->stride);
   if (cf_resize_cpu (plan, &s, &r) != 0)
     snprintf (note, sizeof (note), "MISMATCH: cf_resize_cpu () failed");
-  for (int p = 0; !strcmp (note, "OK") && p < CF_MAX_PLANES && r.data[p]; p++)
-    for (size_t k = dst->offset[p], e = k + dst->pitch[p] *
-        cf_plane_height (dst->format, p, dst->height); k < e; k++)
-      if (gpu[k] != dst->host[k] && !bad++)
-        first = k;
-  if (bad)
-    snprintf (note, sizeof (note), "MISMATCH: %zu bytes differ, the first "
-        "%zu bytes into the frame", bad, first);
+  else
+    bench_frames_check (dst, last, note, sizeof (note));
   if (strcmp (note, "OK"))
     bench_exit_status = 2;
   row ("check", method_names[plan->method], cf_format_info (dst->format)->name,
       size, "random", -1, -1, -1, -1, note);
-  g_free (gpu);
 }
 
 static void
 bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
     size_t l2_bytes, GRand * rand, int iters, int warmup)
 {
-  FrameSet src, dst;
+  BenchFrames src, dst;
   Work w = { WORK_RESIZE, &src, &dst };
   char size[40], note[160];
   int n;
 
   snprintf (size, sizeof (size), "%dx%d>%dx%d", in_w, in_h, out_w, out_h);
-  frameset_layout (&src, format, in_w, in_h);
-  frameset_layout (&dst, format, out_w, out_h);
-  /* at least 4 pairs, and together 3 times the L2 */
-  n = src.n = dst.n = MAX (4, (int) ((3 * l2_bytes + src.stride + dst.stride
-              - 1) / (src.stride + dst.stride)));
-  CHECK_CUDA (cudaMalloc ((void **) &src.d_base, n * src.stride));
-  CHECK_CUDA (cudaMalloc ((void **) &dst.d_base, n * dst.stride));
-  CHECK_CUDA (cudaMemset (dst.d_base, 0, n * dst.stride));
-  src.host = g_malloc (src.stride);
-  dst.host = g_malloc (dst.stride);
-  /* each source its own bytes; the host copy keeps the last one's */
-  for (int f = 0; f < n; f++) {
-    fill_random (rand, src.host, src.stride);
-    CHECK_CUDA (cudaMemcpy (src.d_base + f * src.stride, src.host, src.stride,
-            cudaMemcpyHostToDevice));
-  }
+  bench_frames_layout (&src, format, in_w, in_h);
+  bench_frames_layout (&dst, format, out_w, out_h);
+  n = bench_frames_pairs (&src, &dst, l2_bytes);
+  bench_frames_alloc (&src, n);
+  bench_frames_alloc (&dst, n);
+  bench_frames_fill_random (&src, rand);
 
   for (int m = 0; m < CF_RESIZE_METHOD_COUNT; m++) {
     CfResizePlan plan;
@@ -249,10 +175,8 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
       "%.1f MB; %d pairs rotated", w.copy_bytes / 1e6, n);
   timing_row ("ceiling", "d2d copy", &w, size,
       time_launches (launch, &w, n, warmup, iters, TRUE), note);
-  CHECK_CUDA (cudaFree (src.d_base));
-  CHECK_CUDA (cudaFree (dst.d_base));
-  g_free (src.host);
-  g_free (dst.host);
+  bench_frames_free (&src);
+  bench_frames_free (&dst);
 }
 
 /* ------------------------------------------------------------ pipeline */
@@ -334,77 +258,6 @@ bench_pipelines (GRand * rand, int frames, int cpu_frames, guint default_fif)
     gst_object_unref (vs);
 }
 
-/* ------------------------------------------------------------ transfers */
-
-/* The PCIe ceiling of the pipeline rows: a 4K RGBA upload and a 1080p
- * download between pinned host memory and the device, alone and at the
- * same time on two streams (what frames in flight overlap); frames/s is
- * what the pipeline could reach if the copies were all it did. */
-static void
-bench_transfers (int iters)
-{
-  const size_t up = (size_t) IN_W * IN_H * 4, down = (size_t) OUT_W * OUT_H * 4;
-  cudaStream_t s2;
-  cudaEvent_t e[3];
-  void *h_up, *h_down, *d_up, *d_down;
-  double *t = g_new (double, iters);
-  char size[40];
-
-  snprintf (size, sizeof (size), "%dx%d>%dx%d", IN_W, IN_H, OUT_W, OUT_H);
-  CHECK_CUDA (cudaHostAlloc (&h_up, up, cudaHostAllocPortable));
-  CHECK_CUDA (cudaHostAlloc (&h_down, down, cudaHostAllocPortable));
-  CHECK_CUDA (cudaMalloc (&d_up, up));
-  CHECK_CUDA (cudaMalloc (&d_down, down));
-  CHECK_CUDA (cudaStreamCreateWithFlags (&s2, cudaStreamNonBlocking));
-  for (int i = 0; i < 3; i++)
-    CHECK_CUDA (cudaEventCreate (&e[i]));
-  memset (h_up, 0x5a, up);
-  for (int what = 0; what < 3; what++) {
-    static const char *const names[] = { "pinned h2d 4K",
-      "pinned d2h 1080p", "pinned h2d + d2h overlapped"
-    };
-    char note[160];
-
-    for (int i = -3; i < iters; i++) {
-      float ms;
-
-      CHECK_CUDA (cudaEventRecord (e[0], bench_stream));
-      if (what != 1)
-        CHECK_CUDA (cudaMemcpyAsync (d_up, h_up, up, cudaMemcpyHostToDevice,
-                bench_stream));
-      if (what == 1)
-        CHECK_CUDA (cudaMemcpyAsync (h_down, d_down, down,
-                cudaMemcpyDeviceToHost, bench_stream));
-      if (what == 2) {
-        CHECK_CUDA (cudaStreamWaitEvent (s2, e[0], 0));
-        CHECK_CUDA (cudaMemcpyAsync (h_down, d_down, down,
-                cudaMemcpyDeviceToHost, s2));
-        CHECK_CUDA (cudaEventRecord (e[2], s2));
-        CHECK_CUDA (cudaStreamWaitEvent (bench_stream, e[2], 0));
-      }
-      CHECK_CUDA (cudaEventRecord (e[1], bench_stream));
-      CHECK_CUDA (cudaEventSynchronize (e[1]));
-      CHECK_CUDA (cudaEventElapsedTime (&ms, e[0], e[1]));
-      if (i >= 0)
-        t[i] = ms * 1e3;
-    }
-    qsort (t, iters, sizeof (double), cmp_double);
-    snprintf (note, sizeof (note), "cudaMemcpyAsync, %s; frames/s: one "
-        "frame's copies per median", what == 2 ? "two streams" : "one stream");
-    row ("ceiling", names[what], "RGBA", size, "pinned", t[iters / 2], t[0],
-        (what == 0 ? up : what == 1 ? down : up + down) / (t[iters / 2] * 1e3),
-        1e6 / t[iters / 2], note);
-  }
-  for (int i = 0; i < 3; i++)
-    CHECK_CUDA (cudaEventDestroy (e[i]));
-  CHECK_CUDA (cudaStreamDestroy (s2));
-  CHECK_CUDA (cudaFreeHost (h_up));
-  CHECK_CUDA (cudaFreeHost (h_down));
-  CHECK_CUDA (cudaFree (d_up));
-  CHECK_CUDA (cudaFree (d_down));
-  g_free (t);
-}
-
 /* -------------------------------------------------------------- main */
 
 int
@@ -419,7 +272,6 @@ main (int argc, char **argv)
   GOptionContext *ctx;
   GError *err = NULL;
   struct cudaDeviceProp prop;
-  GstElement *element = NULL;
   GRand *rand = g_rand_new_with_seed (20240601);
   gchar *date, *commit, *gst_version, *cores;
   int iters, warmup, frames;
@@ -440,24 +292,12 @@ main (int argc, char **argv)
 
   if (!bench_open ("bench-resize", opt_no_pipeline ? NULL : "cudaresize", opt_csv))
     return 1;
-  if (!opt_no_pipeline)
-    element = gst_element_factory_make ("cudaresize", NULL);
   bench_start ("bench-resize", opt_quick, opt_commit, &prop, &date, &commit,
       &gst_version);
   cores = g_strdup_printf ("%u", g_get_num_processors ());
   printf ("cpu cores: %s\n", cores);
-  if (element) {
-    GstPlugin *plugin = gst_plugin_feature_get_plugin (GST_PLUGIN_FEATURE
-        (gst_element_get_factory (element)));
-    GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS
-        (element), "frames-in-flight");
-    if (ps && G_IS_PARAM_SPEC_UINT (ps))
-      default_fif = G_PARAM_SPEC_UINT (ps)->default_value;
-    printf ("plugin:    %s (frames-in-flight default %u)\n",
-        plugin ? gst_plugin_get_filename (plugin) : "?", default_fif);
-    g_clear_object (&plugin);
-    gst_object_unref (element);
-  }
+  if (!opt_no_pipeline)
+    bench_plugin_line ("cudaresize", &default_fif);
   printf ("kernel/ceiling: GPU time of each call (CUDA event pair), %d timed "
       "after %d warm-up; GB/s = (source + destination bytes) / median\n"
       "pipeline/cpu: 4K RGBA in, 1080p out; wall clock from the first timed "
@@ -476,7 +316,11 @@ main (int argc, char **argv)
             sizes[s].out_w, sizes[s].out_h, prop.l2CacheSize, rand, iters,
             warmup);
   if (!opt_no_pipeline) {
-    bench_transfers (MAX (iters / 4, 10));
+    char size[40];
+
+    snprintf (size, sizeof (size), "%dx%d>%dx%d", IN_W, IN_H, OUT_W, OUT_H);
+    bench_transfers ("RGBA", size, (size_t) IN_W * IN_H * 4, "4K",
+        (size_t) OUT_W * OUT_H * 4, "1080p", MAX (iters / 4, 10));
     bench_pipelines (rand, frames, MAX (frames / 20, opt_quick ? 3 : 10),
         default_fif);
   }
