@@ -46,6 +46,7 @@
 #include "cuda-common.cuh"
 
 #include <cuda_runtime.h>
+#include <cuda_pipeline.h>
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -58,11 +59,8 @@ constexpr int kThreads = 256;
 constexpr int kTileRows = 64;
 constexpr int kTileSamples = 128;       /* about: a whole number of pixels */
 constexpr int kM = 8;                   /* outputs per thread and pass */
-constexpr int kChunkRows = 16;          /* input rows staged at once */
+constexpr int kChunkRows = 32;          /* input rows staged at once */
 constexpr int kInterShift = CF_STENCIL_INTER_BITS;
-constexpr int kPadBytes = 30;           /* bytes at a row's two ends that
-                                         * miss a whole aligned vector */
-
 static_assert (kTileRows % kM == 0, "whole groups of rows");
 
 /* The phases are compiled for the host too, where the pragma is unknown. */
@@ -135,16 +133,30 @@ struct Shape {
   static constexpr int kSpp = PB / SB;  /* samples per pixel */
   static constexpr int kTilePixels = kTileSamples / kSpp / kM * kM;
   static constexpr int kTileWidth = kTilePixels * kSpp;        /* samples */
+  /* s_inter's rows: sample j of a row at inter_pos (j), 4 words skipped
+   * after every 32, and rows 16 banks apart, so that the rows pass's
+   * stores (threads kM pixels apart, two rows per warp) and the columns
+   * pass's loads (consecutive samples) meet no bank conflicts */
+  static constexpr int kInterStride =
+      (kTileWidth + kTileWidth / 32 * 4 - 16 + 31) / 32 * 32 + 16;
   static constexpr int kMax = SB == 1 ? 255 : 65535;
+};
+
+/* Staged row @i of the tile: input row y0 - ry + i through the border. */
+struct Row {
+  const uint8_t *src;           /* NULL: a CONSTANT row outside the picture */
+  int shift;                    /* where byte 0 sits in its shared row */
+  int v_lo, v_hi;               /* bytes copied as aligned 16-byte vectors */
 };
 
 /* Where each part lives in dynamic shared memory (byte offsets, each 16
  * aligned). */
 struct Shared {
   int weights;                  /* int32 wx[MAX_TAPS], wy[MAX_TAPS] */
-  int shifts;                   /* int32 [kChunkRows]: staged rows' offsets */
+  int rows;                     /* Row [kChunkRows]: the staged rows */
+  int out_shifts;               /* int32 [kTileRows]: out_shift () per row */
   int in, in_stride;            /* kChunkRows staged input rows */
-  int inter;                    /* int32 [kTileRows + 2 ry][kTileWidth] */
+  int inter;                    /* int32 [kTileRows + 2 ry][kInterStride] */
   int out, out_stride;          /* kTileRows output rows */
   int bytes;
 };
@@ -157,12 +169,13 @@ shared_layout (int rx, int ry)
   Shared s;
 
   s.weights = 0;
-  s.shifts = round16 (2 * CF_STENCIL_MAX_TAPS * 4);
-  s.in = s.shifts + round16 (kChunkRows * 4);
+  s.rows = round16 (2 * CF_STENCIL_MAX_TAPS * 4);
+  s.out_shifts = s.rows + round16 (kChunkRows * (int) sizeof (Row));
+  s.in = s.out_shifts + round16 (kTileRows * 4);
   /* 15 more bytes: a row starts at its global address modulo 16 */
   s.in_stride = round16 ((S::kTilePixels + 2 * rx) * PB + 15);
   s.inter = s.in + kChunkRows * s.in_stride;
-  s.out = s.inter + (kTileRows + 2 * ry) * S::kTileWidth * 4;
+  s.out = s.inter + (kTileRows + 2 * ry) * S::kInterStride * 4;
   s.out_stride = round16 (S::kTileWidth * SB + 15);
   s.bytes = s.out + kTileRows * s.out_stride;
   return s;
@@ -174,7 +187,6 @@ struct Tile {
   int rows;                     /* staged rows: kTileRows + 2 ry */
   int seg;                      /* bytes of a staged row: pixels x0 - rx .. */
   int b_lo, b_hi;               /* its bytes inside the picture */
-  int vec_max, single_max;      /* bounds of a row's vectors and bytes */
   int out_rows, out_bytes;      /* of the output rows, inside the picture */
 };
 
@@ -192,19 +204,11 @@ tile_of (const Args & a, int bx, int by)
   /* staged pixel i is picture pixel x0 - rx + i */
   t.b_lo = imax (0, a.rx - t.x0) * PB;
   t.b_hi = imin (S::kTilePixels + 2 * a.rx, a.width - t.x0 + a.rx) * PB;
-  t.vec_max = t.seg / 16;
-  t.single_max = t.b_lo + (t.seg - t.b_hi) + kPadBytes;
   t.out_rows = imin (kTileRows, a.height - t.y0);
   t.out_bytes = imin (S::kTilePixels, a.width - t.x0) * PB;
   return t;
 }
 
-/* Staged row @i of the tile: input row y0 - ry + i through the border. */
-struct Row {
-  const uint8_t *src;           /* NULL: a CONSTANT row outside the picture */
-  int shift;                    /* where byte 0 sits in its shared row */
-  int v_lo, v_hi;               /* bytes copied as aligned 16-byte vectors */
-};
 
 template <int PB>
 __host__ __device__ __forceinline__ Row
@@ -246,11 +250,28 @@ staged_byte (const Args & a, const Tile & t, const Row & r, int b)
   return ld (r.src + (size_t) sx * PB + bp);
 }
 
-/* Phase 0: the weights into shared memory. */
+/* Offset of output row @r of the tile in its shared row: its global
+ * address modulo 16. */
+template <int PB>
+__host__ __device__ __forceinline__ int
+out_shift (const Args & a, const Tile & t, int r)
+{
+  return (int) (((uintptr_t) a.dst + (size_t) (t.y0 + r) * a.dst_pitch +
+          (size_t) t.x0 * PB) & 15);
+}
+
+/* Phase 0: the weights, and where each output row sits in its shared row,
+ * into shared memory. */
+template <int PB>
 __host__ __device__ __forceinline__ void
-load_weights (const Args & a, const Shared & sh, uint8_t * smem, int tid)
+load_weights (const Args & a, const Tile & t, const Shared & sh,
+    uint8_t * smem, int tid)
 {
   int32_t *s_w = (int32_t *) (smem + sh.weights);
+  int32_t *s_oshift = (int32_t *) (smem + sh.out_shifts);
+
+  for (int r = tid; r < kTileRows; r += kThreads)
+    s_oshift[r] = out_shift<PB> (a, t, r);
 
   for (int i = tid; i < CF_STENCIL_MAX_TAPS; i += kThreads) {
     s_w[i] = a.wx[i];
@@ -258,52 +279,71 @@ load_weights (const Args & a, const Shared & sh, uint8_t * smem, int tid)
   }
 }
 
-/* Phase 1: staged rows c0 .. c0 + kChunkRows - 1 (those of the tile). */
+/* Phase 1a: where staged rows c0 .. c0 + kChunkRows - 1 (those of the
+ * tile) come from, once per row for phase 1b. */
+template <int PB>
+__host__ __device__ __forceinline__ void
+stage_row_info (const Args & a, const Tile & t, const Shared & sh,
+    uint8_t * smem, int c0, int tid)
+{
+  const int rows = imin (kChunkRows, t.rows - c0);
+  Row *s_rows = (Row *) (smem + sh.rows);
+
+  for (int i = tid; i < rows; i += kThreads)
+    s_rows[i] = row_of<PB> (a, t, c0 + i);
+}
+
+/* Phase 1b: staged rows c0 .. c0 + kChunkRows - 1 (those of the tile). */
 template <int PB, int SB>
 __host__ __device__ __forceinline__ void
 stage_rows (const Args & a, const Tile & t, const Shared & sh,
     uint8_t * smem, int c0, int tid)
 {
   const int rows = imin (kChunkRows, t.rows - c0);
-  int32_t *s_shift = (int32_t *) (smem + sh.shifts);
+  const Row *s_rows = (const Row *) (smem + sh.rows);
 
-  for (int i = tid; i < rows; i += kThreads)
-    s_shift[i] = row_of<PB> (a, t, c0 + i).shift;
-
-  /* the aligned vectors of each row */
-  for (int it = tid; it < rows * t.vec_max; it += kThreads) {
-    const int i = it / t.vec_max;
-    const Row r = row_of<PB> (a, t, c0 + i);
-    const int b = r.v_lo + 16 * (it - i * t.vec_max);
+  /* a warp per row: its aligned vectors, then the other bytes, [0, v_lo)
+   * and [v_hi, seg) */
+  for (int i = tid / 32; i < rows; i += kThreads / 32) {
+    const Row r = s_rows[i];
     uint8_t *s_row = smem + sh.in + i * sh.in_stride + r.shift;
+    const int n_single = r.v_lo + t.seg - r.v_hi;
 
-    if (b + 16 > r.v_hi)
-      continue;
-    if (r.src) {
-      const uint8_t *g = r.src + ((t.x0 - a.rx) * PB + b);
-      *(uint4 *) (s_row + b) = ld ((const uint4 *) g);
-    } else {
-      union {
-        uint4 v;
-        uint8_t b[16];
-      } u;
-      for (int j = 0; j < 16; j++)
-        u.b[j] = staged_byte<PB, SB> (a, t, r, b + j);
-      *(uint4 *) (s_row + b) = u.v;
+    for (int b = r.v_lo + 16 * (tid % 32); b + 16 <= r.v_hi; b += 16 * 32) {
+      if (r.src) {
+        const uint8_t *g = r.src + ((t.x0 - a.rx) * PB + b);
+#ifdef __CUDA_ARCH__
+        /* asynchronous: every copy of the chunk in flight at once */
+        __pipeline_memcpy_async (s_row + b, g, 16);
+#else
+        *(uint4 *) (s_row + b) = *(const uint4 *) g;
+#endif
+      } else {
+        union {
+          uint4 v;
+          uint8_t b[16];
+        } u;
+        for (int j = 0; j < 16; j++)
+          u.b[j] = staged_byte<PB, SB> (a, t, r, b + j);
+        *(uint4 *) (s_row + b) = u.v;
+      }
+    }
+    for (int s = tid % 32; s < n_single; s += 32) {
+      const int b = s < r.v_lo ? s : r.v_hi + (s - r.v_lo);
+      s_row[b] = staged_byte<PB, SB> (a, t, r, b);
     }
   }
+#ifdef __CUDA_ARCH__
+  __pipeline_commit ();
+  __pipeline_wait_prior (0);
+#endif
+}
 
-  /* the other bytes: [0, v_lo) and [v_hi, seg) */
-  for (int it = tid; it < rows * t.single_max; it += kThreads) {
-    const int i = it / t.single_max, s = it - i * t.single_max;
-    const Row r = row_of<PB> (a, t, c0 + i);
-
-    if (s >= r.v_lo + t.seg - r.v_hi)
-      continue;
-    const int b = s < r.v_lo ? s : r.v_hi + (s - r.v_lo);
-    smem[sh.in + i * sh.in_stride + r.shift + b] =
-        staged_byte<PB, SB> (a, t, r, b);
-  }
+/* Where sample @j of a row of s_inter lies (see Shape::kInterStride). */
+__host__ __device__ __forceinline__ int
+inter_pos (int j)
+{
+  return j + (j >> 5) * 4;
 }
 
 template <int SB>
@@ -313,15 +353,17 @@ sample_at (const uint8_t * s)
   return SB == 1 ? s[0] : s[0] | s[1] << 8;
 }
 
-/* acc[m] = sum_t w[t] x[m + t], m < kM, t < taps, where load (e) = x[e]
+/* acc[m] = sum_t w[t] x[m + t], m < kM, t < taps (T when T > 0: a
+ * compile-time count, unrolled completely; else taps_rt), where load (e) = x[e]
  * (e < kM + taps - 1). Taps are taken kM at a time, so each step loads kM
  * new inputs for kM x kM multiply-adds, the window living in registers
  * (lo = x[t .. t + kM - 1], hi = the next kM); the remaining taps one at a
  * time, sliding the window. */
-template <typename Acc, typename Load>
+template <int T, typename Acc, typename Load>
 __host__ __device__ __forceinline__ void
-correlate (const int32_t * w, int taps, Load load, Acc (&acc)[kM])
+correlate (const int32_t * w, int taps_rt, Load load, Acc (&acc)[kM])
 {
+  const int taps = T > 0 ? T : taps_rt;
   int32_t lo[kM];
   int t = 0;
 
@@ -330,6 +372,7 @@ UNROLL
     acc[m] = 0;
     lo[m] = load (m);
   }
+UNROLL
   for (; t + kM <= taps; t += kM) {
     int32_t hi[kM];
 UNROLL
@@ -346,6 +389,7 @@ UNROLL
     for (int u = 0; u < kM; u++)
       lo[u] = hi[u];
   }
+UNROLL
   for (; t < taps; t++) {
     const Acc wt = w[t];
 UNROLL
@@ -372,7 +416,7 @@ saturate (int32_t v, int32_t max)
 }
 
 /* Phase 2: staged rows c0 .. through the horizontal pass into s_inter. */
-template <int PB, int SB, int DIR>
+template <int PB, int SB, int DIR, int R>
 __host__ __device__ __forceinline__ void
 rows_pass (const Args & a, const Tile & t, const Shared & sh,
     uint8_t * smem, int c0, int tid)
@@ -381,7 +425,7 @@ rows_pass (const Args & a, const Tile & t, const Shared & sh,
   typedef typename std::conditional<SB == 1, int32_t, int64_t>::type Acc;
   constexpr int kGroups = S::kTilePixels / kM;
   const int rows = imin (kChunkRows, t.rows - c0);
-  const int32_t *s_shift = (const int32_t *) (smem + sh.shifts);
+  const Row *s_rows = (const Row *) (smem + sh.rows);
   const int32_t *s_wx = (const int32_t *) (smem + sh.weights);
   int32_t *s_inter = (int32_t *) (smem + sh.inter);
 
@@ -389,9 +433,9 @@ rows_pass (const Args & a, const Tile & t, const Shared & sh,
   for (int it = tid; DIR == CF_STENCIL_VERTICAL && it < rows * S::kTileWidth;
       it += kThreads) {
     const int i = it / S::kTileWidth, j = it - i * S::kTileWidth;
-    const uint8_t *s_row = smem + sh.in + i * sh.in_stride + s_shift[i];
+    const uint8_t *s_row = smem + sh.in + i * sh.in_stride + s_rows[i].shift;
 
-    s_inter[(c0 + i) * S::kTileWidth + j] =
+    s_inter[(c0 + i) * S::kInterStride + inter_pos (j)] =
         sample_at<SB> (s_row + (j / S::kSpp) * PB + (j % S::kSpp) * SB);
   }
 
@@ -401,12 +445,13 @@ rows_pass (const Args & a, const Tile & t, const Shared & sh,
       && it < rows * kGroups * S::kSpp; it += kThreads) {
     const int i = it / (kGroups * S::kSpp), rest = it - i * kGroups * S::kSpp;
     const int g = rest / S::kSpp, k = rest - g * S::kSpp;
-    const uint8_t *s_px = smem + sh.in + i * sh.in_stride + s_shift[i] +
+    const uint8_t *s_px = smem + sh.in + i * sh.in_stride + s_rows[i].shift +
         g * kM * PB + k * SB;
-    int32_t *out = s_inter + (c0 + i) * S::kTileWidth + g * kM * S::kSpp + k;
+    int32_t *out = s_inter + (c0 + i) * S::kInterStride;
+    const int j0 = g * kM * S::kSpp + k;
     Acc acc[kM];
 
-    correlate<Acc> (s_wx, 2 * a.rx + 1,
+    correlate<R ? 2 * R + 1 : 0, Acc> (s_wx, 2 * a.rx + 1,
         [&](int e) { return sample_at<SB> (s_px + e * PB); }, acc);
 UNROLL
     for (int m = 0; m < kM; m++) {
@@ -417,23 +462,14 @@ UNROLL
         v = round_shift (acc[m], a.bits - kInterShift);
       else
         v = saturate (round_shift (acc[m], a.bits), S::kMax);
-      out[m * S::kSpp] = v;
+      out[inter_pos (j0 + m * S::kSpp)] = v;
     }
   }
 }
 
-/* Offset of output row @r of the tile in its shared row: its global
- * address modulo 16. */
-template <int PB>
-__host__ __device__ __forceinline__ int
-out_shift (const Args & a, const Tile & t, int r)
-{
-  return (int) (((uintptr_t) a.dst + (size_t) (t.y0 + r) * a.dst_pitch +
-          (size_t) t.x0 * PB) & 15);
-}
 
 /* Phase 3: the vertical pass of s_inter into s_out. */
-template <int PB, int SB, int DIR, bool VWIDE>
+template <int PB, int SB, int DIR, bool VWIDE, int R>
 __host__ __device__ __forceinline__ void
 columns_pass (const Args & a, const Tile & t, const Shared & sh,
     uint8_t * smem, int tid)
@@ -445,28 +481,28 @@ columns_pass (const Args & a, const Tile & t, const Shared & sh,
       CF_STENCIL_MAX_TAPS;
   const int32_t *s_inter = (const int32_t *) (smem + sh.inter);
   const int shift = DIR == CF_STENCIL_BOTH ? a.bits + kInterShift : a.bits;
+  const int32_t *s_oshift = (const int32_t *) (smem + sh.out_shifts);
 
   /* one item: kM rows of sample column j; consecutive threads take
    * consecutive columns */
   for (int it = tid; it < kTileRows / kM * S::kTileWidth; it += kThreads) {
     const int rg = it / S::kTileWidth, j = it - rg * S::kTileWidth;
     const int k = j % S::kSpp;
-    const int32_t *col = s_inter + rg * kM * S::kTileWidth + j;
+    const int32_t *col = s_inter + rg * kM * S::kInterStride + inter_pos (j);
     Acc acc[kM] = { };
 
     if (DIR != CF_STENCIL_HORIZONTAL)
-      correlate<Acc> (s_wy, 2 * a.ry + 1,
-          [&](int e) { return col[e * S::kTileWidth]; }, acc);
+      correlate<R ? 2 * R + 1 : 0, Acc> (s_wy, 2 * a.ry + 1,
+          [&](int e) { return col[e * S::kInterStride]; }, acc);
 UNROLL
     for (int m = 0; m < kM; m++) {
       const int r = rg * kM + m;
       int32_t v;
       if (DIR == CF_STENCIL_HORIZONTAL || (a.skip & (1u << k)))
-        v = col[(m + a.ry) * S::kTileWidth];
+        v = col[(m + a.ry) * S::kInterStride];
       else
         v = saturate (round_shift (acc[m], shift), S::kMax);
-      uint8_t *o = smem + sh.out + r * sh.out_stride + out_shift<PB> (a, t, r)
-          + j * SB;
+      uint8_t *o = smem + sh.out + r * sh.out_stride + s_oshift[r] + j * SB;
       o[0] = (uint8_t) v;
       if (SB == 2)
         o[1] = (uint8_t) (v >> 8);
@@ -480,34 +516,27 @@ __host__ __device__ __forceinline__ void
 store_tile (const Args & a, const Tile & t, const Shared & sh,
     uint8_t * smem, int tid)
 {
-  const int vec_max = t.out_bytes / 16;
+  const int32_t *s_oshift = (const int32_t *) (smem + sh.out_shifts);
 
-  /* aligned vectors, then the bytes at the ends of each row */
-  for (int pass = 0; pass < 2; pass++) {
-    const int per_row = pass == 0 ? vec_max : kPadBytes;
+  /* a warp per row: its aligned vectors, then the bytes at its ends */
+  for (int r = tid / 32; r < t.out_rows; r += kThreads / 32) {
+    uint8_t *d = a.dst + (size_t) (t.y0 + r) * a.dst_pitch +
+        (size_t) t.x0 * PB;
+    const int shift = s_oshift[r];
+    const int v_lo = imin ((16 - shift) & 15, t.out_bytes);
+    const int v_hi = v_lo + ((t.out_bytes - v_lo) & ~15);
+    const uint8_t *s_row = smem + sh.out + r * sh.out_stride + shift;
 
-    for (int it = tid; it < t.out_rows * per_row; it += kThreads) {
-      const int r = it / per_row, u = it - r * per_row;
-      uint8_t *d = a.dst + (size_t) (t.y0 + r) * a.dst_pitch +
-          (size_t) t.x0 * PB;
-      const int shift = (int) ((uintptr_t) d & 15);
-      const int v_lo = imin ((16 - shift) & 15, t.out_bytes);
-      const int v_hi = v_lo + ((t.out_bytes - v_lo) & ~15);
-      const uint8_t *s_row = smem + sh.out + r * sh.out_stride + shift;
-
-      if (pass == 0) {
-        const int b = v_lo + 16 * u;
-        if (b + 16 <= v_hi)
-          *(uint4 *) (d + b) = *(const uint4 *) (s_row + b);
-      } else if (u < v_lo + t.out_bytes - v_hi) {
-        const int b = u < v_lo ? u : v_hi + (u - v_lo);
-        d[b] = s_row[b];
-      }
+    for (int b = v_lo + 16 * (tid % 32); b + 16 <= v_hi; b += 16 * 32)
+      *(uint4 *) (d + b) = *(const uint4 *) (s_row + b);
+    for (int u = tid % 32; u < v_lo + t.out_bytes - v_hi; u += 32) {
+      const int b = u < v_lo ? u : v_hi + (u - v_lo);
+      d[b] = s_row[b];
     }
   }
 }
 
-template <int PB, int SB, int DIR, bool VWIDE>
+template <int PB, int SB, int DIR, bool VWIDE, int R>
 __global__ void __launch_bounds__ (kThreads)
 stencil_kernel (Args a)
 {
@@ -517,15 +546,17 @@ stencil_kernel (Args a)
   const Tile t = tile_of<PB, SB> (a, blockIdx.x, blockIdx.y);
   const int tid = threadIdx.x;
 
-  load_weights (a, sh, smem, tid);
+  load_weights<PB> (a, t, sh, smem, tid);
   for (int c0 = 0; c0 < t.rows; c0 += kChunkRows) {
     __syncthreads ();           /* the previous chunk is used up */
+    stage_row_info<PB> (a, t, sh, smem, c0, tid);
+    __syncthreads ();
     stage_rows<PB, SB> (a, t, sh, smem, c0, tid);
     __syncthreads ();
-    rows_pass<PB, SB, DIR> (a, t, sh, smem, c0, tid);
+    rows_pass<PB, SB, DIR, R> (a, t, sh, smem, c0, tid);
   }
   __syncthreads ();
-  columns_pass<PB, SB, DIR, VWIDE> (a, t, sh, smem, tid);
+  columns_pass<PB, SB, DIR, VWIDE, R> (a, t, sh, smem, tid);
   __syncthreads ();
   store_tile<PB> (a, t, sh, smem, tid);
 }
@@ -538,53 +569,67 @@ struct Kernel {
   int shared_bytes;             /* for the plan's radii */
 };
 
-template <int PB, int SB, int DIR, bool VWIDE>
+template <int PB, int SB, int DIR, bool VWIDE, int R>
 void
 launch (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
 {
-  stencil_kernel<PB, SB, DIR, VWIDE><<<grid, kThreads, shared, stream>>> (a);
+  stencil_kernel<PB, SB, DIR, VWIDE, R><<<grid, kThreads, shared, stream>>> (a);
 }
 
-template <int PB, int SB, int DIR, bool VWIDE>
+template <int PB, int SB, int DIR, bool VWIDE, int R>
 Kernel
 kernel_of (int rx, int ry)
 {
   Kernel k;
 
-  k.func = (const void *) stencil_kernel<PB, SB, DIR, VWIDE>;
-  k.launch = launch<PB, SB, DIR, VWIDE>;
+  k.func = (const void *) stencil_kernel<PB, SB, DIR, VWIDE, R>;
+  k.launch = launch<PB, SB, DIR, VWIDE, R>;
   k.tile_pixels = Shape<PB, SB>::kTilePixels;
   k.shared_bytes = shared_layout<PB, SB> (rx, ry).bytes;
   return k;
 }
 
+/* The kernel for radius bucket @r (kRadii, or 0: any radius). */
+template <int PB, int SB, int DIR, bool VWIDE>
+Kernel
+kernel_of_radius (int r, int rx, int ry)
+{
+  switch (r) {
+    case 1: return kernel_of<PB, SB, DIR, VWIDE, 1> (rx, ry);
+    case 2: return kernel_of<PB, SB, DIR, VWIDE, 2> (rx, ry);
+    case 4: return kernel_of<PB, SB, DIR, VWIDE, 4> (rx, ry);
+    case 8: return kernel_of<PB, SB, DIR, VWIDE, 8> (rx, ry);
+    default: return kernel_of<PB, SB, DIR, VWIDE, 0> (rx, ry);
+  }
+}
+
 template <int PB, int SB>
 Kernel
-kernel_of_dir (int dir, bool wide, int rx, int ry)
+kernel_of_dir (int dir, bool wide, int r, int rx, int ry)
 {
   if (dir == CF_STENCIL_HORIZONTAL)
-    return kernel_of<PB, SB, CF_STENCIL_HORIZONTAL, false> (rx, ry);
+    return kernel_of_radius<PB, SB, CF_STENCIL_HORIZONTAL, false> (r, rx, ry);
   if (dir == CF_STENCIL_VERTICAL)
-    return kernel_of<PB, SB, CF_STENCIL_VERTICAL, false> (rx, ry);
+    return kernel_of_radius<PB, SB, CF_STENCIL_VERTICAL, false> (r, rx, ry);
   /* 16-bit columns of BOTH always need int64 */
   if (wide || SB == 2)
-    return kernel_of<PB, SB, CF_STENCIL_BOTH, true> (rx, ry);
-  return kernel_of<PB, SB, CF_STENCIL_BOTH, false> (rx, ry);
+    return kernel_of_radius<PB, SB, CF_STENCIL_BOTH, true> (r, rx, ry);
+  return kernel_of_radius<PB, SB, CF_STENCIL_BOTH, false> (r, rx, ry);
 }
 
 /* The kernel for a plane of @pb-byte pixels of @sb-byte samples; func NULL
  * for a layout format.h does not have. */
 Kernel
-select_kernel (int pb, int sb, int dir, bool wide, int rx, int ry)
+select_kernel (int pb, int sb, int dir, bool wide, int r, int rx, int ry)
 {
   Kernel none = { NULL, NULL, 0, 0 };
 
   switch (pb * 10 + sb) {
-    case 11: return kernel_of_dir<1, 1> (dir, wide, rx, ry);
-    case 21: return kernel_of_dir<2, 1> (dir, wide, rx, ry);
-    case 22: return kernel_of_dir<2, 2> (dir, wide, rx, ry);
-    case 31: return kernel_of_dir<3, 1> (dir, wide, rx, ry);
-    case 41: return kernel_of_dir<4, 1> (dir, wide, rx, ry);
+    case 11: return kernel_of_dir<1, 1> (dir, wide, r, rx, ry);
+    case 21: return kernel_of_dir<2, 1> (dir, wide, r, rx, ry);
+    case 22: return kernel_of_dir<2, 2> (dir, wide, r, rx, ry);
+    case 31: return kernel_of_dir<3, 1> (dir, wide, r, rx, ry);
+    case 41: return kernel_of_dir<4, 1> (dir, wide, r, rx, ry);
     default: return none;
   }
 }
@@ -606,6 +651,29 @@ columns_wide (const CfStencilPlan * plan)
   const int64_t h = ((255 * gx) >> (plan->weight_bits - kInterShift)) + 1;
   return gy * h + (INT64_C (1) << (plan->weight_bits + kInterShift - 1))
       > INT32_MAX;
+}
+
+/* The radius the unrolled kernels are compiled for that fits the radii
+ * the direction applies, or 0 when they are too long for any. */
+int
+radius_bucket (int direction, int rx, int ry)
+{
+  const int r = direction == CF_STENCIL_HORIZONTAL ? rx :
+      direction == CF_STENCIL_VERTICAL ? ry : imax (rx, ry);
+
+  return r <= 1 ? 1 : r <= 2 ? 2 : r <= 4 ? 4 : r <= 8 ? 8 : 0;
+}
+
+/* The 2 @r + 1 weights @w centred in 2 @bucket + 1 (zeros around them) into
+ * @out, or copied as they are for bucket 0; returns the radius @out has. */
+int
+pad_taps (int32_t * out, const int32_t * w, int r, int bucket)
+{
+  const int R = bucket > 0 ? bucket : r;
+
+  memset (out, 0, CF_STENCIL_MAX_TAPS * sizeof (int32_t));
+  memcpy (out + (R - r), w, (2 * r + 1) * sizeof (int32_t));
+  return R;
 }
 
 bool
@@ -680,10 +748,15 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
     a->skip = plan->skip[p];
     memcpy (a->border_sample, plan->border_sample[p],
         sizeof (a->border_sample));
-    memcpy (a->wx, plan->weights_x, sizeof (a->wx));
-    memcpy (a->wy, plan->weights_y, sizeof (a->wy));
+    /* radius up to 8: the unrolled kernel of the next bucket, the taps
+     * padded with zero weights on both sides (which adds exact zeros) */
+    const int r = radius_bucket (plan->direction, a->rx, a->ry);
+    if (plan->direction != CF_STENCIL_VERTICAL)
+      a->rx = pad_taps (a->wx, plan->weights_x, a->rx, r);
+    if (plan->direction != CF_STENCIL_HORIZONTAL)
+      a->ry = pad_taps (a->wy, plan->weights_y, a->ry, r);
     dp->kernel[p] = select_kernel (l->pixel_bytes, l->sample_bytes,
-        plan->direction, columns_wide (plan), a->rx, a->ry);
+        plan->direction, columns_wide (plan), r, a->rx, a->ry);
     if (!dp->kernel[p].func) {
       free (dp);
       return cudaErrorInvalidValue;
