@@ -6,6 +6,7 @@
 
 #include <gst/gst.h>
 
+#include "gstcudaaudiofir.h"
 #include "gstcudaresize.h"
 #include "gstcudastats.h"
 #include "gstcudastencil.h"
@@ -18,6 +19,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (cudastats, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaresize, plugin);
   ret |= GST_ELEMENT_REGISTER (cudastencil, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudaaudiofir, plugin);
   return ret;
 }
 
