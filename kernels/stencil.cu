@@ -147,6 +147,10 @@ struct Row {
   const uint8_t *src;           /* NULL: a CONSTANT row outside the picture */
   int shift;                    /* where byte 0 sits in its shared row */
   int v_lo, v_hi;               /* bytes copied as aligned 16-byte vectors */
+  int n_whole;                  /* > 0: the row is copied as this many whole
+                                 * aligned vectors from byte -shift on, all
+                                 * inside the picture row (no border, no
+                                 * single bytes); 0: by v_lo, v_hi */
 };
 
 /* Where each part lives in dynamic shared memory (byte offsets, each 16
@@ -188,6 +192,8 @@ struct Tile {
   int seg;                      /* bytes of a staged row: pixels x0 - rx .. */
   int b_lo, b_hi;               /* its bytes inside the picture */
   int out_rows, out_bytes;      /* of the output rows, inside the picture */
+  int in_lg;                    /* 2^in_lg >= whole vectors of a staged row */
+  int out_lg;                   /* 2^out_lg >= vectors of an output row */
 };
 
 template <int PB, int SB>
@@ -206,6 +212,12 @@ tile_of (const Args & a, int bx, int by)
   t.b_hi = imin (S::kTilePixels + 2 * a.rx, a.width - t.x0 + a.rx) * PB;
   t.out_rows = imin (kTileRows, a.height - t.y0);
   t.out_bytes = imin (S::kTilePixels, a.width - t.x0) * PB;
+  t.in_lg = 0;
+  while ((1 << t.in_lg) < (15 + t.seg + 15) / 16)
+    t.in_lg++;
+  t.out_lg = 0;
+  while ((1 << t.out_lg) < (S::kTilePixels * PB + 15) / 16)
+    t.out_lg++;
   return t;
 }
 
@@ -217,6 +229,7 @@ row_of (const Args & a, const Tile & t, int i)
   const int sy = border_index (a.border, t.y0 - a.ry + i, a.height);
   Row r;
 
+  r.n_whole = 0;
   if (sy < 0) {
     r.src = NULL;
     r.shift = 0;
@@ -233,6 +246,12 @@ row_of (const Args & a, const Tile & t, int i)
   r.v_lo = imin (t.b_lo + (int) ((16 - ((base + t.b_lo) & 15)) & 15),
       t.b_hi);
   r.v_hi = r.v_lo + ((t.b_hi - r.v_lo) & ~15);
+  /* a tile away from the left and right edges reads whole vectors when the
+   * bytes they add at both ends still lie in the row */
+  const int n = (r.shift + t.seg + 15) / 16;
+  if (t.b_lo == 0 && t.b_hi == t.seg && base - r.shift >= (uintptr_t) r.src
+      && base - r.shift + 16 * n <= (uintptr_t) r.src + (size_t) a.width * PB)
+    r.n_whole = n;
   return r;
 }
 
@@ -302,18 +321,36 @@ stage_rows (const Args & a, const Tile & t, const Shared & sh,
   const int rows = imin (kChunkRows, t.rows - c0);
   const Row *s_rows = (const Row *) (smem + sh.rows);
 
-  /* a warp per row: its aligned vectors, then the other bytes, [0, v_lo)
-   * and [v_hi, seg) */
+  /* rows of whole vectors: 2^lg threads per row, rows side by side */
+  for (int i0 = 0; i0 < rows; i0 += kThreads >> t.in_lg) {
+    const int i = i0 + (tid >> t.in_lg), v = tid & ((1 << t.in_lg) - 1);
+
+    if (i < rows && v < s_rows[i].n_whole) {
+      const Row r = s_rows[i];
+      uint8_t *s_vec = smem + sh.in + i * sh.in_stride + 16 * v;
+      const uint8_t *g = r.src + ((t.x0 - a.rx) * PB - r.shift + 16 * v);
+#ifdef __CUDA_ARCH__
+      /* asynchronous: every copy of the chunk in flight at once */
+      __pipeline_memcpy_async (s_vec, g, 16);
+#else
+      *(uint4 *) s_vec = *(const uint4 *) g;
+#endif
+    }
+  }
+
+  /* the others, a warp per row: its aligned vectors, then the other bytes,
+   * [0, v_lo) and [v_hi, seg) */
   for (int i = tid / 32; i < rows; i += kThreads / 32) {
     const Row r = s_rows[i];
     uint8_t *s_row = smem + sh.in + i * sh.in_stride + r.shift;
     const int n_single = r.v_lo + t.seg - r.v_hi;
 
+    if (r.n_whole)
+      continue;
     for (int b = r.v_lo + 16 * (tid % 32); b + 16 <= r.v_hi; b += 16 * 32) {
       if (r.src) {
         const uint8_t *g = r.src + ((t.x0 - a.rx) * PB + b);
 #ifdef __CUDA_ARCH__
-        /* asynchronous: every copy of the chunk in flight at once */
         __pipeline_memcpy_async (s_row + b, g, 16);
 #else
         *(uint4 *) (s_row + b) = *(const uint4 *) g;
@@ -518,8 +555,24 @@ store_tile (const Args & a, const Tile & t, const Shared & sh,
 {
   const int32_t *s_oshift = (const int32_t *) (smem + sh.out_shifts);
 
-  /* a warp per row: its aligned vectors, then the bytes at its ends */
+  /* rows that start on 16 bytes and end on them: 2^lg threads per row,
+   * rows side by side */
+  const bool whole = t.out_bytes % 16 == 0;
+
+  for (int r0 = 0; whole && r0 < t.out_rows; r0 += kThreads >> t.out_lg) {
+    const int r = r0 + (tid >> t.out_lg), v = tid & ((1 << t.out_lg) - 1);
+
+    if (r < t.out_rows && s_oshift[r] == 0 && 16 * v < t.out_bytes)
+      *(uint4 *) (a.dst + (size_t) (t.y0 + r) * a.dst_pitch +
+          (size_t) t.x0 * PB + 16 * v) =
+          *(const uint4 *) (smem + sh.out + r * sh.out_stride + 16 * v);
+  }
+
+  /* the others, a warp per row: its aligned vectors, then the bytes at its
+   * ends */
   for (int r = tid / 32; r < t.out_rows; r += kThreads / 32) {
+    if (whole && s_oshift[r] == 0)
+      continue;
     uint8_t *d = a.dst + (size_t) (t.y0 + r) * a.dst_pitch +
         (size_t) t.x0 * PB;
     const int shift = s_oshift[r];
