@@ -4,27 +4,36 @@
  * samples (a whole number of pixels) and keeps everything in between in
  * shared memory:
  *
- * 1. stage_rows (): the input rows the tile needs, kTileRows + 2 radius_y of
- *    them, kChunkRows at a time, each extended by radius_x pixels on both
- *    sides, rows and columns mapped through the border. Inside the picture
- *    it copies 16-byte vectors: each shared row starts at the same address
- *    modulo 16 as its global row, so vector loads and stores are aligned
- *    whatever the pitch and plane pointer; the few bytes at the ends of a
- *    row, the border and the constant rows go byte by byte.
+ * 0. load_weights (): the weights, and where each output row starts modulo
+ *    16.
+ * 1. stage_row_info (), then stage_rows (): the input rows the tile needs,
+ *    kTileRows + 2 radius_y of them, kChunkRows at a time, each extended by
+ *    radius_x pixels on both sides, rows and columns mapped through the
+ *    border (worked out once per row). Each shared row starts at the same
+ *    address modulo 16 as its global row, so vector copies are aligned
+ *    whatever the pitch and plane pointer. Rows of tiles away from the
+ *    left and right edges are copied as whole 16-byte vectors, several rows
+ *    per warp, asynchronously (cp.async: the whole chunk in flight at once);
+ *    the others vector by vector with the few bytes at their ends, the
+ *    border and the constant rows byte by byte.
  * 2. rows_pass (): the horizontal correlation of each staged row (BOTH: the
  *    int32 intermediate with CF_STENCIL_INTER_BITS fraction bits;
  *    HORIZONTAL: the final samples; VERTICAL: the samples as they are) into
  *    the int32 tile s_inter, kTileRows + 2 radius_y rows of the tile's width.
  * 3. columns_pass (): the vertical correlation of s_inter (or nothing for
  *    HORIZONTAL), rounded and saturated, into the byte tile s_out.
- * 4. store_tile (): s_out to the output rows, 16-byte aligned vectors again,
+ * 4. store_tile (): s_out to the output rows, 16-byte aligned vectors again
+ *    (whole rows several to a warp where rows start and end on 16 bytes),
  *    bytes at the ends; nothing beyond the picture or a row's samples.
  *
  * In both passes a thread makes kM outputs along the axis from a window of
  * kM + taps - 1 inputs in registers (correlate ()): kM new loads and kM
  * weights per kM x kM multiply-adds, so shared-memory traffic stays well
- * below the arithmetic. The weights are copied to shared memory once per
- * block (a broadcast read). The arithmetic is cf_stencil_cpu ()'s and every
+ * below the arithmetic. Radii up to 8 run kernels compiled for radius 1,
+ * 2, 4 or 8 with the taps unrolled (shorter taps centred among zero
+ * weights, which add exact zeros); longer ones loop over the taps. The
+ * weights are copied to shared memory once per block (a broadcast read).
+ * The arithmetic is cf_stencil_cpu ()'s and every
  * sum is exact: int32 where stencil.h's bounds allow it (8-bit rows and
  * single-axis sums; the columns of BOTH when the plan's weights bound them
  * below 2^31), int64 otherwise, so the bytes agree.
@@ -36,11 +45,16 @@
  * Costs: the tile reads its 2 radius_y halo rows and 2 radius_x halo pixels
  * again from L2 (HBM traffic stays about one read and one write of the
  * frame), and the halo rows go through the horizontal pass again:
- * (kTileRows + 2 radius_y) / kTileRows of the horizontal arithmetic. Above a
- * few taps the arithmetic rather than the memory bounds the time: one int32
- * multiply-add per tap, sample and axis, which an H100 issues at 64 per
- * clock and SM (half its FP32 rate), so BOTH at radius 8 on 4K RGBA is some
- * 1.3e9 multiply-adds, about 85 us at the least (estimate, to be measured).
+ * (kTileRows + 2 radius_y) / kTileRows of the horizontal arithmetic. The
+ * kernel is bound by instruction issue, not memory: one int32 multiply-add
+ * per tap, sample and axis (the FMA pipe issues 64 per clock and SM, half
+ * the FP32 rate), plus some 50 instructions per sample of loads, rounding
+ * and stores. Measured on an H200 (bench-stencil, docs/PERFORMANCE.md),
+ * BOTH on 4K RGBA takes 88 us at radius 1 and 155 us at radius 8, where the
+ * 1.1e9 multiply-adds alone need 67 us; a copy of the frame takes 20 us.
+ * Going below that floor needs fewer instructions per multiply-add: the
+ * integer tensor-core MMA (8-bit samples against the weights split into
+ * bytes) is the next step.
  */
 #include "stencil.h"
 #include "cuda-common.cuh"
