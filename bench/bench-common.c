@@ -113,6 +113,54 @@ csv_field (const char *s, gboolean last)
   fputs (last ? "\"\n" : "\",", bench_csv);
 }
 
+void
+bench_table_header (const char *format, const char *const cols[10],
+    const char *csv_cols, const char *const meta[][2], guint n_meta)
+{
+  printf ("\n");
+  printf (format, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5],
+      cols[6], cols[7], cols[8], cols[9]);
+  if (!bench_csv)
+    return;
+  fprintf (bench_csv, "%s\n", csv_cols);
+  for (guint i = 0; i < n_meta; i++) {
+    fprintf (bench_csv, "\"meta\",\"%s\",,,,,,,,", meta[i][0]);
+    csv_field (meta[i][1], TRUE);
+  }
+}
+
+void
+bench_table_row (const char *format, const char *const f[10])
+{
+  printf (format, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8],
+      f[9]);
+  fflush (stdout);
+  if (bench_csv) {
+    for (int i = 0; i < 10; i++)
+      csv_field (strcmp (f[i], "-") ? f[i] : "", i == 9);
+    fflush (bench_csv);
+  }
+}
+
+gboolean
+bench_parse_options (const char *prog, const char *description,
+    const GOptionEntry * entries, int *argc, char ***argv)
+{
+  GOptionContext *ctx = g_option_context_new (description);
+  GError *err = NULL;
+  gboolean ok;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  ok = g_option_context_parse (ctx, argc, argv, &err);
+  if (!ok) {
+    fprintf (stderr, "%s: %s\n", prog, err->message);
+    g_error_free (err);
+  }
+  g_option_context_free (ctx);
+  return ok;
+}
+
 /* One line of the table and of the CSV; negative numbers are left empty. */
 void
 row (const char *section, const char *name, const char *format,
@@ -131,14 +179,7 @@ row (const char *section, const char *name, const char *format,
     f[5 + i] = b[i];
   }
   f[9] = note;
-  printf (ROW_FORMAT, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8],
-      f[9]);
-  fflush (stdout);
-  if (bench_csv) {
-    for (int i = 0; i < 10; i++)
-      csv_field (strcmp (f[i], "-") ? f[i] : "", i == 9);
-    fflush (bench_csv);
-  }
+  bench_table_row (ROW_FORMAT, f);
 }
 
 int
@@ -322,16 +363,12 @@ done:
 void
 table_header (const char *const meta[][2], guint n_meta)
 {
-  printf ("\n" ROW_FORMAT, "section", "case", "fmt", "size", "data",
-      "median_us", "min_us", "GB/s", "frames/s", "note");
-  if (!bench_csv)
-    return;
-  fputs ("section,case,format,size,data,median_us,min_us,gbps,fps,note\n",
-      bench_csv);
-  for (guint i = 0; i < n_meta; i++) {
-    fprintf (bench_csv, "\"meta\",\"%s\",,,,,,,,", meta[i][0]);
-    csv_field (meta[i][1], TRUE);
-  }
+  static const char *const cols[10] = { "section", "case", "fmt", "size",
+    "data", "median_us", "min_us", "GB/s", "frames/s", "note"
+  };
+
+  bench_table_header (ROW_FORMAT, cols, "section,case,format,size,data,"
+      "median_us,min_us,gbps,fps,note", meta, n_meta);
 }
 
 /* Runs appsrc ! @element ! [@out_caps !] fakesink with @frames frames of

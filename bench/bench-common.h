@@ -41,6 +41,16 @@ extern int bench_exit_status;   /* 2 once a check or a run failed */
 /* Prints the table's header, and the CSV's with @meta's (name, value)
  * pairs as rows of section "meta". */
 void table_header (const char *const meta[][2], guint n_meta);
+/* The same for a table of another shape: ten columns printed with @format
+ * (printf, ten %s), @csv_cols the CSV's header line. */
+void bench_table_header (const char *format, const char *const cols[10],
+    const char *csv_cols, const char *const meta[][2], guint n_meta);
+/* One row of such a table: stdout, and the CSV ("-" empty there). */
+void bench_table_row (const char *format, const char *const f[10]);
+/* Parses the command line with @entries and GStreamer's options; FALSE
+ * (and a line on stderr naming @prog) on an error. */
+gboolean bench_parse_options (const char *prog, const char *description,
+    const GOptionEntry * entries, int *argc, char ***argv);
 /* One row; negative numbers print as "-". */
 void row (const char *section, const char *name, const char *format,
     const char *size, const char *data, double median_us, double min_us,

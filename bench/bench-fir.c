@@ -82,30 +82,14 @@ static const int buffer_frames[] = { 480, 1024, 4096 };
 /* ---------------------------------------------------------------- rows */
 
 static void
-csv_field (const char *s, gboolean last)
-{
-  fputc ('"', bench_csv);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc ('"', bench_csv);
-    fputc (*s, bench_csv);
-  }
-  fputs (last ? "\"\n" : "\",", bench_csv);
-}
-
-static void
 fir_header (const char *const meta[][2], guint n_meta)
 {
-  printf ("\n" TABLE_FORMAT, "section", "case", "ch", "taps", "frames",
-      "median_us", "p99_us", "RTF", "reported_us", "note");
-  if (!bench_csv)
-    return;
-  fputs ("section,case,channels,taps,frames,median_us,p99_us,rtf,"
-      "reported_us,note\n", bench_csv);
-  for (guint i = 0; i < n_meta; i++) {
-    fprintf (bench_csv, "\"meta\",\"%s\",,,,,,,,", meta[i][0]);
-    csv_field (meta[i][1], TRUE);
-  }
+  static const char *const cols[10] = { "section", "case", "ch", "taps",
+    "frames", "median_us", "p99_us", "RTF", "reported_us", "note"
+  };
+
+  bench_table_header (TABLE_FORMAT, cols, "section,case,channels,taps,frames,"
+      "median_us,p99_us,rtf,reported_us,note", meta, n_meta);
 }
 
 /* One row; negative numbers print as "-" (empty in the CSV). */
@@ -137,14 +121,7 @@ fir_row (const char *section, const char *name, int channels, int taps,
   f[7] = b[2];
   f[8] = b[3];
   f[9] = note;
-  printf (TABLE_FORMAT, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8],
-      f[9]);
-  fflush (stdout);
-  if (bench_csv) {
-    for (int i = 0; i < 10; i++)
-      csv_field (strcmp (f[i], "-") ? f[i] : "", i == 9);
-    fflush (bench_csv);
-  }
+  bench_table_row (TABLE_FORMAT, f);
 }
 
 static double
@@ -683,22 +660,14 @@ pipelines (GRand * rand, int frames)
 int
 main (int argc, char **argv)
 {
-  GOptionContext *ctx;
-  GError *err = NULL;
   struct cudaDeviceProp prop;
   GRand *rand = g_rand_new_with_seed (20240601);
   gchar *date, *commit, *gst_version, *cores;
   int iters, warmup, frames;
 
-  ctx = g_option_context_new ("- time the cudaaudiofir kernel, its round "
-      "trip, the element, and audiofirfilter");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_group (ctx, gst_init_get_option_group ());
-  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
-    fprintf (stderr, "bench-fir: %s\n", err->message);
+  if (!bench_parse_options ("bench-fir", "- time the cudaaudiofir kernel, its round "
+      "trip, the element, and audiofirfilter", entries, &argc, &argv))
     return 1;
-  }
-  g_option_context_free (ctx);
   iters = opt_iters > 0 ? opt_iters : opt_quick ? 20 : 200;
   warmup = opt_quick ? 3 : 20;
   frames = opt_buffer_frames > 0 ? opt_buffer_frames : 1024;

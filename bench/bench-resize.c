@@ -269,23 +269,15 @@ main (int argc, char **argv)
     {3840, 2160, 1920, 1080}, {1920, 1080, 3840, 2160}, {1920, 1080, 1280, 720},
   };
   static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_NV12 };
-  GOptionContext *ctx;
-  GError *err = NULL;
   struct cudaDeviceProp prop;
   GRand *rand = g_rand_new_with_seed (20240601);
   gchar *date, *commit, *gst_version, *cores;
   int iters, warmup, frames;
   guint default_fif = 2;
 
-  ctx = g_option_context_new ("- time the cudaresize kernel, its memory "
-      "ceiling, the element and videoscale");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_group (ctx, gst_init_get_option_group ());
-  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
-    fprintf (stderr, "bench-resize: %s\n", err->message);
+  if (!bench_parse_options ("bench-resize", "- time the cudaresize kernel, its memory "
+      "ceiling, the element and videoscale", entries, &argc, &argv))
     return 1;
-  }
-  g_option_context_free (ctx);
   iters = opt_iters > 0 ? opt_iters : opt_quick ? 20 : 200;
   warmup = opt_quick ? 3 : 20;
   frames = opt_frames > 0 ? opt_frames : opt_quick ? 40 : 600;

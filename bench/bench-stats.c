@@ -419,22 +419,14 @@ bench_pipelines (GRand * rand, int frames, int cpu_frames)
 int
 main (int argc, char **argv)
 {
-  GOptionContext *ctx;
-  GError *err = NULL;
   struct cudaDeviceProp prop;
   GstElement *element = NULL;
   GRand *rand = g_rand_new_with_seed (20240601);
   gchar *date, *commit, *gst_version;
   int iters, warmup, frames;
 
-  ctx = g_option_context_new ("- time the cudastats kernel, its CUB peer and the element");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_group (ctx, gst_init_get_option_group ());
-  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
-    fprintf (stderr, "bench-stats: %s\n", err->message);
+  if (!bench_parse_options ("bench-stats", "- time the cudastats kernel, its CUB peer and the element", entries, &argc, &argv))
     return 1;
-  }
-  g_option_context_free (ctx);
   iters = opt_iters > 0 ? opt_iters : opt_quick ? 20 : 200;
   warmup = opt_quick ? 3 : 20;
   frames = opt_frames > 0 ? opt_frames : opt_quick ? 40 : 600;

@@ -367,8 +367,6 @@ bench_pipelines (GRand * rand, int frames, int cpu_frames, guint default_fif,
 int
 main (int argc, char **argv)
 {
-  GOptionContext *ctx;
-  GError *err = NULL;
   struct cudaDeviceProp prop;
   GRand *rand = g_rand_new_with_seed (20240601);
   gchar *date, *commit, *gst_version, *cores;
@@ -377,15 +375,9 @@ main (int argc, char **argv)
   gboolean have_element = FALSE;
   double imad_peak;
 
-  ctx = g_option_context_new ("- time the cudastencil kernels against a "
-      "copy ceiling, and the element");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_group (ctx, gst_init_get_option_group ());
-  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
-    fprintf (stderr, "bench-stencil: %s\n", err->message);
+  if (!bench_parse_options ("bench-stencil", "- time the cudastencil kernels against a "
+      "copy ceiling, and the element", entries, &argc, &argv))
     return 1;
-  }
-  g_option_context_free (ctx);
   iters = opt_iters > 0 ? opt_iters : opt_quick ? 20 : 200;
   warmup = opt_quick ? 3 : 20;
   frames = opt_frames > 0 ? opt_frames : opt_quick ? 40 : 600;
