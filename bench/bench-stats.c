@@ -55,51 +55,17 @@ static GOptionEntry entries[] = {
 
 /* ------------------------------------------------------- device frames */
 
-/* @n frames of one format in one allocation, planes 256-byte aligned with
- * dense rows; @host holds one frame with the same layout. */
-typedef struct {
-  CfFormat format;
-  int width, height, n;
-  size_t offset[CF_MAX_PLANES], pitch[CF_MAX_PLANES];
-  size_t stride;                /* bytes from one frame to the next */
-  size_t bytes;                 /* sample bytes of a frame: what GB/s counts */
-  uint8_t *d_base, *host;
-} FrameSet;
+/* bench-common's frame sets: at least 4 frames, and together 3 times the
+ * L2. */
+typedef BenchFrames FrameSet;
 
 static void
 frameset_init (FrameSet * fs, CfFormat format, int width, int height,
     size_t l2_bytes)
 {
-  memset (fs, 0, sizeof (*fs));
-  fs->format = format;
-  fs->width = width;
-  fs->height = height;
-  for (int p = 0; p < cf_format_info (format)->n_planes; p++) {
-    const size_t plane = cf_plane_row_bytes (format, p, width)
-        * cf_plane_height (format, p, height);
-    fs->offset[p] = fs->stride;
-    fs->pitch[p] = cf_plane_row_bytes (format, p, width);
-    fs->bytes += plane;
-    fs->stride += (plane + 255) & ~(size_t) 255;
-  }
-  /* at least 4 frames, and together 3 times the L2 */
-  fs->n = MAX (4, (int) ((3 * l2_bytes + fs->stride - 1) / fs->stride));
-  CHECK_CUDA (cudaMalloc ((void **) &fs->d_base, fs->n * fs->stride));
-  fs->host = g_malloc (fs->stride);
-}
-
-/* Frame @i of @fs, or the host copy for @i < 0. */
-static CfImage
-frame_image (const FrameSet * fs, int i)
-{
-  CfImage img = { fs->format, fs->width, fs->height };
-  uint8_t *base = i < 0 ? fs->host : fs->d_base + i * fs->stride;
-
-  for (int p = 0; p < cf_format_info (fs->format)->n_planes; p++) {
-    img.data[p] = base + fs->offset[p];
-    img.pitch[p] = fs->pitch[p];
-  }
-  return img;
+  bench_frames_layout (fs, format, width, height);
+  bench_frames_alloc (fs, MAX (4, (int) ((3 * l2_bytes + fs->stride - 1) /
+              fs->stride)));
 }
 
 /* Uploads random frames (each its own bytes) or one solid colour to every
@@ -150,7 +116,7 @@ launch (const void *work, int frame)
   if (w->what == WORK_ATOMICS)
     return ceiling_atomics (cf_format_info (w->fs->format)->n_channels,
         w->bytes, w->d_sink, bench_stream);
-  img = frame_image (w->fs, frame);
+  img = bench_frames_image (w->fs, frame);
   if (w->what == WORK_READ)
     return ceiling_read (&img, w->d_sink, bench_stream);
   if (w->what == WORK_CUB)
@@ -236,7 +202,7 @@ bench_kernel_case (CfFormat format, int width, int height, size_t l2_bytes,
     CHECK_CUDA (cudaMemcpyAsync (&gpu, w.d_result, sizeof (gpu),
             cudaMemcpyDeviceToHost, bench_stream));
     CHECK_CUDA (cudaStreamSynchronize (bench_stream));
-    img = frame_image (&fs, -1);
+    img = bench_frames_image (&fs, -1);
     cf_stats_cpu (&img, &ref);
     check_row ("kernel == cf_stats_cpu", &fs, data, &gpu, &ref);
     w.what = WORK_CUB;
@@ -282,8 +248,7 @@ bench_kernel_case (CfFormat format, int width, int height, size_t l2_bytes,
   CHECK_CUDA (cudaFree (w.d_sink));
   CHECK_CUDA (cudaFree (w.d_result));
   CHECK_CUDA (cudaFree (w.d_ws));
-  CHECK_CUDA (cudaFree (fs.d_base));
-  g_free (fs.host);
+  bench_frames_free (&fs);
 }
 
 static void

@@ -105,6 +105,18 @@ cf_check_padded_frame_new (const GstVideoInfo * info, gint extra_stride,
   return buf;
 }
 
+/* Tears down @h and lets go of @bus (may be NULL), the bus set on its
+ * element: the messages left hold the element, which holds the bus. */
+static inline void
+cf_check_harness_free (GstHarness * h, GstBus * bus)
+{
+  gst_harness_teardown (h);
+  if (bus) {
+    gst_bus_set_flushing (bus, TRUE);
+    gst_object_unref (bus);
+  }
+}
+
 /* Sends EOS, then pulls @n buffers, calling @check (buffer, index) on each
  * in order, and fails if fewer or more come out. */
 static inline void

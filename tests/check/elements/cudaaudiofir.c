@@ -227,16 +227,6 @@ harness_new (const Format * f, gint channels, GstBus ** bus,
   return h;
 }
 
-static void
-harness_free (GstHarness * h, GstBus * bus)
-{
-  gst_harness_teardown (h);
-  if (bus) {
-    gst_bus_set_flushing (bus, TRUE);
-    gst_object_unref (bus);
-  }
-}
-
 /* Pushes frames first .. first + n - 1 of @data as one buffer, timed and
  * numbered as those frames of a stream that starts at @start. */
 static void
@@ -354,7 +344,7 @@ run_stream (GstHarness * h, const Format * f, gint channels,
   pull_output (h, bpf, &out, n);
   fail_unless_equals_uint64 (out.frames, n);
   fail_unless (gst_harness_try_pull (h) == NULL, "more frames than went in");
-  harness_free (h, NULL);
+  cf_check_harness_free (h, NULL);
   got = g_malloc (out.data->len + 1);
   memcpy (got, out.data->data, out.data->len);
   output_clear (&out);
@@ -615,7 +605,7 @@ GST_START_TEST (test_discont)
       nb, "after the discontinuity");
   output_clear (&out_a);
   output_clear (&out_b);
-  harness_free (h, NULL);
+  cf_check_harness_free (h, NULL);
   g_free (taps);
   g_free (ts);
   g_free (a);
@@ -664,7 +654,7 @@ GST_START_TEST (test_flush)
 
   output_clear (&out_a);
   output_clear (&out_b);
-  harness_free (h, NULL);
+  cf_check_harness_free (h, NULL);
   g_free (taps);
   g_free (ts);
   g_free (a);
@@ -712,7 +702,7 @@ GST_START_TEST (test_latency_query)
   push_frames (h, in, bpf, 0, 10, 0, FALSE);
   fail_unless_equals_clocktime (gst_harness_query_latency (h),
       20 * GST_MSECOND);
-  harness_free (h, NULL);
+  cf_check_harness_free (h, NULL);
   g_free (caps);
   g_free (in);
 }
@@ -894,7 +884,7 @@ GST_START_TEST (test_unsupported_caps)
   fail_unless_equals_int (gst_harness_push (h,
           gst_buffer_new_allocate (NULL, 1200, NULL)), GST_FLOW_NOT_NEGOTIATED);
   fail_unless_equals_int (gst_harness_buffers_received (h), 0);
-  harness_free (h, NULL);
+  cf_check_harness_free (h, NULL);
 }
 
 GST_END_TEST;
@@ -942,7 +932,7 @@ GST_START_TEST (test_bad_settings)
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   fail_unless (msg == NULL, "a second error message");
   fail_unless_equals_int (gst_harness_buffers_received (h), 0);
-  harness_free (h, bus);
+  cf_check_harness_free (h, bus);
 }
 
 GST_END_TEST;
@@ -1029,7 +1019,7 @@ GST_START_TEST (test_changes_while_playing)
   output_clear (&out_a);
   output_clear (&out_b);
   output_clear (&out_cd);
-  harness_free (h, bus);
+  cf_check_harness_free (h, bus);
   g_free (a);
   g_free (b);
   g_free (c);
@@ -1075,7 +1065,7 @@ GST_START_TEST (test_misaligned)
   fail_unless_equals_uint64 (out.frames, n);
   assert_samples (f, channels, out.data->data, want, n, "misaligned");
   output_clear (&out);
-  harness_free (h, NULL);
+  cf_check_harness_free (h, NULL);
   g_free (taps);
   g_free (ts);
   g_free (in);

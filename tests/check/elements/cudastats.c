@@ -97,17 +97,6 @@ harness_for (GstElement * e, GstBus ** bus, const GstVideoInfo * info)
   return h;
 }
 
-static void
-harness_free (GstHarness * h, GstBus * bus)
-{
-  gst_harness_teardown (h);
-  if (bus) {
-    /* the messages left hold the element, which holds the bus */
-    gst_bus_set_flushing (bus, TRUE);
-    gst_object_unref (bus);
-  }
-}
-
 /* Sets every sample of component c to a known value (GStreamer's component
  * order is the channel order: R G B A, Y U V, gray) and fills in the
  * statistics that follow, by hand. */
@@ -442,7 +431,7 @@ GST_START_TEST (test_formats)
     check_stats_message (l->data, &want, fc->names, TRUE);
   }
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
-  harness_free (h, bus);
+  cf_check_harness_free (h, bus);
 }
 
 GST_END_TEST;
@@ -464,7 +453,7 @@ GST_START_TEST (test_unsupported_caps)
             gst_buffer_new_allocate (NULL, 32 * 24 * 2, NULL)),
         GST_FLOW_NOT_NEGOTIATED);
     fail_unless_equals_int (gst_harness_buffers_received (h), 0);
-    harness_free (h, NULL);
+    cf_check_harness_free (h, NULL);
   }
 }
 
@@ -553,7 +542,7 @@ GST_START_TEST (test_message_fields)
     gst_message_unref (msg);
   }
   gst_buffer_unref (buf);
-  harness_free (h, bus);
+  cf_check_harness_free (h, bus);
 }
 
 GST_END_TEST;
@@ -586,7 +575,7 @@ GST_START_TEST (test_interval)
     check_stats_message (l->data, &want, names, TRUE);
   }
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
-  harness_free (h, bus);
+  cf_check_harness_free (h, bus);
 }
 
 GST_END_TEST;
@@ -635,7 +624,7 @@ GST_START_TEST (test_frames_in_flight)
   gst_event_unref (ev);
   g_string_free (log, TRUE);
   g_string_free (want, TRUE);
-  harness_free (h, NULL);
+  cf_check_harness_free (h, NULL);
 }
 
 GST_END_TEST;
@@ -676,7 +665,7 @@ GST_START_TEST (test_flush)
     gst_buffer_unref (out);
   }
   fail_unless_equals_int (after, 3);
-  harness_free (h, NULL);
+  cf_check_harness_free (h, NULL);
 }
 
 GST_END_TEST;
@@ -743,7 +732,7 @@ GST_START_TEST (test_renegotiation)
   fail_unless_equals_int (sent[0].stats.n_channels, 4);
   fail_unless_equals_int (sent[5].stats.n_channels, 3);
   g_string_free (log, TRUE);
-  harness_free (h, NULL);
+  cf_check_harness_free (h, NULL);
 }
 
 GST_END_TEST;
@@ -770,7 +759,7 @@ GST_START_TEST (test_backends)
     count_messages (bus, &warnings, &errors);
     fail_unless_equals_int (warnings, k == 1 && !cf_test_cuda_works ());
     fail_unless_equals_int (errors, 0);
-    harness_free (h, bus);
+    cf_check_harness_free (h, bus);
   }
 
   if (cf_test_cuda_works ())
@@ -815,7 +804,7 @@ GST_START_TEST (test_latency)
     fail_unless_equals_clocktime (min, 10 * GST_MSECOND + ours);
     fail_unless_equals_clocktime (max, GST_CLOCK_TIME_NONE);
     gst_query_unref (q);
-    harness_free (h, NULL);
+    cf_check_harness_free (h, NULL);
   }
 }
 
@@ -855,7 +844,7 @@ GST_START_TEST (test_padded_strides)
   push_frame (h, &info, cf_check_frame_new (&layout, prng, 0, FRAME_DURATION,
           TRUE), 0);
   cf_check_eos_and_pull (h, check_output, 1);
-  harness_free (h, NULL);
+  cf_check_harness_free (h, NULL);
 }
 
 GST_END_TEST;
