@@ -5,6 +5,9 @@
 
 #include "gstcfbackend.h"
 
+GST_DEBUG_CATEGORY_STATIC (gst_cf_backend_debug);
+#define GST_CAT_DEFAULT gst_cf_backend_debug
+
 GType
 gst_cf_backend_get_type (void)
 {
@@ -19,6 +22,8 @@ gst_cf_backend_get_type (void)
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstCfBackend", values);
     gst_type_mark_as_plugin_api (t, 0);
+    GST_DEBUG_CATEGORY_INIT (gst_cf_backend_debug, "cfbackend", 0,
+        "gst-cudafilters backend choice");
     g_once_init_leave (&type, t);
   }
   return type;
@@ -28,8 +33,9 @@ void
 gst_cf_backend_install_properties (GObjectClass * klass, guint prop_backend,
     guint prop_device_id)
 {
-  /**
-   * GstCfBaseFilter:backend:
+  GType backend_type = GST_TYPE_CF_BACKEND;     /* and the debug category */
+
+  /* backend (on every element of the project, video or audio):
    *
    * Where frames are processed: `auto` uses CUDA when a device works and
    * otherwise the CPU (posting one warning message); `cuda` fails to start
@@ -39,11 +45,10 @@ gst_cf_backend_install_properties (GObjectClass * klass, guint prop_backend,
   g_object_class_install_property (klass, prop_backend,
       g_param_spec_enum ("backend", "Backend",
           "Where frames are processed (both give identical results)",
-          GST_TYPE_CF_BACKEND, GST_CF_DEFAULT_BACKEND,
+          backend_type, GST_CF_DEFAULT_BACKEND,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
-  /**
-   * GstCfBaseFilter:cuda-device-id:
+  /* cuda-device-id:
    *
    * The CUDA device to use, as nvcodec's elements name it; -1 takes the
    * first device.

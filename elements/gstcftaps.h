@@ -14,9 +14,10 @@ G_BEGIN_DECLS
 #define GST_CF_TAPS_ERROR (gst_cf_taps_error_quark ())
 GQuark gst_cf_taps_error_quark (void);
 
-/* Parses @s into a new array of doubles (1 .. @max_taps of them, each
- * finite). Returns NULL with @error set (GST_CF_TAPS_ERROR, code 0) naming
- * what is wrong; an empty or NULL @s gives an empty array. */
+/* Parses @s into a new array of doubles (at most @max_taps of them, each
+ * finite; an empty or NULL @s gives an empty array, which callers refuse
+ * where they need taps). Returns NULL with @error set (GST_CF_TAPS_ERROR,
+ * code 0) naming what is wrong. */
 GArray *gst_cf_taps_parse (const gchar * s, guint max_taps, GError ** error);
 
 /* The taps as a string that gst_cf_taps_parse () reads back to the same

@@ -571,7 +571,14 @@ drain (GstCudaAudioFir * self)
 
   GST_DEBUG_OBJECT (self, "draining %" G_GUINT64_FORMAT " frames", owed);
   outbuf = gst_buffer_new_allocate (NULL, owed * self->bpf, NULL);
-  gst_buffer_map (outbuf, &map, GST_MAP_WRITE);
+  if (!outbuf || !gst_buffer_map (outbuf, &map, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Could not allocate "
+            "the tail of the stream"), ("%" G_GUINT64_FORMAT " frames of %" G_GSIZE_FORMAT " "
+            "bytes (latency %" G_GUINT64_FORMAT ")", owed, self->bpf,
+            latency));
+    gst_clear_buffer (&outbuf);
+    return GST_FLOW_ERROR;
+  }
   tmp = g_malloc (MIN (latency, DRAIN_CHUNK) * self->bpf);
   for (fed = 0; ok && fed < latency; fed += n) {
     const guint64 k = self->frames_in + fed;    /* output frame of tmp[0] */
@@ -633,6 +640,10 @@ apply_changes (GstCudaAudioFir * self)
   GST_DEBUG_OBJECT (self, "new filter: draining the old one");
   ret = drain (self);
   if (ret != GST_FLOW_OK) {
+    /* not taken up yet: the next buffer tries again */
+    GST_OBJECT_LOCK (self);
+    self->changed = TRUE;
+    GST_OBJECT_UNLOCK (self);
     g_array_unref (taps);
     return ret;
   }
@@ -892,8 +903,8 @@ gst_cuda_audio_fir_set_property (GObject * object, guint prop_id,
     taps = gst_cf_taps_parse (g_value_get_string (value), CF_FIR_MAX_TAPS,
         &err);
     if (!taps) {
-      g_warning ("%s: %s; the taps stay as they were", GST_OBJECT_NAME (self),
-          err->message);
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("Invalid taps, keeping "
+              "the previous ones"), ("taps %s", err->message));
       g_error_free (err);
       return;
     }

@@ -21,10 +21,10 @@
  * gaussian gives the 2D gaussian, a box the 2D box, and sharpen the product
  * of two 1D unsharp masks (a close, separable stand-in for the 2D one).
  *
- * Every property can change while PLAYING; the next frame uses it. Settings
- * that make no filter (taps summing to 0 with `normalize`, an even number of
- * taps, a gain above 64, ...) fail negotiation with an error; changed while
- * PLAYING, they post a warning and the previous filter stays.
+ * Every filter property can change while PLAYING; the next frame uses it.
+ * Settings that make no filter (taps summing to 0 with `normalize`, an even
+ * number of taps, a gain above 64, ...) fail negotiation with an error;
+ * changed while PLAYING, they post a warning and the previous filter stays.
  *
  * ## Example launch lines
  * |[
@@ -103,6 +103,7 @@ struct _GstCudaStencil
   gchar *border_value_string;
   gboolean filter_alpha;
   gboolean changed;             /* since the plan was made */
+  gboolean settings_error;      /* the settings' error is posted */
 
   /* streaming thread */
   CfStencilPlan plan;
@@ -252,17 +253,20 @@ plan_from_properties (GstCudaStencil * self, CfFormat format, gint width,
   axis.taps = taps;
   params.x = params.y = axis;
 
-  if (!self->border_value) {
+  /* border-value counts only for border constant */
+  if (self->border == CF_STENCIL_CONSTANT && !self->border_value) {
     *why = list_error ("border-value", self->border_value_string);
     goto done;
   }
-  if (self->border_value->len > CF_MAX_CHANNELS) {
+  if (self->border == CF_STENCIL_CONSTANT &&
+      self->border_value->len > CF_MAX_CHANNELS) {
     *why = g_strdup_printf ("border-value has %u values, at most %d",
         self->border_value->len, CF_MAX_CHANNELS);
     goto done;
   }
-  for (i = 0; i < CF_MAX_CHANNELS; i++) {
+  for (i = 0; self->border == CF_STENCIL_CONSTANT && i < CF_MAX_CHANNELS; i++) {
     const GArray *bv = self->border_value;
+    /* a short list: its last value for the channels after it */
     gdouble v = bv->len == 0 ? 0 : g_array_index (bv, gdouble,
         MIN (i, bv->len - 1));
 
@@ -285,12 +289,18 @@ done:
   return ok;
 }
 
-/* Makes the plan (and its launch-ready copy) from the properties. At
- * negotiation (@negotiating) settings that make no filter are an error;
- * later, changed while playing, a warning that keeps the previous filter.
- * The device plan holds no device memory and launches copy its weights, so
- * frames in flight need not finish first. */
-static gboolean
+typedef enum
+{
+  PLAN_NEW,                     /* made from the properties */
+  PLAN_KEPT,                    /* bad settings while playing: the old one */
+  PLAN_FAILED,                  /* bad settings at negotiation */
+} PlanResult;
+
+/* Makes the plan from the properties. At negotiation (@negotiating)
+ * settings that make no filter are an error (posted once while they stay
+ * wrong, however often upstream retries); later, changed while playing, a
+ * warning that keeps the previous filter. */
+static PlanResult
 make_plan (GstCudaStencil * self, gboolean negotiating)
 {
   GstCfBaseFilter *base = GST_CF_BASE_FILTER (self);
@@ -301,46 +311,62 @@ make_plan (GstCudaStencil * self, gboolean negotiating)
   if (!plan_from_properties (self, gst_cf_base_filter_get_format (base),
           GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), &plan,
           &why)) {
-    if (negotiating)
+    if (negotiating && !self->settings_error)
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Invalid filter settings"),
           ("%s", why));
-    else
+    else if (!negotiating)
       GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("Invalid filter "
               "settings, keeping the previous filter"), ("%s", why));
+    self->settings_error = negotiating;
     g_free (why);
-    return !negotiating;
+    return negotiating ? PLAN_FAILED : PLAN_KEPT;
   }
+  self->settings_error = FALSE;
   clear_plan (self);
   self->plan = plan;
   self->have_plan = TRUE;
   GST_DEBUG_OBJECT (self, "direction %d, radius %d x %d, border %d",
       plan.direction, plan.radius_x, plan.radius_y, plan.border);
-#ifdef HAVE_CUDA
-  if (gst_cf_base_filter_uses_cuda (base) &&
-      !GST_CF_CUDA_OK (self, cf_stencil_device_plan_new (&self->plan,
-              &self->d_plan)))
-    return FALSE;
-#endif
-  return TRUE;
+  return PLAN_NEW;
 }
 
-/* The plan for the next frame: made anew when a property changed. */
+/* TRUE when a property changed since the plan was made. */
 static gboolean
-ensure_plan (GstCudaStencil * self)
+plan_changed (GstCudaStencil * self)
 {
   gboolean changed;
 
   GST_OBJECT_LOCK (self);
   changed = self->changed;
   GST_OBJECT_UNLOCK (self);
-  return !changed || make_plan (self, FALSE);
+  return changed;
 }
+
+#ifdef HAVE_CUDA
+/* The launch-ready copy of the plan. It holds no device memory and
+ * launches copy its weights, so frames in flight need not finish first. */
+static cudaError_t
+make_device_plan (GstCudaStencil * self)
+{
+  g_clear_pointer (&self->d_plan, cf_stencil_device_plan_free);
+  return cf_stencil_device_plan_new (&self->plan, &self->d_plan);
+}
+#endif
 
 static gboolean
 gst_cuda_stencil_set_info (GstCfBaseFilter * base, const GstVideoInfo * in,
     const GstVideoInfo * out)
 {
-  return make_plan (GST_CUDA_STENCIL (base), TRUE);
+  GstCudaStencil *self = GST_CUDA_STENCIL (base);
+
+  if (make_plan (self, TRUE) != PLAN_NEW)
+    return FALSE;
+#ifdef HAVE_CUDA
+  if (gst_cf_base_filter_uses_cuda (base) &&
+      !GST_CF_CUDA_OK (self, make_device_plan (self)))
+    return FALSE;
+#endif
+  return TRUE;
 }
 
 #ifdef HAVE_CUDA
@@ -349,9 +375,12 @@ gst_cuda_stencil_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 {
   GstCudaStencil *self = GST_CUDA_STENCIL (base);
 
-  /* an error is already posted when ensure_plan () fails */
-  if (!ensure_plan (self))
-    return cudaErrorInvalidValue;
+  cudaError_t err;
+
+  /* the base class posts a CUDA error */
+  if (plan_changed (self) && make_plan (self, FALSE) == PLAN_NEW &&
+      (err = make_device_plan (self)) != cudaSuccess)
+    return err;
   return cf_stencil_cuda (self->d_plan, &slot->d_image, &slot->d_out, NULL,
       slot->stream);
 }
@@ -363,8 +392,8 @@ gst_cuda_stencil_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
 {
   GstCudaStencil *self = GST_CUDA_STENCIL (base);
 
-  if (!ensure_plan (self))
-    return FALSE;
+  if (plan_changed (self))
+    make_plan (self, FALSE);    /* bad settings: the previous filter */
   if (cf_stencil_cpu (&self->plan, image, out) != 0) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not filter a frame"),
         ("out of memory, or a frame that does not match the caps"));
@@ -380,6 +409,7 @@ gst_cuda_stencil_stop (GstBaseTransform * trans)
       GST_BASE_TRANSFORM_CLASS (gst_cuda_stencil_parent_class)->stop (trans);
 
   clear_plan (GST_CUDA_STENCIL (trans));
+  GST_CUDA_STENCIL (trans)->settings_error = FALSE;
   return ok;
 }
 
@@ -615,8 +645,9 @@ gst_cuda_stencil_class_init (GstCudaStencilClass * klass)
    *
    * The samples beyond the edges for border `constant`, per channel in the
    * order R, G, B, A (or Y, U, V; or gray), in sample units (0 .. 255, or
-   * 0 .. 65535 for 16-bit formats): "16,128,128" is black in YUV; one value
-   * is used for every channel; empty is 0.
+   * 0 .. 65535 for 16-bit formats): "16,128,128" is black in YUV; a
+   * shorter list gives its last value to the channels after it (one value:
+   * every channel); empty is 0. Only border `constant` reads it.
    */
   g_object_class_install_property (gobject_class, PROP_BORDER_VALUE,
       g_param_spec_string ("border-value", "Border value",

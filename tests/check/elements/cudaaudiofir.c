@@ -937,22 +937,40 @@ GST_START_TEST (test_bad_settings)
 
 GST_END_TEST;
 
-/* Unparsable taps are refused with a warning and change nothing. */
+/* Unparsable taps are refused with a warning message naming the cause and
+ * change nothing. */
 GST_START_TEST (test_bad_taps)
 {
   static const gchar *bad[] = { "1,x", "<1, 2", "1 2 >", "1,nan", "<1> 2" };
   GstElement *e = gst_element_factory_make ("cudaaudiofir", NULL);
+  GstBus *bus = gst_bus_new ();
   gchar *s = NULL;
   guint i;
 
   fail_unless (e != NULL);
+  gst_element_set_bus (e, bus);
   g_object_set (e, "taps", "0.5", NULL);
   for (i = 0; i < G_N_ELEMENTS (bad); i++) {
-    ASSERT_WARNING (g_object_set (e, "taps", bad[i], NULL));
+    GstMessage *msg;
+    GError *err = NULL;
+    gchar *debug = NULL;
+
+    g_object_set (e, "taps", bad[i], NULL);
     g_object_get (e, "taps", &s, NULL);
     fail_unless_equals_string (s, "<0.5>");
     g_free (s);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+    fail_unless (msg != NULL, "taps=%s: no warning", bad[i]);
+    gst_message_parse_warning (msg, &err, &debug);
+    fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+            GST_LIBRARY_ERROR_SETTINGS));
+    fail_unless (debug && strstr (debug, bad[i]) != NULL, "\"%s\"", debug);
+    g_clear_error (&err);
+    g_free (debug);
+    gst_message_unref (msg);
   }
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
   gst_object_unref (e);
 }
 

@@ -403,8 +403,9 @@ GST_START_TEST (test_box_constant)
 
 GST_END_TEST;
 
-/* The derivative of a ramp rising by 2 per sample is 1 (half the central
- * difference) inside, and 1/2, rounded up, at clamped edges... by hand. */
+/* The derivative of a ramp rising by 2 per sample is 2 inside (half the
+ * central difference over 2 samples), 1 at clamped edges and 0 at mirrored
+ * ones, by hand. */
 GST_START_TEST (test_derivative_ramp)
 {
   guint8 in[16 * 3], want_h[16 * 3], want_v[3 * 16];
@@ -639,7 +640,8 @@ GST_START_TEST (test_bad_settings)
 
   for (k = 0; k < G_N_ELEMENTS (bad); k++) {
     Settings good = { CF_STENCIL_BOTH, CF_STENCIL_PRESET_BOX, 2, 1, 1, NULL,
-      TRUE, CF_STENCIL_MIRROR, {0,}, FALSE
+      TRUE, g_str_equal (bad[k].prop, "border-value") ? CF_STENCIL_CONSTANT :
+          CF_STENCIL_MIRROR, {0,}, FALSE
     };
     GstBus *bus = gst_bus_new ();
     GstVideoInfo info;
@@ -671,6 +673,13 @@ GST_START_TEST (test_bad_settings)
     g_clear_error (&err);
     g_clear_pointer (&debug, g_free);
     gst_message_unref (msg);
+    /* once, however often upstream tries the caps again */
+    fail_unless_equals_int (gst_harness_push (h, cf_check_frame_new (&info,
+                prng, FRAME_DURATION, FRAME_DURATION, FALSE)),
+        GST_FLOW_NOT_NEGOTIATED);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (msg == NULL, "%s=%s: the error came twice", bad[k].prop,
+        bad[k].value);
     gst_element_set_bus (h->element, NULL);
     gst_harness_teardown (h);
     gst_object_unref (bus);
@@ -705,6 +714,30 @@ GST_START_TEST (test_bad_settings)
     gst_element_set_bus (h->element, NULL);
     gst_harness_teardown (h);
     gst_object_unref (bus);
+  }
+}
+
+GST_END_TEST;
+
+/* border-value is read by border constant only: a value out of range (or
+ * no list at all) with another border filters as if it were not set. */
+GST_START_TEST (test_border_value_unused)
+{
+  static const gchar *values[] = { "300", "1,x" };
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (values); k++) {
+    Settings s = { CF_STENCIL_BOTH, CF_STENCIL_PRESET_GAUSSIAN, 2, 1, 1, NULL,
+      TRUE, CF_STENCIL_WRAP, {0,}, FALSE
+    };
+    GstVideoInfo info;
+    GstHarness *h;
+
+    cf_check_set_info (&info, "GRAY8", 19, 7);
+    h = harness_for (element_new (&s), &info);
+    g_object_set (h->element, "border-value", values[k], NULL);
+    run_frames (h, &info, &s, 2, NULL, values[k]);
+    gst_harness_teardown (h);
   }
 }
 
@@ -753,6 +786,7 @@ cudastencil_suite (void)
   tcase_add_test (tc, test_launch_taps);
   tcase_add_test (tc, test_change_while_playing);
   tcase_add_test (tc, test_bad_settings);
+  tcase_add_test (tc, test_border_value_unused);
   tcase_add_test (tc, test_unsupported_caps);
   return s;
 }
