@@ -11,7 +11,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 what=${1:-}
-case "$what" in run|test) ;; *) echo "usage: $0 run|test" >&2; exit 2 ;; esac
+case "$what" in run|test) shift ;; *) echo "usage: $0 run|test" >&2; exit 2 ;; esac
 
 packages="meson ninja-build pkg-config gcc g++ libglib2.0-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
