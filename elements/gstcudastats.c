@@ -46,6 +46,7 @@
 #endif
 
 #include "gstcudastats.h"
+#include "gstcfstatsslot.h"
 #include "gstcudastatsmeta.h"
 #include "stats.h"
 
@@ -79,15 +80,6 @@ struct _GstCudaStats {
   GstClockTime acc_duration;
 };
 
-/* Per frame in flight: where its statistics land. */
-typedef struct {
-  CfStats *h_result;            /* pinned with CUDA */
-#ifdef HAVE_CUDA
-  CfStats *d_result;
-  void *d_workspace;
-#endif
-} StatsSlot;
-
 G_DEFINE_TYPE (GstCudaStats, gst_cuda_stats, GST_TYPE_CF_BASE_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudastats, "cudastats", GST_RANK_NONE,
     GST_TYPE_CUDA_STATS);
@@ -97,55 +89,11 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CF_VIDEO_CAPS));
 
-static void
-stats_slot_free (GstCfBaseFilter * base, gpointer user, gboolean cuda)
-{
-  StatsSlot *s = user;
-
-#ifdef HAVE_CUDA
-  if (cuda) {
-    cudaFreeHost (s->h_result);
-    cudaFree (s->d_result);
-    cudaFree (s->d_workspace);
-    g_free (s);
-    return;
-  }
-#endif
-  g_free (s->h_result);
-  g_free (s);
-}
-
-static gboolean
-stats_slot_alloc (GstCfBaseFilter * base, gboolean cuda, gpointer * user)
-{
-  StatsSlot *s = g_new0 (StatsSlot, 1);
-
-  *user = s;
-#ifdef HAVE_CUDA
-  if (cuda) {
-    /* the workspace is cleared on the legacy stream once; frames then run
-     * on non-blocking streams, hence the synchronize */
-    if (!GST_CF_CUDA_OK (base, cudaHostAlloc ((void **) &s->h_result,
-                sizeof (CfStats), cudaHostAllocPortable)) ||
-        !GST_CF_CUDA_OK (base, cudaMalloc ((void **) &s->d_result,
-                sizeof (CfStats))) ||
-        !GST_CF_CUDA_OK (base, cudaMalloc (&s->d_workspace,
-                cf_stats_workspace_bytes ())) ||
-        !GST_CF_CUDA_OK (base, cf_stats_workspace_init (s->d_workspace, 0)) ||
-        !GST_CF_CUDA_OK (base, cudaStreamSynchronize (0)))
-      return FALSE;
-    return TRUE;
-  }
-#endif
-  s->h_result = g_new0 (CfStats, 1);
-  return TRUE;
-}
-
 #ifdef HAVE_CUDA
 static cudaError_t
 gst_cuda_stats_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 {
-  StatsSlot *s = slot->user;
+  GstCfStatsSlot *s = slot->user;
   cudaError_t err;
 
   err = cf_stats_cuda (&slot->d_image, s->d_workspace, s->d_result,
@@ -161,7 +109,7 @@ static gboolean
 gst_cuda_stats_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
     const CfImage * image, const CfImage * out)
 {
-  StatsSlot *s = slot->user;
+  GstCfStatsSlot *s = slot->user;
 
   if (cf_stats_cpu (image, s->h_result) != 0) {
     GST_ELEMENT_ERROR (base, STREAM, FAILED, ("Invalid frame"), (NULL));
@@ -273,7 +221,7 @@ gst_cuda_stats_finish (GstCfBaseFilter * base, GstCfFrameSlot * slot,
 {
   GstCudaStats *self = GST_CUDA_STATS (base);
   const GstVideoInfo *info = gst_cf_base_filter_get_info (base);
-  const CfStats *stats = ((StatsSlot *) slot->user)->h_result;
+  const CfStats *stats = ((GstCfStatsSlot *) slot->user)->h_result;
   GstClockTime duration = GST_BUFFER_DURATION (buffer);
   guint64 interval;
   gboolean post;
@@ -445,8 +393,8 @@ gst_cuda_stats_class_init (GstCudaStatsClass * klass)
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_stats_decide_allocation);
 
-  filter_class->slot_alloc = GST_DEBUG_FUNCPTR (stats_slot_alloc);
-  filter_class->slot_free = GST_DEBUG_FUNCPTR (stats_slot_free);
+  filter_class->slot_alloc = GST_DEBUG_FUNCPTR (gst_cf_stats_slot_alloc);
+  filter_class->slot_free = GST_DEBUG_FUNCPTR (gst_cf_stats_slot_free);
 #ifdef HAVE_CUDA
   filter_class->process_cuda = GST_DEBUG_FUNCPTR (gst_cuda_stats_process_cuda);
 #endif
