@@ -1,0 +1,498 @@
+/* CPU reference for kernels/overlay.cu (see overlay.h for the contract). The
+ * per-pixel functions here and in the .cu are written the same way on
+ * purpose: the tests compare the two byte for byte. */
+#include "../overlay.h"
+
+#include <string.h>
+
+/* 5x7 glyphs, rows top down, bit 4 the leftmost pixel; ASCII 32 .. 95. */
+static const uint8_t font_5x7[CF_OVERLAY_GLYPHS][CF_OVERLAY_GLYPH_H] = {
+  ['%' - 32] = {0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03},
+  ['-' - 32] = {0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00},
+  ['.' - 32] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C},
+  ['0' - 32] = {0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E},
+  ['1' - 32] = {0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E},
+  ['2' - 32] = {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F},
+  ['3' - 32] = {0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E},
+  ['4' - 32] = {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02},
+  ['5' - 32] = {0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E},
+  ['6' - 32] = {0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E},
+  ['7' - 32] = {0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08},
+  ['8' - 32] = {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E},
+  ['9' - 32] = {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C},
+  [':' - 32] = {0x00, 0x0C, 0x0C, 0x00, 0x0C, 0x0C, 0x00},
+  ['A' - 32] = {0x0E, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11},
+  ['B' - 32] = {0x1E, 0x11, 0x11, 0x1E, 0x11, 0x11, 0x1E},
+  ['C' - 32] = {0x0E, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0E},
+  ['D' - 32] = {0x1C, 0x12, 0x11, 0x11, 0x11, 0x12, 0x1C},
+  ['E' - 32] = {0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x1F},
+  ['F' - 32] = {0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x10},
+  ['G' - 32] = {0x0E, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0F},
+  ['H' - 32] = {0x11, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11},
+  ['I' - 32] = {0x0E, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E},
+  ['J' - 32] = {0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0C},
+  ['K' - 32] = {0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11},
+  ['L' - 32] = {0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1F},
+  ['M' - 32] = {0x11, 0x1B, 0x15, 0x15, 0x11, 0x11, 0x11},
+  ['N' - 32] = {0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11},
+  ['O' - 32] = {0x0E, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E},
+  ['P' - 32] = {0x1E, 0x11, 0x11, 0x1E, 0x10, 0x10, 0x10},
+  ['Q' - 32] = {0x0E, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0D},
+  ['R' - 32] = {0x1E, 0x11, 0x11, 0x1E, 0x14, 0x12, 0x11},
+  ['S' - 32] = {0x0F, 0x10, 0x10, 0x0E, 0x01, 0x01, 0x1E},
+  ['T' - 32] = {0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04},
+  ['U' - 32] = {0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E},
+  ['V' - 32] = {0x11, 0x11, 0x11, 0x11, 0x11, 0x0A, 0x04},
+  ['W' - 32] = {0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0A},
+  ['X' - 32] = {0x11, 0x11, 0x0A, 0x04, 0x0A, 0x11, 0x11},
+  ['Y' - 32] = {0x11, 0x11, 0x11, 0x0A, 0x04, 0x04, 0x04},
+  ['Z' - 32] = {0x1F, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1F},
+};
+
+/* Channel colours, 8-bit R, G, B, by family (see overlay.h). */
+static const uint8_t rgb_colours[3][3] = {
+  {255, 0, 0}, {0, 255, 0}, {0, 0, 255}
+};
+
+static const uint8_t yuv_colours[3][3] = {
+  {192, 192, 192}, {0, 0, 255}, {255, 0, 0}
+};
+
+static const uint8_t white[3] = { 255, 255, 255 };
+
+static int
+clampi (int v, int lo, int hi)
+{
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* @rgb as samples of @format, per format.h channel. */
+static void
+convert_colour (const CfFormatInfo * info, const int rgb[3], uint16_t * out)
+{
+  const int r = rgb[0], g = rgb[1], b = rgb[2];
+
+  memset (out, 0, CF_MAX_CHANNELS * sizeof (*out));
+  if (info->n_channels == 1) {
+    const int y = (77 * r + 150 * g + 29 * b + 128) >> 8;
+
+    out[0] = (uint16_t) (info->depth > 8 ? y * 257 : y);
+  } else if (info->n_planes > 1) {
+    out[0] = (uint16_t) (((66 * r + 129 * g + 25 * b + 128) >> 8) + 16);
+    out[1] = (uint16_t) ((-38 * r - 74 * g + 112 * b + 32896) >> 8);
+    out[2] = (uint16_t) ((112 * r - 94 * g - 18 * b + 32896) >> 8);
+  } else {
+    out[0] = (uint16_t) r;
+    out[1] = (uint16_t) g;
+    out[2] = (uint16_t) b;
+  }
+}
+
+int
+cf_overlay_plan_init (CfOverlayPlan * plan, CfFormat format, int width,
+    int height, const CfOverlayParams * params)
+{
+  const CfFormatInfo *info = cf_format_info (format);
+  const CfOverlayParams *s = params;
+  const int is_rgb = info && info->n_planes == 1 && info->n_channels >= 3;
+  const int is_yuv = info && info->n_planes > 1;
+  int pw, ph, inset_x, inset_y, margin, text_h, mask, c;
+
+  memset (plan, 0, sizeof (*plan));
+  plan->format = CF_FORMAT_COUNT;
+  if (!info || !s || width < 1 || height < 1 || width > CF_MAX_SIDE
+      || height > CF_MAX_SIDE || (unsigned) s->corner >= CF_OVERLAY_CORNER_COUNT
+      || (unsigned) s->channels >= CF_OVERLAY_CHANNELS_COUNT
+      || s->panel_width < 0 || s->panel_height < 0 || s->inset < 0
+      || s->opacity < 0 || s->opacity > 255 || s->zebra_level < 0
+      || s->zebra_level > 255 || s->text_scale < 0)
+    return -1;
+
+  plan->format = format;
+  plan->width = width;
+  plan->height = height;
+  plan->scale = s->text_scale ? s->text_scale :
+      clampi (height / CF_OVERLAY_TEXT_SCALE_LINES, 1, height);
+  plan->n_colour = info->n_channels >= 3 ? 3 : 1;
+  plan->channels = s->channels;
+  plan->luma_weighted = s->channels == CF_OVERLAY_CHANNELS_LUMA && is_rgb;
+  plan->log_scale = !!s->log_scale;
+  plan->alpha = s->opacity + (s->opacity >> 7);
+  plan->zebra = !!s->zebra;
+  plan->zebra_level = s->zebra_level;
+  plan->zebra_zero = !!s->zebra_zero;
+  plan->zebra_period = 4 * plan->scale;
+  for (c = 0; c < 3; c++)
+    plan->letter[c] = plan->n_colour == 1 ? 'Y' : info->channel_names[c][0];
+
+  /* the panel in its corner; an inset the picture has no room for shrinks */
+  pw = s->panel_width < width ? s->panel_width : width;
+  ph = s->panel_height < height ? s->panel_height : height;
+  inset_x = s->inset < width - pw ? s->inset : width - pw;
+  inset_y = s->inset < height - ph ? s->inset : height - ph;
+  plan->panel_width = pw;
+  plan->panel_height = ph;
+  plan->panel_x = s->corner == CF_OVERLAY_TOP_LEFT
+      || s->corner == CF_OVERLAY_BOTTOM_LEFT ? inset_x : width - pw - inset_x;
+  plan->panel_y = s->corner == CF_OVERLAY_TOP_LEFT
+      || s->corner == CF_OVERLAY_TOP_RIGHT ? inset_y : height - ph - inset_y;
+
+  margin = 2 * plan->scale;
+  plan->text_lines = s->show_text && pw > 0 && ph > 0 ? plan->n_colour + 1 : 0;
+  text_h = plan->text_lines * CF_OVERLAY_CELL_H * plan->scale;
+  plan->text_x = plan->panel_x + margin;
+  plan->text_y = plan->panel_y + ph - margin - text_h;
+  plan->hist_x = plan->panel_x + margin;
+  plan->hist_y = plan->panel_y + margin;
+  plan->hist_width = pw - 2 * margin > 0 ? pw - 2 * margin : 0;
+  plan->hist_height = ph - 2 * margin - (text_h ? text_h + margin : 0);
+  if (plan->hist_height < 0)
+    plan->hist_height = 0;
+
+  /* bars: the sum of the lit channels' colours, clamped */
+  for (mask = 1; mask < 8; mask++) {
+    int rgb[3] = { 0, 0, 0 }, k;
+
+    for (c = 0; c < 3; c++) {
+      const uint8_t *col = plan->channels == CF_OVERLAY_CHANNELS_LUMA
+          || plan->n_colour == 1 ? white : is_yuv ? yuv_colours[c] :
+          rgb_colours[c];
+
+      if (mask & 1 << c)
+        for (k = 0; k < 3; k++)
+          rgb[k] = clampi (rgb[k] + col[k], 0, 255);
+    }
+    convert_colour (info, rgb, plan->palette[mask]);
+  }
+  {
+    const int black[3] = { 0, 0, 0 }, full[3] = { 255, 255, 255 };
+
+    convert_colour (info, black, plan->palette[CF_OVERLAY_BACKGROUND]);
+    convert_colour (info, full, plan->palette[CF_OVERLAY_TEXT]);
+    convert_colour (info, black, plan->palette[CF_OVERLAY_ZEBRA_HIGH]);
+    convert_colour (info, full, plan->palette[CF_OVERLAY_ZEBRA_ZERO]);
+  }
+  memcpy (plan->font, font_5x7, sizeof (font_5x7));
+  return 0;
+}
+
+/* ---- text ---- */
+
+static int
+put_uint (char *buf, int n, uint64_t v)
+{
+  char tmp[24];
+  int len = 0;
+
+  do {
+    tmp[len++] = (char) ('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (len)
+    buf[n++] = tmp[--len];
+  return n;
+}
+
+static int
+put_str (char *buf, int n, const char *s)
+{
+  while (*s)
+    buf[n++] = *s++;
+  return n;
+}
+
+/* tenths as "I.F" */
+static int
+put_tenths (char *buf, int n, uint64_t v)
+{
+  n = put_uint (buf, n, v / 10);
+  buf[n++] = '.';
+  buf[n++] = (char) ('0' + v % 10);
+  return n;
+}
+
+int
+cf_overlay_text_line (const CfOverlayPlan * plan, const CfStats * stats,
+    int fps_x10, int line, char *buf)
+{
+  int n = 0;
+
+  if (!plan || !stats || !buf || line < 0 || line >= plan->text_lines)
+    return -1;
+  if (line == plan->text_lines - 1) {
+    n = put_str (buf, n, "FPS ");
+    if (fps_x10 < 0)
+      buf[n++] = '-';
+    else
+      n = put_tenths (buf, n, (uint64_t) fps_x10);
+  } else {
+    const uint64_t count = stats->count[line];
+
+    buf[n++] = plan->letter[line];
+    if (count == 0) {
+      n = put_str (buf, n, " -");
+    } else {
+      n = put_str (buf, n, " MIN ");
+      n = put_uint (buf, n, stats->min[line]);
+      n = put_str (buf, n, " MAX ");
+      n = put_uint (buf, n, stats->max[line]);
+      n = put_str (buf, n, " MEAN ");
+      n = put_tenths (buf, n, (stats->sum[line] * 10 + count / 2) / count);
+    }
+  }
+  buf[n] = '\0';
+  return n;
+}
+
+/* ---- histogram ---- */
+
+/* log2 (n + 1) with 4 fraction bits, linear between powers of two */
+static uint32_t
+log_level (uint64_t n)
+{
+  const uint64_t v = n + 1;
+  uint32_t e = 0, f;
+
+  while (e < 63 && v >> (e + 1))
+    e++;
+  f = (uint32_t) (e >= 4 ? v >> (e - 4) : v << (4 - e)) & 15;
+  return 16 * e + f;
+}
+
+/* Value of bin @b of graph channel @c. */
+static uint64_t
+bin_value (const CfOverlayPlan * plan, const CfStats * stats, int c, int b)
+{
+  if (plan->luma_weighted)
+    return (77 * (uint64_t) stats->histogram[0][b] +
+        150 * (uint64_t) stats->histogram[1][b] +
+        29 * (uint64_t) stats->histogram[2][b] + 128) >> 8;
+  return stats->histogram[c][b];
+}
+
+static uint64_t
+scaled (const CfOverlayPlan * plan, uint64_t v)
+{
+  return plan->log_scale ? log_level (v) : v;
+}
+
+/* Number of graph channels. */
+static int
+graph_channels (const CfOverlayPlan * plan)
+{
+  return plan->channels == CF_OVERLAY_CHANNELS_LUMA ? 1 : plan->n_colour;
+}
+
+/* top[c]: the scaled largest value of the bins of channel c's graph. */
+static void
+graph_tops (const CfOverlayPlan * plan, const CfStats * stats, uint64_t top[3])
+{
+  const int n = graph_channels (plan);
+  uint64_t all = 0;
+  int c, b;
+
+  for (c = 0; c < 3; c++) {
+    uint64_t m = 0;
+
+    for (b = 0; c < n && b < CF_STATS_BINS; b++) {
+      const uint64_t v = bin_value (plan, stats, c, b);
+
+      m = v > m ? v : m;
+    }
+    top[c] = scaled (plan, m);
+    all = top[c] > all ? top[c] : all;
+  }
+  if (plan->channels == CF_OVERLAY_CHANNELS_RGB)
+    for (c = 0; c < 3; c++)
+      top[c] = all;
+}
+
+/* Height in rows (of @rows) of channel @c's bar at histogram column @col. */
+static int
+bar_height (const CfOverlayPlan * plan, const CfStats * stats,
+    const uint64_t top[3], int c, int col, int rows)
+{
+  const int b0 = col * CF_STATS_BINS / plan->hist_width;
+  int b1 = (col + 1) * CF_STATS_BINS / plan->hist_width, b;
+  uint64_t v = 0;
+
+  if (top[c] == 0)
+    return 0;
+  b1 = b1 > b0 ? b1 : b0 + 1;
+  for (b = b0; b < b1; b++) {
+    const uint64_t x = bin_value (plan, stats, c, b);
+
+    v = x > v ? x : v;
+  }
+  return (int) (scaled (plan, v) * (uint64_t) rows / top[c]);
+}
+
+/* ---- a pixel ---- */
+
+/* What luma pixel (@x, @y) of the panel shows: a palette index, or -1
+ * outside the panel. @text: the plan's lines. */
+static int
+panel_index (const CfOverlayPlan * plan, const CfStats * stats,
+    const uint64_t top[3], char text[][CF_OVERLAY_LINE_CHARS + 1],
+    const int *text_len, int x, int y)
+{
+  if (x < plan->panel_x || x >= plan->panel_x + plan->panel_width
+      || y < plan->panel_y || y >= plan->panel_y + plan->panel_height)
+    return -1;
+  if (plan->text_lines && x >= plan->text_x && y >= plan->text_y) {
+    const int row = (y - plan->text_y) / plan->scale;
+    const int col = (x - plan->text_x) / plan->scale;
+    const int line = row / CF_OVERLAY_CELL_H, gy = row % CF_OVERLAY_CELL_H;
+    const int ci = col / CF_OVERLAY_CELL_W, gx = col % CF_OVERLAY_CELL_W;
+
+    if (line < plan->text_lines && ci < text_len[line]
+        && gy < CF_OVERLAY_GLYPH_H && gx < CF_OVERLAY_GLYPH_W) {
+      int ch = (unsigned char) text[line][ci];
+
+      ch = ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch;
+      ch -= CF_OVERLAY_FIRST_CHAR;
+      if (ch >= 0 && ch < CF_OVERLAY_GLYPHS
+          && plan->font[ch][gy] >> (CF_OVERLAY_GLYPH_W - 1 - gx) & 1)
+        return CF_OVERLAY_TEXT;
+    }
+  }
+  if (x >= plan->hist_x && x < plan->hist_x + plan->hist_width
+      && y >= plan->hist_y && y < plan->hist_y + plan->hist_height) {
+    const int col = x - plan->hist_x, row = y - plan->hist_y;
+    const int h = plan->hist_height;
+    int mask = 0, c;
+
+    if (plan->channels == CF_OVERLAY_CHANNELS_EACH) {
+      const int n = plan->n_colour;
+      int band0, band1;
+
+      /* band c holds rows h c / n .. h (c + 1) / n - 1 */
+      for (c = 0; c < n - 1 && row >= h * (c + 1) / n; c++);
+      band0 = h * c / n;
+      band1 = h * (c + 1) / n;
+      if (band1 - 1 - row < bar_height (plan, stats, top, c, col,
+              band1 - band0))
+        mask = 1 << c;
+    } else {
+      for (c = 0; c < graph_channels (plan); c++)
+        if (h - 1 - row < bar_height (plan, stats, top, c, col, h))
+          mask |= 1 << c;
+    }
+    if (mask)
+      return mask;
+  }
+  return CF_OVERLAY_BACKGROUND;
+}
+
+static unsigned
+get_sample (const uint8_t * s, int sb)
+{
+  return sb == 2 ? s[0] | (unsigned) s[1] << 8 : s[0];
+}
+
+static void
+set_sample (uint8_t * s, int sb, unsigned v)
+{
+  s[0] = (uint8_t) v;
+  if (sb == 2)
+    s[1] = (uint8_t) (v >> 8);
+}
+
+/* Zebra, then the panel, on pixel (@x, @y) of plane @p. */
+static void
+draw_pixel (const CfOverlayPlan * plan, const CfPlaneLayout * l, int p,
+    uint8_t * px, const CfStats * stats, const uint64_t top[3],
+    char text[][CF_OVERLAY_LINE_CHARS + 1], const int *text_len, int x, int y)
+{
+  const int samples = l->pixel_bytes / l->sample_bytes;
+  const int lx = x << l->shift_x, ly = y << l->shift_y;
+  unsigned v[4];
+  int k, idx;
+
+  for (k = 0; k < samples; k++)
+    v[k] = get_sample (px + k * l->sample_bytes, l->sample_bytes);
+
+  if (plan->zebra && p == 0 && (lx + ly) / plan->zebra_period % 2 == 0) {
+    unsigned rgb[3] = { 0, 0, 0 }, luma, value;
+
+    for (k = 0; k < samples; k++)
+      if (l->channel[k] >= 0 && l->channel[k] < 3)
+        rgb[l->channel[k]] = v[k];
+    if (samples >= 3) {
+      luma = (77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8;
+      value = luma;
+    } else {
+      value = rgb[0];
+      luma = l->sample_bytes == 2 ? value >> 8 : value;
+    }
+    idx = luma >= (unsigned) plan->zebra_level ? CF_OVERLAY_ZEBRA_HIGH :
+        plan->zebra_zero && value == 0 ? CF_OVERLAY_ZEBRA_ZERO : -1;
+    for (k = 0; idx >= 0 && k < samples; k++)
+      if (l->channel[k] >= 0 && l->channel[k] < 3)
+        v[k] = plan->palette[idx][l->channel[k]];
+  }
+
+  idx = panel_index (plan, stats, top, text, text_len, lx, ly);
+  if (idx >= 0) {
+    const unsigned a = idx == CF_OVERLAY_BACKGROUND ? plan->alpha : 256;
+
+    for (k = 0; k < samples; k++)
+      if (l->channel[k] >= 0 && l->channel[k] < 3)
+        v[k] = (v[k] * (256 - a) + plan->palette[idx][l->channel[k]] * a +
+            128) >> 8;
+  }
+
+  for (k = 0; k < samples; k++)
+    set_sample (px + k * l->sample_bytes, l->sample_bytes, v[k]);
+}
+
+int
+cf_overlay_cpu (const CfOverlayPlan * plan, const CfImage * image,
+    const CfStats * stats, int fps_x10)
+{
+  const CfFormatInfo *info;
+  char text[CF_OVERLAY_MAX_LINES][CF_OVERLAY_LINE_CHARS + 1];
+  int text_len[CF_OVERLAY_MAX_LINES];
+  uint64_t top[3];
+  int p, x, y, i;
+
+  if (!plan || !image || !stats || plan->format == CF_FORMAT_COUNT
+      || cf_image_check (image) != 0 || image->format != plan->format
+      || image->width != plan->width || image->height != plan->height)
+    return -1;
+  info = cf_format_info (image->format);
+  if (stats->n_channels != (uint32_t) info->n_channels)
+    return -1;
+
+  for (i = 0; i < plan->text_lines; i++)
+    text_len[i] = cf_overlay_text_line (plan, stats, fps_x10, i, text[i]);
+  graph_tops (plan, stats, top);
+
+  for (p = 0; p < info->n_planes; p++) {
+    const CfPlaneLayout *l = &info->plane[p];
+    const int sx = l->shift_x, sy = l->shift_y;
+    const int pw = cf_plane_width (image->format, p, image->width);
+    const int ph = cf_plane_height (image->format, p, image->height);
+    /* the samples whose top-left luma pixel is in the panel */
+    int x0 = (plan->panel_x + (1 << sx) - 1) >> sx;
+    int y0 = (plan->panel_y + (1 << sy) - 1) >> sy;
+    int x1 = (plan->panel_x + plan->panel_width + (1 << sx) - 1) >> sx;
+    int y1 = (plan->panel_y + plan->panel_height + (1 << sy) - 1) >> sy;
+
+    if (plan->zebra && p == 0) {
+      x0 = y0 = 0;
+      x1 = pw;
+      y1 = ph;
+    }
+    x1 = x1 < pw ? x1 : pw;
+    y1 = y1 < ph ? y1 : ph;
+    for (y = y0; y < y1; y++) {
+      uint8_t *row = (uint8_t *) image->data[p] + y * image->pitch[p];
+
+      for (x = x0; x < x1; x++)
+        draw_pixel (plan, l, p, row + x * l->pixel_bytes, stats, top, text,
+            text_len, x, y);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,373 @@
+/* The statistics overlay on the GPU (see overlay.h): one launch per plane,
+ * one thread per pixel of the plane's rectangle: the panel's, or the whole
+ * plane of channel 0 when zebra is on.
+ *
+ * A block that meets the panel first works out, in shared memory, what the
+ * whole panel needs: the largest bin of each graph channel (a shared
+ * atomicMax over the 256 bins, one thread per bin) and the text lines,
+ * formatted from the device CfStats by one thread per line. Then each
+ * thread draws its pixel exactly as cf_overlay_cpu () does: zebra, then the
+ * panel's palette index (text glyph, bar or background) blended into the
+ * colour samples. The per-pixel functions are copies of the C reference's;
+ * the tests compare the bytes.
+ *
+ * The plan travels by value as a __grid_constant__ kernel argument (about
+ * 0.6 KiB: palette and font), so no device memory and no copy per frame.
+ * The panel is small and zebra a read-modify-write of one plane: clarity
+ * wins over vector loads here.
+ */
+#include "overlay.h"
+#include "cuda-common.cuh"
+
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+
+namespace {
+
+struct Args {
+  CfOverlayPlan plan;
+  uint8_t *data;
+  size_t pitch;
+  int plane;
+  int x0, y0, width, height;    /* the rectangle drawn, plane samples */
+  int pixel_bytes, sample_bytes, samples, shift_x, shift_y;
+  int8_t channel[4];
+  const CfStats *stats;
+  int fps_x10;
+};
+
+/* ---- text (cf_overlay_text_line ()) ---- */
+
+__device__ int
+put_uint (char *buf, int n, uint64_t v)
+{
+  char tmp[24];
+  int len = 0;
+
+  do {
+    tmp[len++] = (char) ('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (len)
+    buf[n++] = tmp[--len];
+  return n;
+}
+
+__device__ int
+put_str (char *buf, int n, const char *s)
+{
+  while (*s)
+    buf[n++] = *s++;
+  return n;
+}
+
+__device__ int
+put_tenths (char *buf, int n, uint64_t v)
+{
+  n = put_uint (buf, n, v / 10);
+  buf[n++] = '.';
+  buf[n++] = (char) ('0' + v % 10);
+  return n;
+}
+
+__device__ int
+text_line (const CfOverlayPlan * plan, const CfStats * stats, int fps_x10,
+    int line, char *buf)
+{
+  int n = 0;
+
+  if (line == plan->text_lines - 1) {
+    n = put_str (buf, n, "FPS ");
+    if (fps_x10 < 0)
+      buf[n++] = '-';
+    else
+      n = put_tenths (buf, n, (uint64_t) fps_x10);
+  } else {
+    const uint64_t count = ld (&stats->count[line]);
+
+    buf[n++] = plan->letter[line];
+    if (count == 0) {
+      n = put_str (buf, n, " -");
+    } else {
+      n = put_str (buf, n, " MIN ");
+      n = put_uint (buf, n, ld (&stats->min[line]));
+      n = put_str (buf, n, " MAX ");
+      n = put_uint (buf, n, ld (&stats->max[line]));
+      n = put_str (buf, n, " MEAN ");
+      n = put_tenths (buf, n, (ld (&stats->sum[line]) * 10 + count / 2) /
+          count);
+    }
+  }
+  buf[n] = '\0';
+  return n;
+}
+
+/* ---- histogram ---- */
+
+__device__ uint32_t
+log_level (uint64_t n)
+{
+  const uint64_t v = n + 1;
+  uint32_t e = 0, f;
+
+  while (e < 63 && v >> (e + 1))
+    e++;
+  f = (uint32_t) (e >= 4 ? v >> (e - 4) : v << (4 - e)) & 15;
+  return 16 * e + f;
+}
+
+__device__ uint64_t
+bin_value (const CfOverlayPlan * plan, const CfStats * stats, int c, int b)
+{
+  if (plan->luma_weighted)
+    return (77 * (uint64_t) ld (&stats->histogram[0][b]) +
+        150 * (uint64_t) ld (&stats->histogram[1][b]) +
+        29 * (uint64_t) ld (&stats->histogram[2][b]) + 128) >> 8;
+  return ld (&stats->histogram[c][b]);
+}
+
+__device__ uint64_t
+scaled (const CfOverlayPlan * plan, uint64_t v)
+{
+  return plan->log_scale ? log_level (v) : v;
+}
+
+__device__ int
+graph_channels (const CfOverlayPlan * plan)
+{
+  return plan->channels == CF_OVERLAY_CHANNELS_LUMA ? 1 : plan->n_colour;
+}
+
+__device__ int
+bar_height (const CfOverlayPlan * plan, const CfStats * stats,
+    const unsigned long long *top, int c, int col, int rows)
+{
+  const int b0 = col * CF_STATS_BINS / plan->hist_width;
+  int b1 = (col + 1) * CF_STATS_BINS / plan->hist_width;
+  uint64_t v = 0;
+
+  if (top[c] == 0)
+    return 0;
+  b1 = b1 > b0 ? b1 : b0 + 1;
+  for (int b = b0; b < b1; b++) {
+    const uint64_t x = bin_value (plan, stats, c, b);
+
+    v = x > v ? x : v;
+  }
+  return (int) (scaled (plan, v) * (uint64_t) rows / top[c]);
+}
+
+/* ---- a pixel ---- */
+
+__device__ int
+panel_index (const CfOverlayPlan * plan, const CfStats * stats,
+    const unsigned long long *top,
+    const char (*text)[CF_OVERLAY_LINE_CHARS + 1], const int *text_len,
+    int x, int y)
+{
+  if (x < plan->panel_x || x >= plan->panel_x + plan->panel_width
+      || y < plan->panel_y || y >= plan->panel_y + plan->panel_height)
+    return -1;
+  if (plan->text_lines && x >= plan->text_x && y >= plan->text_y) {
+    const int row = (y - plan->text_y) / plan->scale;
+    const int col = (x - plan->text_x) / plan->scale;
+    const int line = row / CF_OVERLAY_CELL_H, gy = row % CF_OVERLAY_CELL_H;
+    const int ci = col / CF_OVERLAY_CELL_W, gx = col % CF_OVERLAY_CELL_W;
+
+    if (line < plan->text_lines && ci < text_len[line]
+        && gy < CF_OVERLAY_GLYPH_H && gx < CF_OVERLAY_GLYPH_W) {
+      int ch = (unsigned char) text[line][ci];
+
+      ch = ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch;
+      ch -= CF_OVERLAY_FIRST_CHAR;
+      if (ch >= 0 && ch < CF_OVERLAY_GLYPHS
+          && plan->font[ch][gy] >> (CF_OVERLAY_GLYPH_W - 1 - gx) & 1)
+        return CF_OVERLAY_TEXT;
+    }
+  }
+  if (x >= plan->hist_x && x < plan->hist_x + plan->hist_width
+      && y >= plan->hist_y && y < plan->hist_y + plan->hist_height) {
+    const int col = x - plan->hist_x, row = y - plan->hist_y;
+    const int h = plan->hist_height;
+    int mask = 0, c;
+
+    if (plan->channels == CF_OVERLAY_CHANNELS_EACH) {
+      const int n = plan->n_colour;
+
+      for (c = 0; c < n - 1 && row >= h * (c + 1) / n; c++);
+      const int band0 = h * c / n, band1 = h * (c + 1) / n;
+      if (band1 - 1 - row < bar_height (plan, stats, top, c, col,
+              band1 - band0))
+        mask = 1 << c;
+    } else {
+      for (c = 0; c < graph_channels (plan); c++)
+        if (h - 1 - row < bar_height (plan, stats, top, c, col, h))
+          mask |= 1 << c;
+    }
+    if (mask)
+      return mask;
+  }
+  return CF_OVERLAY_BACKGROUND;
+}
+
+__global__ void
+overlay_kernel (const __grid_constant__ Args a)
+{
+  __shared__ unsigned long long s_top[3];
+  __shared__ char s_text[CF_OVERLAY_MAX_LINES][CF_OVERLAY_LINE_CHARS + 1];
+  __shared__ int s_len[CF_OVERLAY_MAX_LINES];
+  const CfOverlayPlan *plan = &a.plan;
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+  const int x = a.x0 + blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = a.y0 + blockIdx.y * blockDim.y + threadIdx.y;
+
+  /* Does the block meet the panel? The same answer for all its threads. */
+  const int bx0 = (a.x0 + (int) (blockIdx.x * blockDim.x)) << a.shift_x;
+  const int by0 = (a.y0 + (int) (blockIdx.y * blockDim.y)) << a.shift_y;
+  const int bx1 = (a.x0 + (int) ((blockIdx.x + 1) * blockDim.x)) << a.shift_x;
+  const int by1 = (a.y0 + (int) ((blockIdx.y + 1) * blockDim.y)) << a.shift_y;
+  const bool panel = bx0 < plan->panel_x + plan->panel_width
+      && bx1 > plan->panel_x && by0 < plan->panel_y + plan->panel_height
+      && by1 > plan->panel_y;
+
+  if (panel) {
+    const int n = graph_channels (plan);
+
+    if (tid < 3)
+      s_top[tid] = 0;
+    if (tid < plan->text_lines)
+      s_len[tid] = text_line (plan, a.stats, a.fps_x10, tid, s_text[tid]);
+    __syncthreads ();
+    for (int b = tid; b < CF_STATS_BINS; b += blockDim.x * blockDim.y)
+      for (int c = 0; c < n; c++)
+        atomicMax (&s_top[c], (unsigned long long) bin_value (plan, a.stats,
+                c, b));
+    __syncthreads ();
+    if (tid == 0) {
+      unsigned long long all = 0;
+
+      for (int c = 0; c < 3; c++) {
+        s_top[c] = scaled (plan, s_top[c]);
+        all = s_top[c] > all ? s_top[c] : all;
+      }
+      if (plan->channels == CF_OVERLAY_CHANNELS_RGB)
+        for (int c = 0; c < 3; c++)
+          s_top[c] = all;
+    }
+    __syncthreads ();
+  }
+  if (x >= a.x0 + a.width || y >= a.y0 + a.height)
+    return;
+
+  uint8_t *px = a.data + (size_t) y * a.pitch + (size_t) x * a.pixel_bytes;
+  const int lx = x << a.shift_x, ly = y << a.shift_y;
+  const int sb = a.sample_bytes;
+  unsigned v[4];
+  int idx;
+
+  for (int k = 0; k < a.samples; k++)
+    v[k] = sb == 2 ? px[2 * k] | (unsigned) px[2 * k + 1] << 8 : px[k];
+
+  if (plan->zebra && a.plane == 0 && (lx + ly) / plan->zebra_period % 2 == 0) {
+    unsigned rgb[3] = { 0, 0, 0 }, luma, value;
+
+    for (int k = 0; k < a.samples; k++)
+      if (a.channel[k] >= 0 && a.channel[k] < 3)
+        rgb[a.channel[k]] = v[k];
+    if (a.samples >= 3) {
+      luma = (77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8;
+      value = luma;
+    } else {
+      value = rgb[0];
+      luma = sb == 2 ? value >> 8 : value;
+    }
+    idx = luma >= (unsigned) plan->zebra_level ? CF_OVERLAY_ZEBRA_HIGH :
+        plan->zebra_zero && value == 0 ? CF_OVERLAY_ZEBRA_ZERO : -1;
+    for (int k = 0; idx >= 0 && k < a.samples; k++)
+      if (a.channel[k] >= 0 && a.channel[k] < 3)
+        v[k] = plan->palette[idx][a.channel[k]];
+  }
+
+  idx = panel ? panel_index (plan, a.stats, s_top, s_text, s_len, lx, ly) :
+      -1;
+  if (idx >= 0) {
+    const unsigned alpha = idx == CF_OVERLAY_BACKGROUND ? plan->alpha : 256;
+
+    for (int k = 0; k < a.samples; k++)
+      if (a.channel[k] >= 0 && a.channel[k] < 3)
+        v[k] = (v[k] * (256 - alpha) + plan->palette[idx][a.channel[k]] *
+            alpha + 128) >> 8;
+  }
+
+  for (int k = 0; k < a.samples; k++) {
+    if (sb == 2) {
+      px[2 * k] = (uint8_t) v[k];
+      px[2 * k + 1] = (uint8_t) (v[k] >> 8);
+    } else {
+      px[k] = (uint8_t) v[k];
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" cudaError_t
+cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
+    const CfStats * d_stats, int fps_x10, cudaStream_t stream)
+{
+  const CfFormatInfo *info;
+
+  if (!plan || !d_image || !d_stats || plan->format == CF_FORMAT_COUNT
+      || cf_image_check (d_image) != 0 || d_image->format != plan->format
+      || d_image->width != plan->width || d_image->height != plan->height)
+    return cudaErrorInvalidValue;
+  info = cf_format_info (d_image->format);
+  for (int p = 0; p < info->n_planes; p++) {
+    const CfPlaneLayout *l = &info->plane[p];
+    const int sx = l->shift_x, sy = l->shift_y;
+    const int pw = cf_plane_width (d_image->format, p, d_image->width);
+    const int ph = cf_plane_height (d_image->format, p, d_image->height);
+    int x0 = (plan->panel_x + (1 << sx) - 1) >> sx;
+    int y0 = (plan->panel_y + (1 << sy) - 1) >> sy;
+    int x1 = (plan->panel_x + plan->panel_width + (1 << sx) - 1) >> sx;
+    int y1 = (plan->panel_y + plan->panel_height + (1 << sy) - 1) >> sy;
+    Args a;
+
+    if (plan->zebra && p == 0) {
+      x0 = y0 = 0;
+      x1 = pw;
+      y1 = ph;
+    }
+    x1 = x1 < pw ? x1 : pw;
+    y1 = y1 < ph ? y1 : ph;
+    if (x1 <= x0 || y1 <= y0)
+      continue;
+    a.plan = *plan;
+    a.data = (uint8_t *) d_image->data[p];
+    a.pitch = d_image->pitch[p];
+    a.plane = p;
+    a.x0 = x0;
+    a.y0 = y0;
+    a.width = x1 - x0;
+    a.height = y1 - y0;
+    a.pixel_bytes = l->pixel_bytes;
+    a.sample_bytes = l->sample_bytes;
+    a.samples = l->pixel_bytes / l->sample_bytes;
+    a.shift_x = sx;
+    a.shift_y = sy;
+    for (int k = 0; k < 4; k++)
+      a.channel[k] = k < a.samples ? l->channel[k] : -1;
+    a.stats = d_stats;
+    a.fps_x10 = fps_x10;
+
+    const dim3 block (CF_OVERLAY_BLOCK_W, CF_OVERLAY_BLOCK_H);
+    const dim3 grid ((a.width + CF_OVERLAY_BLOCK_W - 1) / CF_OVERLAY_BLOCK_W,
+        (a.height + CF_OVERLAY_BLOCK_H - 1) / CF_OVERLAY_BLOCK_H);
+    overlay_kernel<<<grid, block, 0, stream>>> (a);
+    const cudaError_t err = cudaGetLastError ();
+    if (err != cudaSuccess)
+      return err;
+  }
+  return cudaSuccess;
+}
