@@ -126,3 +126,22 @@ cf_image_view (const CfImage * image, int x, int y, int width, int height,
   }
   return 0;
 }
+
+int
+cf_image_copy (const CfImage * src, const CfImage * dst)
+{
+  int p, y;
+
+  if (cf_image_check (src) != 0 || cf_image_check (dst) != 0 ||
+      src->format != dst->format || src->width != dst->width ||
+      src->height != dst->height)
+    return -1;
+  for (p = 0; p < cf_format_info (src->format)->n_planes; p++) {
+    const size_t row = cf_plane_row_bytes (src->format, p, src->width);
+
+    for (y = 0; y < cf_plane_height (src->format, p, src->height); y++)
+      memcpy ((uint8_t *) dst->data[p] + (size_t) y * dst->pitch[p],
+          (const uint8_t *) src->data[p] + (size_t) y * src->pitch[p], row);
+  }
+  return 0;
+}

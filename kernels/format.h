@@ -92,6 +92,11 @@ int cf_image_check (const CfImage * image);
 int cf_image_view (const CfImage * image, int x, int y, int width, int height,
     CfImage * view);
 
+/* Copies the samples of every row of @src into @dst (host memory, same
+ * format and size, any pitches; the bytes past a row's end untouched).
+ * Returns 0, or -1 when the images do not match. */
+int cf_image_copy (const CfImage * src, const CfImage * dst);
+
 #ifdef __cplusplus
 }
 #endif

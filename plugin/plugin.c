@@ -9,6 +9,7 @@
 #include "gstcudaaudiofir.h"
 #include "gstcudaresize.h"
 #include "gstcudastats.h"
+#include "gstcudastatsoverlay.h"
 #include "gstcudastencil.h"
 
 static gboolean
@@ -17,6 +18,7 @@ plugin_init (GstPlugin * plugin)
   gboolean ret = FALSE;
 
   ret |= GST_ELEMENT_REGISTER (cudastats, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudastatsoverlay, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaresize, plugin);
   ret |= GST_ELEMENT_REGISTER (cudastencil, plugin);
   ret |= GST_ELEMENT_REGISTER (cudaaudiofir, plugin);

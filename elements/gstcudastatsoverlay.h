@@ -1,0 +1,15 @@
+#ifndef __GST_CUDA_STATS_OVERLAY_H__
+#define __GST_CUDA_STATS_OVERLAY_H__
+
+#include "gstcfbasefilter.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_STATS_OVERLAY (gst_cuda_stats_overlay_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaStatsOverlay, gst_cuda_stats_overlay, GST,
+    CUDA_STATS_OVERLAY, GstCfBaseFilter)
+
+GST_ELEMENT_REGISTER_DECLARE (cudastatsoverlay);
+
+G_END_DECLS
+#endif
