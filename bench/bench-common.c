@@ -382,9 +382,14 @@ run_pipeline (const char *element, const char *out_caps, GstCaps * caps,
     gboolean use_pool, int frames, int held, double bytes_per_frame,
     GRand * rand, PipeResult * r)
 {
-  gchar *desc = g_strdup_printf ("appsrc name=src ! %s name=el ! %s%s"
+  /* the element the caps and the pool come from is "el": the first of a
+   * chain names itself so (a later one would see no frame while the first
+   * holds it) */
+  const gboolean named = strstr (element, "name=el") != NULL;
+  gchar *desc = g_strdup_printf ("appsrc name=src ! %s%s ! %s%s"
       "fakesink name=sink sync=false enable-last-sample=false", element,
-      out_caps ? out_caps : "", out_caps ? " ! " : "");
+      named ? "" : " name=el", out_caps ? out_caps : "",
+      out_caps ? " ! " : "");
   GstElement *pipeline, *src = NULL;
   GstBufferPool *pool = NULL;
   GstBuffer *bufs[POOL_BUFFERS] = { NULL };

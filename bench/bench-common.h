@@ -78,6 +78,9 @@ gboolean buffer_is_pinned (GstBuffer * buf);
 gboolean push_copy (GstElement * src, GstBuffer * buf, guint64 n,
     PipeResult * r);
 
+/* appsrc ! @element ! [@out_caps !] fakesink; @element is named "el" (the
+ * counter of frames in, and where the caps and the pool come from) unless
+ * it says "name=el" itself, as the first element of a chain must. */
 gboolean run_pipeline (const char *element, const char *out_caps,
     GstCaps * caps, gboolean use_pool, int frames, int held,
     double bytes_per_frame, GRand * rand, PipeResult * r);

@@ -285,7 +285,7 @@ bench_pipelines (int width, int height, GRand * rand, int frames,
     "cudastats ! cudastatsoverlay"
   };
   static const char *elements[] = { STATS_ELEMENT, OVERLAY_ELEMENT,
-    STATS_ELEMENT " ! " OVERLAY_ELEMENT
+    STATS_ELEMENT " name=el ! " OVERLAY_ELEMENT
   };
   GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
       "RGBA", "width", G_TYPE_INT, width, "height", G_TYPE_INT, height,
