@@ -8,8 +8,8 @@
  * formatted from the device CfStats by one thread per line. Then each
  * thread draws its pixel exactly as cf_overlay_cpu () does: zebra, then the
  * panel's palette index (text glyph, bar or background) blended into the
- * colour samples. The per-pixel functions are copies of the C reference's;
- * the tests compare the bytes.
+ * colour samples. The text, bar and panel rules are the C reference's own
+ * code (overlay-shared.h, included by both); the tests compare the bytes.
  *
  * The plan travels by value as a __grid_constant__ kernel argument (about
  * 0.6 KiB: palette and font), so no device memory and no copy per frame.
@@ -37,179 +37,7 @@ struct Args {
   int fps_x10;
 };
 
-/* ---- text (cf_overlay_text_line ()) ---- */
-
-__device__ int
-put_uint (char *buf, int n, uint64_t v)
-{
-  char tmp[24];
-  int len = 0;
-
-  do {
-    tmp[len++] = (char) ('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (len)
-    buf[n++] = tmp[--len];
-  return n;
-}
-
-__device__ int
-put_str (char *buf, int n, const char *s)
-{
-  while (*s)
-    buf[n++] = *s++;
-  return n;
-}
-
-__device__ int
-put_tenths (char *buf, int n, uint64_t v)
-{
-  n = put_uint (buf, n, v / 10);
-  buf[n++] = '.';
-  buf[n++] = (char) ('0' + v % 10);
-  return n;
-}
-
-__device__ int
-text_line (const CfOverlayPlan * plan, const CfStats * stats, int fps_x10,
-    int line, char *buf)
-{
-  int n = 0;
-
-  if (line == plan->text_lines - 1) {
-    n = put_str (buf, n, "FPS ");
-    if (fps_x10 < 0)
-      buf[n++] = '-';
-    else
-      n = put_tenths (buf, n, (uint64_t) fps_x10);
-  } else {
-    const uint64_t count = ld (&stats->count[line]);
-
-    buf[n++] = plan->letter[line];
-    if (count == 0) {
-      n = put_str (buf, n, " -");
-    } else {
-      n = put_str (buf, n, " MIN ");
-      n = put_uint (buf, n, ld (&stats->min[line]));
-      n = put_str (buf, n, " MAX ");
-      n = put_uint (buf, n, ld (&stats->max[line]));
-      n = put_str (buf, n, " MEAN ");
-      n = put_tenths (buf, n, (ld (&stats->sum[line]) * 10 + count / 2) /
-          count);
-    }
-  }
-  buf[n] = '\0';
-  return n;
-}
-
-/* ---- histogram ---- */
-
-__device__ uint32_t
-log_level (uint64_t n)
-{
-  const uint64_t v = n + 1;
-  uint32_t e = 0, f;
-
-  while (e < 63 && v >> (e + 1))
-    e++;
-  f = (uint32_t) (e >= 4 ? v >> (e - 4) : v << (4 - e)) & 15;
-  return 16 * e + f;
-}
-
-__device__ uint64_t
-bin_value (const CfOverlayPlan * plan, const CfStats * stats, int c, int b)
-{
-  if (plan->luma_weighted)
-    return (77 * (uint64_t) ld (&stats->histogram[0][b]) +
-        150 * (uint64_t) ld (&stats->histogram[1][b]) +
-        29 * (uint64_t) ld (&stats->histogram[2][b]) + 128) >> 8;
-  return ld (&stats->histogram[c][b]);
-}
-
-__device__ uint64_t
-scaled (const CfOverlayPlan * plan, uint64_t v)
-{
-  return plan->log_scale ? log_level (v) : v;
-}
-
-__device__ int
-graph_channels (const CfOverlayPlan * plan)
-{
-  return plan->channels == CF_OVERLAY_CHANNELS_LUMA ? 1 : plan->n_colour;
-}
-
-__device__ int
-bar_height (const CfOverlayPlan * plan, const CfStats * stats,
-    const unsigned long long *top, int c, int col, int rows)
-{
-  const int b0 = col * CF_STATS_BINS / plan->hist_width;
-  int b1 = (col + 1) * CF_STATS_BINS / plan->hist_width;
-  uint64_t v = 0;
-
-  if (top[c] == 0)
-    return 0;
-  b1 = b1 > b0 ? b1 : b0 + 1;
-  for (int b = b0; b < b1; b++) {
-    const uint64_t x = bin_value (plan, stats, c, b);
-
-    v = x > v ? x : v;
-  }
-  return (int) (scaled (plan, v) * (uint64_t) rows / top[c]);
-}
-
-/* ---- a pixel ---- */
-
-__device__ int
-panel_index (const CfOverlayPlan * plan, const CfStats * stats,
-    const unsigned long long *top,
-    const char (*text)[CF_OVERLAY_LINE_CHARS + 1], const int *text_len,
-    int x, int y)
-{
-  if (x < plan->panel_x || x >= plan->panel_x + plan->panel_width
-      || y < plan->panel_y || y >= plan->panel_y + plan->panel_height)
-    return -1;
-  if (plan->text_lines && x >= plan->text_x && y >= plan->text_y) {
-    const int row = (y - plan->text_y) / plan->scale;
-    const int col = (x - plan->text_x) / plan->scale;
-    const int line = row / CF_OVERLAY_CELL_H, gy = row % CF_OVERLAY_CELL_H;
-    const int ci = col / CF_OVERLAY_CELL_W, gx = col % CF_OVERLAY_CELL_W;
-
-    if (line < plan->text_lines && ci < text_len[line]
-        && gy < CF_OVERLAY_GLYPH_H && gx < CF_OVERLAY_GLYPH_W) {
-      int ch = (unsigned char) text[line][ci];
-
-      ch = ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch;
-      ch -= CF_OVERLAY_FIRST_CHAR;
-      if (ch >= 0 && ch < CF_OVERLAY_GLYPHS
-          && plan->font[ch][gy] >> (CF_OVERLAY_GLYPH_W - 1 - gx) & 1)
-        return CF_OVERLAY_TEXT;
-    }
-  }
-  if (x >= plan->hist_x && x < plan->hist_x + plan->hist_width
-      && y >= plan->hist_y && y < plan->hist_y + plan->hist_height) {
-    const int col = x - plan->hist_x, row = y - plan->hist_y;
-    const int h = plan->hist_height;
-    int mask = 0, c;
-
-    if (plan->channels == CF_OVERLAY_CHANNELS_EACH) {
-      const int n = plan->n_colour;
-
-      for (c = 0; c < n - 1 && row >= h * (c + 1) / n; c++);
-      const int band0 = h * c / n, band1 = h * (c + 1) / n;
-      if (band1 - 1 - row < bar_height (plan, stats, top, c, col,
-              band1 - band0))
-        mask = 1 << c;
-    } else {
-      for (c = 0; c < graph_channels (plan); c++)
-        if (h - 1 - row < bar_height (plan, stats, top, c, col, h))
-          mask |= 1 << c;
-    }
-    if (mask)
-      return mask;
-  }
-  return CF_OVERLAY_BACKGROUND;
-}
+#include "overlay-shared.h"
 
 __global__ void
 overlay_kernel (const __grid_constant__ Args a)
@@ -237,7 +65,7 @@ overlay_kernel (const __grid_constant__ Args a)
     if (tid < 3)
       s_top[tid] = 0;
     if (tid < plan->text_lines)
-      s_len[tid] = text_line (plan, a.stats, a.fps_x10, tid, s_text[tid]);
+      s_len[tid] = cf_ovl_text_line (plan, a.stats, a.fps_x10, tid, s_text[tid]);
     __syncthreads ();
     for (int b = tid; b < CF_STATS_BINS; b += blockDim.x * blockDim.y)
       for (int c = 0; c < n; c++)

@@ -176,116 +176,21 @@ cf_overlay_plan_init (CfOverlayPlan * plan, CfFormat format, int width,
   return 0;
 }
 
-/* ---- text ---- */
-
-static int
-put_uint (char *buf, int n, uint64_t v)
-{
-  char tmp[24];
-  int len = 0;
-
-  do {
-    tmp[len++] = (char) ('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (len)
-    buf[n++] = tmp[--len];
-  return n;
-}
-
-static int
-put_str (char *buf, int n, const char *s)
-{
-  while (*s)
-    buf[n++] = *s++;
-  return n;
-}
-
-/* tenths as "I.F" */
-static int
-put_tenths (char *buf, int n, uint64_t v)
-{
-  n = put_uint (buf, n, v / 10);
-  buf[n++] = '.';
-  buf[n++] = (char) ('0' + v % 10);
-  return n;
-}
+#include "../overlay-shared.h"
 
 int
 cf_overlay_text_line (const CfOverlayPlan * plan, const CfStats * stats,
     int fps_x10, int line, char *buf)
 {
-  int n = 0;
-
   if (!plan || !stats || !buf || line < 0 || line >= plan->text_lines)
     return -1;
-  if (line == plan->text_lines - 1) {
-    n = put_str (buf, n, "FPS ");
-    if (fps_x10 < 0)
-      buf[n++] = '-';
-    else
-      n = put_tenths (buf, n, (uint64_t) fps_x10);
-  } else {
-    const uint64_t count = stats->count[line];
-
-    buf[n++] = plan->letter[line];
-    if (count == 0) {
-      n = put_str (buf, n, " -");
-    } else {
-      n = put_str (buf, n, " MIN ");
-      n = put_uint (buf, n, stats->min[line]);
-      n = put_str (buf, n, " MAX ");
-      n = put_uint (buf, n, stats->max[line]);
-      n = put_str (buf, n, " MEAN ");
-      n = put_tenths (buf, n, (stats->sum[line] * 10 + count / 2) / count);
-    }
-  }
-  buf[n] = '\0';
-  return n;
-}
-
-/* ---- histogram ---- */
-
-/* log2 (n + 1) with 4 fraction bits, linear between powers of two */
-static uint32_t
-log_level (uint64_t n)
-{
-  const uint64_t v = n + 1;
-  uint32_t e = 0, f;
-
-  while (e < 63 && v >> (e + 1))
-    e++;
-  f = (uint32_t) (e >= 4 ? v >> (e - 4) : v << (4 - e)) & 15;
-  return 16 * e + f;
-}
-
-/* Value of bin @b of graph channel @c. */
-static uint64_t
-bin_value (const CfOverlayPlan * plan, const CfStats * stats, int c, int b)
-{
-  if (plan->luma_weighted)
-    return (77 * (uint64_t) stats->histogram[0][b] +
-        150 * (uint64_t) stats->histogram[1][b] +
-        29 * (uint64_t) stats->histogram[2][b] + 128) >> 8;
-  return stats->histogram[c][b];
-}
-
-static uint64_t
-scaled (const CfOverlayPlan * plan, uint64_t v)
-{
-  return plan->log_scale ? log_level (v) : v;
-}
-
-/* Number of graph channels. */
-static int
-graph_channels (const CfOverlayPlan * plan)
-{
-  return plan->channels == CF_OVERLAY_CHANNELS_LUMA ? 1 : plan->n_colour;
+  return cf_ovl_text_line (plan, stats, fps_x10, line, buf);
 }
 
 /* top[c]: the scaled largest value of the bins of channel c's graph. */
 static void
-graph_tops (const CfOverlayPlan * plan, const CfStats * stats, uint64_t top[3])
+graph_tops (const CfOverlayPlan * plan, const CfStats * stats,
+    unsigned long long top[3])
 {
   const int n = graph_channels (plan);
   uint64_t all = 0;
@@ -307,83 +212,6 @@ graph_tops (const CfOverlayPlan * plan, const CfStats * stats, uint64_t top[3])
       top[c] = all;
 }
 
-/* Height in rows (of @rows) of channel @c's bar at histogram column @col. */
-static int
-bar_height (const CfOverlayPlan * plan, const CfStats * stats,
-    const uint64_t top[3], int c, int col, int rows)
-{
-  const int b0 = col * CF_STATS_BINS / plan->hist_width;
-  int b1 = (col + 1) * CF_STATS_BINS / plan->hist_width, b;
-  uint64_t v = 0;
-
-  if (top[c] == 0)
-    return 0;
-  b1 = b1 > b0 ? b1 : b0 + 1;
-  for (b = b0; b < b1; b++) {
-    const uint64_t x = bin_value (plan, stats, c, b);
-
-    v = x > v ? x : v;
-  }
-  return (int) (scaled (plan, v) * (uint64_t) rows / top[c]);
-}
-
-/* ---- a pixel ---- */
-
-/* What luma pixel (@x, @y) of the panel shows: a palette index, or -1
- * outside the panel. @text: the plan's lines. */
-static int
-panel_index (const CfOverlayPlan * plan, const CfStats * stats,
-    const uint64_t top[3], char text[][CF_OVERLAY_LINE_CHARS + 1],
-    const int *text_len, int x, int y)
-{
-  if (x < plan->panel_x || x >= plan->panel_x + plan->panel_width
-      || y < plan->panel_y || y >= plan->panel_y + plan->panel_height)
-    return -1;
-  if (plan->text_lines && x >= plan->text_x && y >= plan->text_y) {
-    const int row = (y - plan->text_y) / plan->scale;
-    const int col = (x - plan->text_x) / plan->scale;
-    const int line = row / CF_OVERLAY_CELL_H, gy = row % CF_OVERLAY_CELL_H;
-    const int ci = col / CF_OVERLAY_CELL_W, gx = col % CF_OVERLAY_CELL_W;
-
-    if (line < plan->text_lines && ci < text_len[line]
-        && gy < CF_OVERLAY_GLYPH_H && gx < CF_OVERLAY_GLYPH_W) {
-      int ch = (unsigned char) text[line][ci];
-
-      ch = ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch;
-      ch -= CF_OVERLAY_FIRST_CHAR;
-      if (ch >= 0 && ch < CF_OVERLAY_GLYPHS
-          && plan->font[ch][gy] >> (CF_OVERLAY_GLYPH_W - 1 - gx) & 1)
-        return CF_OVERLAY_TEXT;
-    }
-  }
-  if (x >= plan->hist_x && x < plan->hist_x + plan->hist_width
-      && y >= plan->hist_y && y < plan->hist_y + plan->hist_height) {
-    const int col = x - plan->hist_x, row = y - plan->hist_y;
-    const int h = plan->hist_height;
-    int mask = 0, c;
-
-    if (plan->channels == CF_OVERLAY_CHANNELS_EACH) {
-      const int n = plan->n_colour;
-      int band0, band1;
-
-      /* band c holds rows h c / n .. h (c + 1) / n - 1 */
-      for (c = 0; c < n - 1 && row >= h * (c + 1) / n; c++);
-      band0 = h * c / n;
-      band1 = h * (c + 1) / n;
-      if (band1 - 1 - row < bar_height (plan, stats, top, c, col,
-              band1 - band0))
-        mask = 1 << c;
-    } else {
-      for (c = 0; c < graph_channels (plan); c++)
-        if (h - 1 - row < bar_height (plan, stats, top, c, col, h))
-          mask |= 1 << c;
-    }
-    if (mask)
-      return mask;
-  }
-  return CF_OVERLAY_BACKGROUND;
-}
-
 static unsigned
 get_sample (const uint8_t * s, int sb)
 {
@@ -401,7 +229,7 @@ set_sample (uint8_t * s, int sb, unsigned v)
 /* Zebra, then the panel, on pixel (@x, @y) of plane @p. */
 static void
 draw_pixel (const CfOverlayPlan * plan, const CfPlaneLayout * l, int p,
-    uint8_t * px, const CfStats * stats, const uint64_t top[3],
+    uint8_t * px, const CfStats * stats, const unsigned long long *top,
     char text[][CF_OVERLAY_LINE_CHARS + 1], const int *text_len, int x, int y)
 {
   const int samples = l->pixel_bytes / l->sample_bytes;
@@ -453,7 +281,7 @@ cf_overlay_cpu (const CfOverlayPlan * plan, const CfImage * image,
   const CfFormatInfo *info;
   char text[CF_OVERLAY_MAX_LINES][CF_OVERLAY_LINE_CHARS + 1];
   int text_len[CF_OVERLAY_MAX_LINES];
-  uint64_t top[3];
+  unsigned long long top[3];
   int p, x, y, i;
 
   if (!plan || !image || !stats || plan->format == CF_FORMAT_COUNT
