@@ -1,0 +1,736 @@
+/* Tests of the batch tool's PNG input and output (tools/batch/png-io.h).
+ *
+ * Every PngSuite image in tests/data/pngsuite decodes to the documented
+ * format and survives a write and a second decode bit for bit; a few have
+ * known answers (computed independently from the files' filter-0 rows).
+ * Broken inputs are made here: truncations, flipped CRCs, huge IHDRs, a
+ * bomb, an IDAT that inflates far past the image, a text file, an
+ * unreadable file. Each must give a one-line error naming the file.
+ *
+ * CF_PNGSUITE_DIR: the images; random sizes and pixels come from the seed
+ * printed at start (CF_TEST_SEED=N repeats a run).
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <png.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "cf-test.h"
+#include "png-io.h"
+
+static char *tmp_dir;
+static GRand *rng;
+
+static const char *
+suite_dir (void)
+{
+  const char *d = g_getenv ("CF_PNGSUITE_DIR");
+  return d ? d : "tests/data/pngsuite";
+}
+
+static char *
+suite_path (const char *name)
+{
+  return g_build_filename (suite_dir (), name, NULL);
+}
+
+static char *
+tmp_path (const char *name)
+{
+  return g_build_filename (tmp_dir, name, NULL);
+}
+
+/* The names of the files in @dir, sorted; free with g_ptr_array_unref. */
+static GPtrArray *
+list_dir (const char *dir)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *n;
+
+  g_assert_nonnull (d);
+  while ((n = g_dir_read_name (d)))
+    g_ptr_array_add (names, g_strdup (n));
+  g_dir_close (d);
+  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  return names;
+}
+
+static gboolean
+file_has_chunk (const char *path, const char *type)
+{
+  gchar *data;
+  gsize len, i = 8;
+  gboolean found = FALSE;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  while (i + 8 <= len && !found) {
+    guint32 n = GUINT32_FROM_BE (*(guint32 *) (data + i));
+    found = memcmp (data + i + 4, type, 4) == 0;
+    i += 12 + (gsize) n;
+  }
+  g_free (data);
+  return found;
+}
+
+/* The interlace method byte of IHDR. Do not trust the names: three i*
+ * files of libpng's set (iftbbn2c16, iftbgn2c16, iftbrn2c08) are not
+ * interlaced. */
+static gboolean
+file_is_interlaced (const char *path)
+{
+  gchar *data;
+  gsize len;
+  gboolean interlaced;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  g_assert_cmpuint (len, >, 28);
+  interlaced = data[28] == 1;
+  g_free (data);
+  return interlaced;
+}
+
+static void
+assert_same_pixels (const CfImage * a, const CfImage * b)
+{
+  size_t row;
+
+  g_assert_cmpint (a->format, ==, b->format);
+  g_assert_cmpint (a->width, ==, b->width);
+  g_assert_cmpint (a->height, ==, b->height);
+  row = cf_plane_row_bytes (a->format, 0, a->width);
+  for (int y = 0; y < a->height; y++)
+    g_assert_cmpmem ((guint8 *) a->data[0] + y * a->pitch[0], row,
+        (guint8 *) b->data[0] + y * b->pitch[0], row);
+}
+
+/* Reads @path, which must fail with a message that names it and contains
+ * @what; returns nothing to free. */
+static void
+assert_read_fails (const char *path, const CfPngLimits * limits,
+    const char *what)
+{
+  CfPngImage img;
+  char err[512];
+
+  g_assert_cmpint (cf_png_read (path, limits, &img, err, sizeof err), ==, -1);
+  g_test_message ("%s", err);
+  g_assert_true (g_str_has_prefix (err, path));
+  g_assert_nonnull (strstr (err, what));
+  g_assert_null (strchr (err, '\n'));
+  g_assert_null (img.image.data[0]);
+}
+
+static void
+assert_no_temp_files (void)
+{
+  GPtrArray *names = list_dir (tmp_dir);
+
+  for (guint i = 0; i < names->len; i++)
+    g_assert_null (strstr (g_ptr_array_index (names, i), ".tmp-"));
+  g_ptr_array_unref (names);
+}
+
+/* --------------------------------------------------------------- PngSuite */
+
+/* What png-io.h promises for a PngSuite file: the name ends in the colour
+ * type digit, a letter and the depth ("basn0g16", "ftbrn2c08"). */
+static void
+expected_format (const char *name, gboolean trns, CfFormat * format,
+    int *color_type, int *depth, gboolean * reduced)
+{
+  const char *dot = strrchr (name, '.');
+
+  *color_type = dot[-4] - '0';
+  *depth = atoi (dot - 2);
+  *reduced = *depth == 16 && (*color_type != 0 || trns);
+  switch (*color_type) {
+    case 0:
+      *format = trns ? CF_FORMAT_RGBA : *depth == 16 ? CF_FORMAT_GRAY16_LE :
+          CF_FORMAT_GRAY8;
+      break;
+    case 2:
+    case 3:
+      *format = trns ? CF_FORMAT_RGBA : CF_FORMAT_RGB;
+      break;
+    default:
+      *format = CF_FORMAT_RGBA;
+      break;
+  }
+}
+
+static void
+test_pngsuite_formats_and_round_trip (void)
+{
+  GPtrArray *names = list_dir (suite_dir ());
+  int n_images = 0;
+
+  for (guint i = 0; i < names->len; i++) {
+    const char *name = g_ptr_array_index (names, i);
+    char *path, *out;
+    CfPngImage img, again;
+    CfFormat format;
+    int color_type, expected_type, depth, level = g_rand_int_range (rng, 0, 10);
+    gboolean trns, reduced;
+    char err[512];
+
+    if (!g_str_has_suffix (name, ".png"))
+      continue;
+    path = suite_path (name);
+    trns = file_has_chunk (path, "tRNS");
+    expected_format (name, trns, &format, &color_type, &depth, &reduced);
+    g_test_message ("%s: tRNS %d, compression %d", name, trns, level);
+
+    if (cf_png_read (path, NULL, &img, err, sizeof err) != 0)
+      g_error ("%s", err);
+    g_assert_cmpint (img.image.format, ==, format);
+    g_assert_cmpint (img.image.width, ==, 32);
+    g_assert_cmpint (img.image.height, ==, 32);
+    g_assert_cmpint (img.png_color_type, ==, color_type);
+    g_assert_cmpint (img.png_bit_depth, ==, depth);
+    g_assert_cmpint (img.reduced_16, ==, reduced);
+    g_assert_cmpint (img.interlaced, ==, file_is_interlaced (path));
+    g_assert_cmpint (cf_image_check (&img.image), ==, 0);
+
+    out = tmp_path (name);
+    if (cf_png_write (out, &img, level, err, sizeof err) != 0)
+      g_error ("%s", err);
+    if (cf_png_read (out, NULL, &again, err, sizeof err) != 0)
+      g_error ("%s", err);
+    assert_same_pixels (&img.image, &again.image);
+    /* the writer keeps the file's type where the pixels fit it; a tRNS
+     * colour key became alpha: gray + tRNS comes back as gray + alpha,
+     * RGB + tRNS as RGBA */
+    expected_type = !trns || color_type == 3 ? color_type :
+        color_type == 0 ? PNG_COLOR_TYPE_GRAY_ALPHA : PNG_COLOR_TYPE_RGBA;
+    g_assert_cmpint (again.png_color_type, ==, expected_type);
+    if (color_type == 0 && !trns)
+      g_assert_cmpint (again.png_bit_depth, ==, depth);
+    g_assert_false (again.interlaced);
+
+    /* an interlaced file decodes as its progressive twin */
+    if (name[0] == 'i') {
+      char *twin = suite_path (name + 1);
+      CfPngImage progressive;
+      if (g_file_test (twin, G_FILE_TEST_EXISTS)) {
+        if (cf_png_read (twin, NULL, &progressive, err, sizeof err) != 0)
+          g_error ("%s", err);
+        assert_same_pixels (&img.image, &progressive.image);
+        cf_png_image_clear (&progressive);
+      }
+      g_free (twin);
+    }
+
+    g_unlink (out);
+    g_free (out);
+    cf_png_image_clear (&again);
+    cf_png_image_clear (&img);
+    g_free (path);
+    n_images++;
+  }
+  /* 15 basn, 15 ftb/ftp, their interlaced versions */
+  g_assert_cmpint (n_images, >=, 60);
+  assert_no_temp_files ();
+  g_ptr_array_unref (names);
+}
+
+static void
+read_suite (const char *name, CfPngImage * img)
+{
+  char *path = suite_path (name);
+  char err[512];
+
+  if (cf_png_read (path, NULL, img, err, sizeof err) != 0)
+    g_error ("%s", err);
+  g_free (path);
+}
+
+static void
+test_known_answers (void)
+{
+  CfPngImage img;
+  const guint8 *p;
+  const guint16 *p16;
+  static const guint16 g16_row0[] = { 0, 2304, 4608, 6912, 9216, 11520,
+    13824, 16128, 18432, 20736, 23040, 25344, 27648, 29952, 32256, 34560,
+    36864, 39168, 41472, 43776, 46080, 48384, 50688, 52992, 55296, 57600,
+    59904, 62208, 64512, 61695, 54783, 47871
+  };
+
+  /* 1-bit gray, first row fffffffe: 31 white pixels, then black */
+  read_suite ("basn0g01.png", &img);
+  p = img.image.data[0];
+  for (int x = 0; x < 31; x++)
+    g_assert_cmpuint (p[x], ==, 255);
+  g_assert_cmpuint (p[31], ==, 0);
+  cf_png_image_clear (&img);
+
+  /* 2-bit gray, first row 0055aaff twice: 0, 1, 2, 3 scaled by 85 */
+  read_suite ("basn0g02.png", &img);
+  p = img.image.data[0];
+  for (int x = 0; x < 32; x++)
+    g_assert_cmpuint (p[x], ==, (x / 4) % 4 * 85);
+  cf_png_image_clear (&img);
+
+  /* 16-bit gray: native values, little-endian */
+  read_suite ("basn0g16.png", &img);
+  p16 = img.image.data[0];
+  for (int x = 0; x < 32; x++)
+    g_assert_cmpuint (GUINT16_FROM_LE (p16[x]), ==, g16_row0[x]);
+  cf_png_image_clear (&img);
+
+  /* palette: index 165 is (1, 0, 0) on row 0, row 1 starts (0x11, 0, 0) */
+  read_suite ("basn3p08.png", &img);
+  p = img.image.data[0];
+  g_assert_cmpint (img.image.format, ==, CF_FORMAT_RGB);
+  g_assert_cmpuint (p[0], ==, 1);
+  g_assert_cmpuint (p[1], ==, 0);
+  g_assert_cmpuint (p[2], ==, 0);
+  p += img.image.pitch[0];
+  g_assert_cmpuint (p[0], ==, 0x11);
+  g_assert_cmpuint (p[1], ==, 0);
+  g_assert_cmpuint (p[2], ==, 0);
+  cf_png_image_clear (&img);
+
+  /* palette + tRNS: both alpha 0 and alpha 255 occur */
+  read_suite ("ftbbn3p08.png", &img);
+  {
+    gboolean seen0 = FALSE, seen255 = FALSE;
+    p = img.image.data[0];
+    for (int i = 0; i < 32 * 32; i++) {
+      seen0 |= p[4 * i + 3] == 0;
+      seen255 |= p[4 * i + 3] == 255;
+    }
+    g_assert_true (seen0 && seen255);
+  }
+  cf_png_image_clear (&img);
+
+  /* gray + alpha: R = G = B */
+  read_suite ("basn4a08.png", &img);
+  p = img.image.data[0];
+  for (int i = 0; i < 32 * 32; i++) {
+    g_assert_cmpuint (p[4 * i], ==, p[4 * i + 1]);
+    g_assert_cmpuint (p[4 * i], ==, p[4 * i + 2]);
+  }
+  cf_png_image_clear (&img);
+}
+
+/* --------------------------------------------------------- broken inputs */
+
+static void
+put_chunk (GByteArray * png, const char *type, const void *data, guint32 len)
+{
+  guint32 be = GUINT32_TO_BE (len), crc;
+
+  g_byte_array_append (png, (guint8 *) & be, 4);
+  g_byte_array_append (png, (const guint8 *) type, 4);
+  if (len)
+    g_byte_array_append (png, data, len);
+  crc = crc32 (0, (const Bytef *) type, 4);
+  if (len)
+    crc = crc32 (crc, data, len);
+  be = GUINT32_TO_BE (crc);
+  g_byte_array_append (png, (guint8 *) & be, 4);
+}
+
+/* A gray 8-bit PNG of @width x @height whose IDAT is the zlib stream of
+ * @raw_len zero bytes (rows of filter type 0, all black): raw_len =
+ * (width + 1) * height is a valid image, more is excess data, less too
+ * little. */
+static char *
+make_png (const char *name, guint32 width, guint32 height, gsize raw_len)
+{
+  static const guint8 sig[8] = { 137, 'P', 'N', 'G', 13, 10, 26, 10 };
+  GByteArray *png = g_byte_array_new ();
+  guint8 ihdr[13] = { 0 };
+  guint32 be;
+  guint8 *raw = g_malloc0 (raw_len), *z;
+  uLongf z_len = compressBound (raw_len);
+  char *path = tmp_path (name);
+
+  z = g_malloc (z_len);
+  g_assert_cmpint (compress2 (z, &z_len, raw, raw_len, 9), ==, Z_OK);
+  g_byte_array_append (png, sig, 8);
+  be = GUINT32_TO_BE (width);
+  memcpy (ihdr, &be, 4);
+  be = GUINT32_TO_BE (height);
+  memcpy (ihdr + 4, &be, 4);
+  ihdr[8] = 8;                  /* depth; colour type 0, the rest 0 */
+  put_chunk (png, "IHDR", ihdr, 13);
+  put_chunk (png, "IDAT", z, z_len);
+  put_chunk (png, "IEND", NULL, 0);
+  g_assert_true (g_file_set_contents (path, (char *) png->data, png->len,
+          NULL));
+  g_byte_array_unref (png);
+  g_free (raw);
+  g_free (z);
+  return path;
+}
+
+static void
+test_made_png_reads (void)
+{
+  char *path = make_png ("made.png", 64, 48, 65 * 48);
+  CfPngImage img;
+  char err[512];
+
+  if (cf_png_read (path, NULL, &img, err, sizeof err) != 0)
+    g_error ("%s", err);
+  g_assert_cmpint (img.image.format, ==, CF_FORMAT_GRAY8);
+  g_assert_cmpint (img.image.width, ==, 64);
+  cf_png_image_clear (&img);
+  g_unlink (path);
+  g_free (path);
+}
+
+static void
+test_truncated (void)
+{
+  char *src = suite_path ("basn2c08.png"), *path = tmp_path ("trunc.png");
+  gchar *data;
+  gsize len;
+  /* in the signature, in IHDR, in IDAT, in IEND's length, in its CRC */
+  gsize cuts[] = { 0, 5, 8, 20, 33, 60, 0, 0, 0, 0 };
+  int n_cuts = 6;
+
+  g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+  cuts[n_cuts++] = len / 2;
+  cuts[n_cuts++] = len - 12;
+  cuts[n_cuts++] = len - 5;
+  cuts[n_cuts++] = len - 1;
+  for (int i = 0; i < n_cuts; i++) {
+    g_test_message ("truncated at %zu of %zu", cuts[i], len);
+    g_assert_true (g_file_set_contents (path, data, cuts[i], NULL));
+    assert_read_fails (path, NULL, cuts[i] < 8 ? "not a PNG file" :
+        cuts[i] < len - 12 ? "" : "truncated");
+  }
+  g_unlink (path);
+  g_free (data);
+  g_free (path);
+  g_free (src);
+}
+
+static void
+test_bad_crc (void)
+{
+  char *src = suite_path ("basn2c08.png"), *path = tmp_path ("crc.png");
+  gchar *data;
+  gsize len;
+  /* the last byte of IHDR's CRC (8 + 8 + 13 + 3), and of IDAT's: the file
+   * is IHDR, gAMA, IDAT, IEND */
+  gsize idat_crc;
+
+  g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+  data[32] ^= 1;
+  g_assert_true (g_file_set_contents (path, data, len, NULL));
+  assert_read_fails (path, NULL, "CRC error");
+  data[32] ^= 1;
+
+  idat_crc = len - 12 - 1;
+  data[idat_crc] ^= 0x80;
+  g_assert_true (g_file_set_contents (path, data, len, NULL));
+  assert_read_fails (path, NULL, "CRC error");
+
+  g_unlink (path);
+  g_free (data);
+  g_free (path);
+  g_free (src);
+}
+
+static void
+test_huge_ihdr (void)
+{
+  char *path;
+  CfPngLimits small = { 1000, 0 };
+
+  /* over CF_MAX_SIDE: libpng's user limits refuse it while reading IHDR */
+  path = make_png ("huge.png", 100000, 100000, 1000);
+  assert_read_fails (path, NULL, "exceeds user limit");
+  g_unlink (path);
+  g_free (path);
+
+  /* sides allowed, 400 Mpixel over the default 100 */
+  path = make_png ("large.png", 20000, 20000, 1000);
+  assert_read_fails (path, NULL, "over the limit of 100000000 pixels");
+  g_unlink (path);
+  g_free (path);
+
+  /* a limit of our own: basn0g08 is 1024 pixels */
+  path = suite_path ("basn0g08.png");
+  assert_read_fails (path, &small, "image is 32x32, over the limit of 1000");
+  g_free (path);
+}
+
+static void
+test_bombs (void)
+{
+  char *path;
+  CfPngImage img;
+  char err[512];
+  gint64 start;
+
+  /* a 30 kB file that would inflate to 900 Mpixel: refused by the limit
+   * before anything is inflated or allocated */
+  path = make_png ("bomb.png", 30000, 30000, 30 << 20);
+  assert_read_fails (path, NULL, "over the limit");
+  g_unlink (path);
+  g_free (path);
+
+  /* an IDAT that inflates to 64 MB where 4 kB make the image: libpng stops
+   * inflating when the rows are full and skips the rest (as browsers do,
+   * excess data is a warning), so this returns the image, at once */
+  path = make_png ("endless.png", 64, 64, 64 << 20);
+  start = g_get_monotonic_time ();
+  if (cf_png_read (path, NULL, &img, err, sizeof err) != 0)
+    g_error ("%s", err);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+  g_assert_cmpint (img.image.width, ==, 64);
+  cf_png_image_clear (&img);
+  g_unlink (path);
+  g_free (path);
+
+  /* a stream that ends before the image does */
+  path = make_png ("short.png", 64, 64, 65 * 32);
+  assert_read_fails (path, NULL, "Not enough image data");
+  g_unlink (path);
+  g_free (path);
+}
+
+static void
+test_not_png (void)
+{
+  char *path = tmp_path ("text.png");
+  char *missing = tmp_path ("missing.png");
+
+  g_assert_true (g_file_set_contents (path, "hello, world\n", -1, NULL));
+  assert_read_fails (path, NULL, "not a PNG file");
+  g_assert_true (g_file_set_contents (path, "", 0, NULL));
+  assert_read_fails (path, NULL, "not a PNG file");
+  g_unlink (path);
+  assert_read_fails (missing, NULL, "cannot open: No such file");
+  assert_read_fails (tmp_dir, NULL, "Is a directory");
+  g_free (missing);
+  g_free (path);
+}
+
+static void
+test_unreadable (void)
+{
+  char *src = suite_path ("basn0g08.png"), *path = tmp_path ("locked.png");
+  gchar *data;
+  gsize len;
+
+  if (geteuid () == 0) {
+    /* root reads a mode-000 file all the same */
+    g_test_skip ("running as root, which can read a chmod 000 file");
+    g_free (path);
+    g_free (src);
+    return;
+  }
+  g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+  g_assert_true (g_file_set_contents (path, data, len, NULL));
+  g_assert_cmpint (g_chmod (path, 0), ==, 0);
+  assert_read_fails (path, NULL, "Permission denied");
+  g_unlink (path);
+  g_free (data);
+  g_free (path);
+  g_free (src);
+}
+
+/* ----------------------------------------------------------------- write */
+
+static void
+fill_random (CfPngImage * img)
+{
+  guint8 *p = img->image.data[0];
+  size_t n = img->image.pitch[0] * img->image.height;
+
+  for (size_t i = 0; i < n; i++)
+    p[i] = g_rand_int (rng);
+}
+
+static void
+round_trip (const CfPngImage * img, const char *name, int level)
+{
+  char *path = tmp_path (name);
+  CfPngImage again;
+  char err[512];
+
+  if (cf_png_write (path, img, level, err, sizeof err) != 0)
+    g_error ("%s", err);
+  if (cf_png_read (path, NULL, &again, err, sizeof err) != 0)
+    g_error ("%s", err);
+  assert_same_pixels (&img->image, &again.image);
+  cf_png_image_clear (&again);
+  g_unlink (path);
+  g_free (path);
+}
+
+static void
+test_write_random (void)
+{
+  static const CfFormat formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_GRAY16_LE,
+    CF_FORMAT_RGB, CF_FORMAT_RGBA
+  };
+
+  for (int i = 0; i < 4; i++) {
+    CfPngImage img;
+    int w = g_rand_int_range (rng, 1, 300), h = g_rand_int_range (rng, 1, 200);
+
+    g_assert_cmpint (cf_png_image_alloc (&img, formats[i], w, h), ==, 0);
+    fill_random (&img);
+    round_trip (&img, "random.png", g_rand_int_range (rng, 0, 10));
+    /* hints the pixels do not fit: > 256 colours, gray off the 4-bit
+     * scale, colour where gray was: the writer falls back */
+    img.png_color_type = PNG_COLOR_TYPE_PALETTE;
+    round_trip (&img, "palette-hint.png", 1);
+    img.png_color_type = PNG_COLOR_TYPE_GRAY;
+    img.png_bit_depth = 4;
+    round_trip (&img, "gray-hint.png", 9);
+    img.png_color_type = PNG_COLOR_TYPE_GRAY_ALPHA;
+    round_trip (&img, "ga-hint.png", 0);
+    cf_png_image_clear (&img);
+  }
+  assert_no_temp_files ();
+}
+
+static void
+test_write_replaces_and_cleans_up (void)
+{
+  CfPngImage img, back;
+  char *path = tmp_path ("out.png"), *missing_dir, *dir_target;
+  char err[512];
+  GStatBuf st;
+  mode_t mask;
+
+  g_assert_cmpint (cf_png_image_alloc (&img, CF_FORMAT_RGB, 7, 5), ==, 0);
+  g_assert_cmpint (cf_png_write (path, &img, 6, err, sizeof err), ==, 0);
+  /* not mkstemp's 0600: what open () would give */
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  mask = umask (022);
+  umask (mask);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0666 & ~mask);
+  fill_random (&img);
+  g_assert_cmpint (cf_png_write (path, &img, 6, err, sizeof err), ==, 0);
+  g_assert_cmpint (cf_png_read (path, NULL, &back, err, sizeof err), ==, 0);
+  assert_same_pixels (&img.image, &back.image);
+  cf_png_image_clear (&back);
+  assert_no_temp_files ();
+
+  /* errors: each names the file and leaves nothing behind */
+  g_assert_cmpint (cf_png_write (path, &img, 10, err, sizeof err), ==, -1);
+  g_assert_nonnull (strstr (err, "compression level 10"));
+  missing_dir = g_build_filename (tmp_dir, "no-such-dir", "out.png", NULL);
+  g_assert_cmpint (cf_png_write (missing_dir, &img, 6, err, sizeof err), ==,
+      -1);
+  g_test_message ("%s", err);
+  g_assert_true (g_str_has_prefix (err, missing_dir));
+  g_assert_nonnull (strstr (err, "No such file"));
+  /* fails at the rename, after the whole file was written */
+  dir_target = tmp_path ("a-directory.png");
+  g_assert_cmpint (g_mkdir (dir_target, 0755), ==, 0);
+  g_assert_cmpint (cf_png_write (dir_target, &img, 6, err, sizeof err), ==, -1);
+  g_test_message ("%s", err);
+  g_assert_nonnull (strstr (err, "cannot rename"));
+  g_rmdir (dir_target);
+  assert_no_temp_files ();
+
+  if (geteuid () != 0) {
+    char *ro = tmp_path ("read-only"), *ro_out;
+    g_assert_cmpint (g_mkdir (ro, 0555), ==, 0);
+    ro_out = g_build_filename (ro, "out.png", NULL);
+    g_assert_cmpint (cf_png_write (ro_out, &img, 6, err, sizeof err), ==, -1);
+    g_test_message ("%s", err);
+    g_assert_nonnull (strstr (err, "Permission denied"));
+    g_rmdir (ro);
+    g_free (ro_out);
+    g_free (ro);
+  }
+
+  img.image.format = CF_FORMAT_NV12;
+  g_assert_cmpint (cf_png_write (path, &img, 6, err, sizeof err), ==, -1);
+  g_assert_nonnull (strstr (err, "cannot write a NV12 image"));
+  img.image.format = CF_FORMAT_RGB;
+
+  g_unlink (path);
+  assert_no_temp_files ();
+  cf_png_image_clear (&img);
+  g_free (dir_target);
+  g_free (missing_dir);
+  g_free (path);
+}
+
+/* The tool decodes on a thread pool: many threads reading and writing at
+ * once must give what one thread gives. */
+static gpointer
+decode_all (gpointer data)
+{
+  GPtrArray *names = list_dir (suite_dir ());
+  char *out = g_strdup_printf ("%s/thread-%p.png", tmp_dir, data);
+  gboolean ok = TRUE;
+
+  for (int round = 0; round < 4; round++)
+    for (guint i = 0; i < names->len; i++) {
+      const char *name = g_ptr_array_index (names, i);
+      char *path = suite_path (name);
+      CfPngImage a, b;
+      char err[512];
+      if (g_str_has_suffix (name, ".png")) {
+        ok &= cf_png_read (path, NULL, &a, err, sizeof err) == 0;
+        ok &= cf_png_write (out, &a, 1, err, sizeof err) == 0;
+        ok &= cf_png_read (out, NULL, &b, err, sizeof err) == 0;
+        ok &= a.image.format == b.image.format && memcmp (a.image.data[0],
+            b.image.data[0], a.image.pitch[0] * a.image.height) == 0;
+        cf_png_image_clear (&a);
+        cf_png_image_clear (&b);
+      }
+      g_free (path);
+    }
+  g_unlink (out);
+  g_free (out);
+  g_ptr_array_unref (names);
+  return GINT_TO_POINTER (ok);
+}
+
+static void
+test_threads (void)
+{
+  GThread *threads[8];
+
+  for (int i = 0; i < 8; i++)
+    threads[i] = g_thread_new ("png", decode_all, &threads[i]);
+  for (int i = 0; i < 8; i++)
+    g_assert_true (GPOINTER_TO_INT (g_thread_join (threads[i])));
+  assert_no_temp_files ();
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  rng = g_rand_new_with_seed (cf_test_seed ());
+  tmp_dir = g_dir_make_tmp ("cf-png-io-XXXXXX", NULL);
+  g_assert_nonnull (tmp_dir);
+
+  g_test_add_func ("/png-io/pngsuite", test_pngsuite_formats_and_round_trip);
+  g_test_add_func ("/png-io/known-answers", test_known_answers);
+  g_test_add_func ("/png-io/made-png", test_made_png_reads);
+  g_test_add_func ("/png-io/truncated", test_truncated);
+  g_test_add_func ("/png-io/bad-crc", test_bad_crc);
+  g_test_add_func ("/png-io/huge-ihdr", test_huge_ihdr);
+  g_test_add_func ("/png-io/bombs", test_bombs);
+  g_test_add_func ("/png-io/not-png", test_not_png);
+  g_test_add_func ("/png-io/unreadable", test_unreadable);
+  g_test_add_func ("/png-io/write-random", test_write_random);
+  g_test_add_func ("/png-io/write-cleanup", test_write_replaces_and_cleans_up);
+  g_test_add_func ("/png-io/threads", test_threads);
+  ret = g_test_run ();
+
+  g_rmdir (tmp_dir);
+  g_free (tmp_dir);
+  g_rand_free (rng);
+  return ret;
+}

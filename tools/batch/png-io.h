@@ -1,0 +1,106 @@
+/* cudafilters-batch: PNG input and output.
+ *
+ * Decodes every PNG colour type and depth into one of the kernel library's
+ * formats, and writes those formats back as PNG. Plain C, no globals: each
+ * call is independent, so a thread pool may decode many files at once.
+ *
+ * What a PNG decodes to (one plane, host memory, 8-bit data stays 8-bit):
+ *
+ *   PNG                                 CfFormat     samples
+ *   gray 1/2/4 bits                     GRAY8        scaled to 0..255: 1-bit
+ *                                                    0/1 -> 0/255, 2-bit x85,
+ *                                                    4-bit x17
+ *   gray 8 bits                         GRAY8        as stored
+ *   gray 16 bits                        GRAY16_LE    as stored (PNG is big-
+ *                                                    endian; swapped)
+ *   gray + alpha 8, gray + tRNS         RGBA         gray copied to R, G, B
+ *   palette 1/2/4/8                     RGB          palette expanded
+ *   palette + tRNS                      RGBA         alpha from tRNS
+ *   RGB 8                               RGB          as stored
+ *   RGB + tRNS                          RGBA         the tRNS colour gets
+ *                                                    alpha 0, others 255
+ *   RGBA 8                              RGBA         as stored
+ *   16 bits with colour or alpha        RGB / RGBA   rounded to 8 bits (the
+ *   (RGB, RGBA, gray + alpha, gray                   library has no 16-bit
+ *   16 + tRNS)                                       RGB formats):
+ *                                                    CfPngImage.reduced_16
+ *   Adam7 interlaced                    as above     deinterlaced
+ *
+ * Ancillary chunks (gAMA, bKGD, text, ...) are not applied and not kept.
+ *
+ * The writer stores the pixels losslessly: decoding what it wrote gives the
+ * same samples, bit for bit. It uses the PNG type the image was read from
+ * (png_color_type, png_bit_depth) when the pixels still fit it (a palette of
+ * at most 256 colours, gray values on the 1/2/4-bit scale, R = G = B for
+ * gray + alpha), otherwise the plain type of the format: GRAY8 -> gray 8,
+ * GRAY16_LE -> gray 16, RGB -> RGB 8, RGBA -> RGBA 8. Outputs are never
+ * interlaced.
+ */
+#ifndef CF_PNG_IO_H
+#define CF_PNG_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/* --max-pixels: 100 Mpixel */
+#define CF_PNG_DEFAULT_MAX_PIXELS 100000000u
+/* Largest ancillary chunk or decompressed text kept in memory while
+ * reading; larger ones are skipped (libpng's own default is 8 MB). */
+#define CF_PNG_DEFAULT_MAX_CHUNK_BYTES (8u << 20)
+/* --compression: zlib level 0..9 */
+#define CF_PNG_DEFAULT_COMPRESSION 6
+
+  typedef struct
+  {
+    uint64_t max_pixels;        /* width x height above this is refused; 0 = default */
+    size_t max_chunk_bytes;     /* 0 = default */
+  } CfPngLimits;
+
+  typedef struct
+  {
+    CfImage image;              /* GRAY8, GRAY16_LE, RGB or RGBA; owns data[0] */
+    /* What the file held, as libpng names it (PNG_COLOR_TYPE_*, 1..16): the
+     * writer's first choice. -1 when the image comes from elsewhere. */
+    int png_color_type;
+    int png_bit_depth;
+    int interlaced;             /* the file was Adam7 interlaced */
+    int reduced_16;             /* 16-bit samples were rounded to 8 bits */
+  } CfPngImage;
+
+/* Decodes the PNG file @path into @img (which cf_png_image_clear () frees
+ * after success; after an error there is nothing to free). @limits may be
+ * NULL for the defaults. Returns 0, or -1 with a one-line message in @err
+ * naming the file ("PATH: not a PNG file", "PATH: image is 20000x20000, over
+ * the limit of 100000000 pixels", ...). Never prints and never aborts. */
+  int cf_png_read (const char *path, const CfPngLimits * limits,
+      CfPngImage * img, char *err, size_t err_len);
+
+/* Encodes @img into the PNG file @path at zlib level @compression (0..9).
+ * The data goes to a temporary file PATH.tmp-XXXXXX in the same directory,
+ * is flushed to disk, then renamed over @path; on any error the temporary
+ * file is removed and @path is untouched. Returns 0, or -1 with a one-line
+ * message in @err naming the file. */
+  int cf_png_write (const char *path, const CfPngImage * img, int compression,
+      char *err, size_t err_len);
+
+/* Allocates @img for a @width x @height picture of @format (GRAY8,
+ * GRAY16_LE, RGB or RGBA), tightly packed, zero-filled, with no PNG type
+ * hint. Returns 0, or -1 when the format or size is not supported or
+ * memory runs out. */
+  int cf_png_image_alloc (CfPngImage * img, CfFormat format, int width,
+      int height);
+
+/* Frees the pixels of @img and zeroes it; safe on a zeroed image. */
+  void cf_png_image_clear (CfPngImage * img);
+
+#ifdef __cplusplus
+}
+#endif
+#endif                          /* CF_PNG_IO_H */
