@@ -43,7 +43,7 @@ status=0
 meson test -C build --print-errorlogs --num-processes 2 || status=1
 cp build/meson-logs/testlog.json build/meson-logs/testlog-main.json
 meson test -C build --setup valgrind elements-cudastats-cpu elements-cudaresize-cpu \
-  elements-cudastencil-cpu elements-cudaaudiofir-cpu \
+  elements-cudastencil-cpu elements-cudaaudiofir-cpu elements-cudastatsoverlay-cpu \
   --print-errorlogs --num-processes 2 || status=1
 python3 tools/test-summary.py build/meson-logs/testlog-main.json \
   build/meson-logs/testlog-valgrind.json
