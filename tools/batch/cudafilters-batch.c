@@ -1,0 +1,881 @@
+/* cudafilters-batch: the filters of gst-cudafilters on folders of PNG files.
+ *
+ * cudafilters-batch [options] INPUT_DIR OUTPUT_DIR
+ *
+ * The PNG files of INPUT_DIR (name ending in .png, any case; sub-folders
+ * too with -r) are listed and sorted by their path relative to INPUT_DIR
+ * (byte order), optionally split with --shard, and handed to a pool of
+ * --jobs threads. Each thread decodes one file (png-io.h), applies the
+ * operations in command-line order (--resize, --stencil, --stats) and
+ * writes OUTPUT_DIR/RELATIVE_PATH (png-io writes a temporary file and
+ * renames it). Statistics are kept per file and written in sorted file
+ * order once every file is done, so the output does not depend on --jobs.
+ *
+ * Backends: only the CPU one (the kernel library's CPU references, which
+ * give the same bytes as the CUDA kernels). --backend cuda is refused until
+ * the CUDA path is written; auto means the CPU.
+ *
+ * Exit status: 0 when every file was written or skipped because its output
+ * exists, 1 when any file failed (each failure is a line on stderr naming
+ * the file, and the count is in the summary), 2 on a usage error.
+ */
+#include <errno.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gstcftaps.h"
+#include "png-io.h"
+#include "resize.h"
+#include "stats.h"
+#include "stencil.h"
+
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+
+typedef enum
+{
+  OP_RESIZE,
+  OP_STENCIL,
+  OP_STATS
+} OpKind;
+
+typedef enum
+{
+  SIZE_BOTH,                    /* WxH */
+  SIZE_WIDTH,                   /* W: height keeps the aspect ratio */
+  SIZE_HEIGHT,                  /* xH: width keeps the aspect ratio */
+  SIZE_PERCENT                  /* N%: both sides scaled */
+} SizeMode;
+
+typedef struct
+{
+  OpKind kind;
+  /* resize */
+  SizeMode size_mode;
+  int width, height;
+  double percent;
+  /* stencil */
+  CfStencilParams params;
+  double taps[CF_STENCIL_MAX_TAPS];
+  /* stats: which --stats this is, 1-based */
+  int stats_index;
+} Op;
+
+typedef enum
+{
+  RESULT_PENDING,
+  RESULT_DONE,
+  RESULT_SKIPPED,               /* the output exists and no --overwrite */
+  RESULT_FAILED
+} ResultStatus;
+
+typedef struct
+{
+  ResultStatus status;
+  GArray *stats;                /* CfStats per --stats, NULL without */
+  GArray *stats_sizes;          /* int[3] (width, height, format) per --stats */
+} FileResult;
+
+typedef struct
+{
+  char *input_dir, *output_dir;
+  GPtrArray *files;             /* relative paths, sorted, after --shard */
+  FileResult *results;
+  GPtrArray *ops;
+  CfResizeMethod method;
+  int compression;
+  CfPngLimits limits;
+  gboolean overwrite, quiet, tty;
+
+  GMutex lock;                  /* guards the counters and the terminal */
+  guint done, written, skipped, failed;
+  gint64 start_us;
+  gint64 drawn_us;              /* last redraw of the terminal's line */
+} Batch;
+
+/* Options, filled by GOptionContext */
+static gboolean opt_recursive, opt_overwrite, opt_quiet;
+static char *opt_method, *opt_stats_out, *opt_shard, *opt_backend;
+static int opt_compression = CF_PNG_DEFAULT_COMPRESSION;
+static int opt_jobs;
+static gint64 opt_max_pixels = CF_PNG_DEFAULT_MAX_PIXELS;
+static GPtrArray *opt_ops;
+static int n_stats_ops;
+
+static gboolean
+parse_int (const char *s, int lo, int hi, int *out)
+{
+  char *end;
+  gint64 v;
+
+  if (!s || !*s || g_ascii_isspace (*s))
+    return FALSE;
+  errno = 0;
+  v = g_ascii_strtoll (s, &end, 10);
+  if (errno || *end || v < lo || v > hi)
+    return FALSE;
+  *out = (int) v;
+  return TRUE;
+}
+
+static gboolean
+parse_double (const char *s, double *out)
+{
+  char *end;
+
+  if (!s || !*s || g_ascii_isspace (*s))
+    return FALSE;
+  *out = g_ascii_strtod (s, &end);
+  return !*end && isfinite (*out);
+}
+
+/* --resize WxH | W | xH | N% */
+static gboolean
+parse_resize (Op * op, const char *s)
+{
+  const char *x = strchr (s, 'x');
+  size_t len = strlen (s);
+
+  if (len > 1 && s[len - 1] == '%') {
+    char *num = g_strndup (s, len - 1);
+    gboolean ok = parse_double (num, &op->percent) && op->percent > 0;
+    g_free (num);
+    op->size_mode = SIZE_PERCENT;
+    return ok;
+  }
+  if (!x) {
+    op->size_mode = SIZE_WIDTH;
+    return parse_int (s, 1, CF_MAX_SIDE, &op->width);
+  }
+  if (x == s) {
+    op->size_mode = SIZE_HEIGHT;
+    return parse_int (s + 1, 1, CF_MAX_SIDE, &op->height);
+  } else {
+    char *w = g_strndup (s, x - s);
+    gboolean ok = parse_int (w, 1, CF_MAX_SIDE, &op->width)
+        && parse_int (x + 1, 1, CF_MAX_SIDE, &op->height);
+    g_free (w);
+    op->size_mode = SIZE_BOTH;
+    return ok;
+  }
+}
+
+static int
+lookup (const char *const *names, const char *s)
+{
+  for (int i = 0; names[i]; i++)
+    if (g_ascii_strcasecmp (names[i], s) == 0)
+      return i;
+  return -1;
+}
+
+static const char *const method_names[] = {
+  "nearest", "bilinear", "bicubic", "lanczos", "area", NULL
+};
+
+static const char *const preset_names[] = {
+  "box", "gaussian", "sharpen", "derivative", "laplacian", NULL
+};
+
+static const char *const direction_names[] = {
+  "horizontal", "vertical", "both", NULL
+};
+
+static const char *const border_names[] = {
+  "clamp", "mirror", "wrap", "constant", NULL
+};
+
+/* --stencil PRESET[:KEY=VALUE,...] or taps=LIST[:KEY=VALUE,...]; the keys
+ * and defaults are cudastencil's (see --help). */
+static gboolean
+parse_stencil (Op * op, const char *spec, GError ** error)
+{
+  CfStencilParams *p = &op->params;
+  char **head_tail = g_strsplit (spec, ":", 2);
+  char **keys = NULL;
+  const char *head = head_tail[0];
+  int preset = -1, radius = 0, normalize = 1, value = 0, n = 0;
+  double sigma = 1.0, amount = 1.0;
+  gboolean ok = FALSE, have_taps = FALSE;
+
+  memset (p, 0, sizeof (*p));
+  p->direction = CF_STENCIL_BOTH;
+  p->border = CF_STENCIL_MIRROR;
+
+  if (g_str_has_prefix (head, "taps=")) {
+    GArray *taps = gst_cf_taps_parse (head + 5, CF_STENCIL_MAX_TAPS, error);
+    if (!taps)
+      goto out;
+    n = taps->len;
+    if (n % 2 == 0) {
+      g_array_unref (taps);
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--stencil %s: an odd number of taps is needed (2 radius + 1)", spec);
+      goto out;
+    }
+    memcpy (op->taps, taps->data, n * sizeof (double));
+    g_array_unref (taps);
+    have_taps = TRUE;
+  } else if ((preset = lookup (preset_names, head)) < 0) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--stencil %s: unknown preset '%s'", spec, head);
+    goto out;
+  }
+
+  keys = g_strsplit (head_tail[1] ? head_tail[1] : "", ",", -1);
+  for (int i = 0; keys[i]; i++) {
+    char *eq = strchr (keys[i], '=');
+    const char *val = eq ? eq + 1 : "";
+    gboolean good;
+    int named;
+
+    if (!*keys[i])
+      continue;
+    if (eq)
+      *eq = '\0';
+    if (!strcmp (keys[i], "radius"))
+      good = !have_taps && parse_int (val, 1, CF_STENCIL_MAX_RADIUS, &radius);
+    else if (!strcmp (keys[i], "sigma"))
+      good = !have_taps && parse_double (val, &sigma) && sigma > 0;
+    else if (!strcmp (keys[i], "amount"))
+      good = !have_taps && parse_double (val, &amount);
+    else if (!strcmp (keys[i], "normalize"))
+      good = have_taps && parse_int (val, 0, 1, &normalize);
+    else if (!strcmp (keys[i], "direction"))
+      good = (named = lookup (direction_names, val)) >= 0
+          && (p->direction = named, TRUE);
+    else if (!strcmp (keys[i], "border"))
+      good = (named = lookup (border_names, val)) >= 0
+          && (p->border = named, TRUE);
+    else if (!strcmp (keys[i], "value"))
+      good = parse_int (val, 0, 65535, &value);
+    else if (!strcmp (keys[i], "alpha"))
+      good = parse_int (val, 0, 1, &p->filter_alpha);
+    else
+      good = FALSE;
+    if (!good) {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--stencil %s: bad or unknown setting '%s%s%s'", spec, keys[i],
+          eq ? "=" : "", val);
+      goto out;
+    }
+  }
+
+  if (have_taps) {
+    radius = n / 2;
+  } else if (cf_stencil_preset_taps (preset, radius, sigma, amount, op->taps,
+          &radius, &normalize) < 0) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--stencil %s: bad preset settings", spec);
+    goto out;
+  }
+  for (int c = 0; c < CF_MAX_CHANNELS; c++)
+    p->border_value[c] = value;
+  p->x.radius = p->y.radius = radius;
+  p->x.taps = p->y.taps = op->taps;
+  p->x.normalize = p->y.normalize = normalize;
+  /* The plan checks the taps themselves (gain, sum, border value); try it
+   * on a small 16-bit picture so that mistakes are usage errors. */
+  {
+    CfStencilPlan plan;
+    if (cf_stencil_plan_init (&plan, CF_FORMAT_GRAY16_LE, 8, 8, p) < 0) {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--stencil %s: taps refused (sum 0 with normalize=1, or a gain "
+          "above %d)", spec, CF_STENCIL_MAX_GAIN);
+      goto out;
+    }
+  }
+  ok = TRUE;
+out:
+  g_strfreev (keys);
+  g_strfreev (head_tail);
+  return ok;
+}
+
+static gboolean
+add_op_cb (const char *name, const char *value, gpointer data, GError ** error)
+{
+  Op *op = g_new0 (Op, 1);
+
+  if (!strcmp (name, "--stats")) {
+    op->kind = OP_STATS;
+    op->stats_index = ++n_stats_ops;
+  } else if (!strcmp (name, "--resize")) {
+    op->kind = OP_RESIZE;
+    if (!parse_resize (op, value)) {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+          "--resize %s: expected WxH, W, xH or N%% (sides 1..%d)", value,
+          CF_MAX_SIDE);
+      g_free (op);
+      return FALSE;
+    }
+  } else {
+    op->kind = OP_STENCIL;
+    if (!parse_stencil (op, value, error)) {
+      g_free (op);
+      return FALSE;
+    }
+  }
+  /* the taps pointers must follow the op, which is not moved again */
+  op->params.x.taps = op->params.y.taps = op->taps;
+  g_ptr_array_add (opt_ops, op);
+  return TRUE;
+}
+
+static const GOptionEntry entries[] = {
+  {"recursive", 'r', 0, G_OPTION_ARG_NONE, &opt_recursive,
+      "Descend into sub-folders (the output mirrors them)", NULL},
+  {"resize", 0, 0, G_OPTION_ARG_CALLBACK, add_op_cb,
+        "Scale to WxH; W or xH keep the aspect ratio; N% scales both sides",
+      "SIZE"},
+  {"method", 0, 0, G_OPTION_ARG_STRING, &opt_method,
+      "Resize method of every --resize: nearest, bilinear (default), "
+        "bicubic, lanczos, area", "METHOD"},
+  {"stencil", 0, 0, G_OPTION_ARG_CALLBACK, add_op_cb,
+      "Filter with a preset or taps (see below)", "SPEC"},
+  {"stats", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, add_op_cb,
+      "Per-channel statistics of the picture at this point", NULL},
+  {"stats-out", 0, 0, G_OPTION_ARG_FILENAME, &opt_stats_out,
+      "Where statistics go: FILE.csv, or FILE.jsonl (JSON Lines)", "FILE"},
+  {"compression", 0, 0, G_OPTION_ARG_INT, &opt_compression,
+      "zlib level of the outputs, 0..9 (default 6)", "N"},
+  {"jobs", 'j', 0, G_OPTION_ARG_INT, &opt_jobs,
+      "Files processed at once (default: all cores)", "N"},
+  {"shard", 0, 0, G_OPTION_ARG_STRING, &opt_shard,
+      "Only files K, K+N, K+2N, ... (1-based) of the sorted list", "K/N"},
+  {"max-pixels", 0, 0, G_OPTION_ARG_INT64, &opt_max_pixels,
+      "Refuse pictures above this many pixels (default 100000000)", "N"},
+  {"overwrite", 0, 0, G_OPTION_ARG_NONE, &opt_overwrite,
+      "Replace existing outputs (default: keep them, skip the file)", NULL},
+  {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
+      "No progress and no summary; errors only", NULL},
+  {"backend", 0, 0, G_OPTION_ARG_STRING, &opt_backend,
+        "auto (default) or cpu; cuda is NOT IMPLEMENTED YET and is refused",
+      "NAME"},
+  {NULL}
+};
+
+static const char description[] =
+    "Operations (--resize, --stencil, --stats) apply in command-line order;\n"
+    "without any the files are re-encoded losslessly.\n"
+    "\n"
+    "Stencil SPEC: PRESET[:KEY=VALUE,...] or taps=LIST[:KEY=VALUE,...]\n"
+    "  PRESET     box, gaussian, sharpen, derivative, laplacian\n"
+    "  taps=LIST  comma-separated taps, an odd number (2 radius + 1)\n"
+    "  radius=R   preset radius 1..64 (default: the preset's own)\n"
+    "  sigma=S    gaussian and sharpen (default 1)\n"
+    "  amount=A   sharpen (default 1)\n"
+    "  normalize=0|1  divide taps by their sum (taps only, default 1)\n"
+    "  direction=horizontal|vertical|both (default both)\n"
+    "  border=clamp|mirror|wrap|constant (default mirror), value=V for "
+    "constant\n"
+    "  alpha=0|1  filter alpha too (default 0: alpha is copied)\n"
+    "\n"
+    "Statistics, per file and channel, in sorted file order:\n"
+    "  CSV header: file,stats,width,height,format,channel,min,max,mean,"
+    "variance,histogram\n"
+    "  (stats: which --stats, 1-based; histogram: 256 counts separated by\n"
+    "  spaces, 16-bit samples binned by their high byte)\n"
+    "  JSON Lines: one object per file and --stats, with the same fields\n"
+    "  and a \"channels\" array.\n"
+    "\n"
+    "Exit status: 0 all done, 1 some files failed, 2 usage error.\n"
+    "\n"
+    "Examples:\n"
+    "  cudafilters-batch -r --resize 50% --method lanczos in/ out/\n"
+    "  cudafilters-batch --stencil gaussian:sigma=2 --stats --stats-out "
+    "s.csv in/ out/\n"
+    "  cudafilters-batch --stencil taps=1,2,1:direction=horizontal in/ out/\n"
+    "  cudafilters-batch --resize x480 --shard 2/4 --jobs 8 in/ out/\n";
+
+static gboolean
+is_png_name (const char *name)
+{
+  size_t n = strlen (name);
+  return n > 4 && g_ascii_strcasecmp (name + n - 4, ".png") == 0;
+}
+
+/* Adds the PNG files under @dir (relative paths below @rel) to @files.
+ * Symbolic links to folders are not followed (no loops). */
+static void
+list_files (const char *dir, const char *rel, gboolean recursive,
+    GPtrArray * files)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  if (!d)
+    return;
+  while ((name = g_dir_read_name (d))) {
+    char *path = g_build_filename (dir, name, NULL);
+    char *sub = rel ? g_build_filename (rel, name, NULL) : g_strdup (name);
+    GStatBuf st;
+
+    if (g_lstat (path, &st) == 0 && S_ISDIR (st.st_mode)) {
+      if (recursive)
+        list_files (path, sub, recursive, files);
+    } else if (is_png_name (name)) {
+      g_ptr_array_add (files, sub);
+      sub = NULL;
+    }
+    g_free (sub);
+    g_free (path);
+  }
+  g_dir_close (d);
+}
+
+static int
+compare_paths (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* The path with symbolic links resolved as far as the path exists, then
+ * the rest made absolute lexically. */
+static char *
+resolve_path (const char *path)
+{
+  char *abs = g_canonicalize_filename (path, NULL);
+  char *real = realpath (abs, NULL);
+  char *res;
+
+  if (real) {
+    res = g_strdup (real);
+    free (real);
+  } else {
+    char *parent = g_path_get_dirname (abs);
+    char *base = g_path_get_basename (abs);
+    char *rp = strcmp (parent, abs) ? resolve_path (parent) : g_strdup (abs);
+    res = g_build_filename (rp, base, NULL);
+    g_free (rp);
+    g_free (base);
+    g_free (parent);
+  }
+  g_free (abs);
+  return res;
+}
+
+static void
+output_size (const Op * op, int w, int h, int *ow, int *oh)
+{
+  double r;
+
+  switch (op->size_mode) {
+    case SIZE_BOTH:
+      *ow = op->width;
+      *oh = op->height;
+      return;
+    case SIZE_WIDTH:
+      *ow = op->width;
+      r = round ((double) h * op->width / w);
+      *oh = (int) CLAMP (r, 1, CF_MAX_SIDE);
+      return;
+    case SIZE_HEIGHT:
+      *oh = op->height;
+      r = round ((double) w * op->height / h);
+      *ow = (int) CLAMP (r, 1, CF_MAX_SIDE);
+      return;
+    default:
+      r = round (w * op->percent / 100.0);
+      *ow = (int) CLAMP (r, 1, CF_MAX_SIDE);
+      r = round (h * op->percent / 100.0);
+      *oh = (int) CLAMP (r, 1, CF_MAX_SIDE);
+      return;
+  }
+}
+
+/* Replaces @img with its result; -1 with @err set on failure. */
+static int
+apply_op (const Batch * b, const Op * op, CfPngImage * img, FileResult * r,
+    char *err, size_t err_len)
+{
+  CfPngImage out = { 0 };
+  const CfImage *src = &img->image;
+  int ok;
+
+  if (op->kind == OP_STATS) {
+    CfStats st;
+    int info[3] = { src->width, src->height, src->format };
+    if (cf_stats_cpu (src, &st) < 0) {
+      g_snprintf (err, err_len, "statistics failed");
+      return -1;
+    }
+    g_array_append_val (r->stats, st);
+    g_array_append_vals (r->stats_sizes, info, 3);
+    return 0;
+  }
+  if (op->kind == OP_RESIZE) {
+    CfResizePlan plan;
+    int ow, oh;
+    output_size (op, src->width, src->height, &ow, &oh);
+    if (cf_png_image_alloc (&out, src->format, ow, oh) < 0) {
+      g_snprintf (err, err_len, "out of memory for %dx%d", ow, oh);
+      return -1;
+    }
+    ok = cf_resize_plan_init (&plan, src->format, b->method, src->width,
+        src->height, ow, oh, 0, 0) == 0;
+    ok = ok && cf_resize_cpu (&plan, src, &out.image) == 0;
+    cf_resize_plan_clear (&plan);
+  } else {
+    CfStencilPlan plan;
+    if (cf_png_image_alloc (&out, src->format, src->width, src->height) < 0) {
+      g_snprintf (err, err_len, "out of memory");
+      return -1;
+    }
+    ok = cf_stencil_plan_init (&plan, src->format, src->width, src->height,
+        &op->params) == 0;
+    ok = ok && cf_stencil_cpu (&plan, src, &out.image) == 0;
+    cf_stencil_plan_clear (&plan);
+  }
+  if (!ok) {
+    cf_png_image_clear (&out);
+    g_snprintf (err, err_len, "%s failed",
+        op->kind == OP_RESIZE ? "resize" : "stencil");
+    return -1;
+  }
+  /* the writer keeps the file's PNG type where the new pixels still fit */
+  out.png_color_type = img->png_color_type;
+  out.png_bit_depth = img->png_bit_depth;
+  cf_png_image_clear (img);
+  *img = out;
+  return 0;
+}
+
+static void
+print_progress (Batch * b, const char *rel, ResultStatus status)
+{
+  guint total = b->files->len;
+  gint64 now = g_get_monotonic_time ();
+  double secs = (now - b->start_us) / 1e6;
+  double rate = secs > 0 ? b->done / secs : 0;
+
+  if (b->quiet)
+    return;
+  if (b->tty) {
+    double eta;
+    /* at most ten redraws a second, and the last one */
+    if (b->done < total && now - b->drawn_us < G_USEC_PER_SEC / 10)
+      return;
+    b->drawn_us = now;
+    eta = rate > 0 ? (total - b->done) / rate : 0;
+    printf ("\r\033[K%u/%u  %.1f images/s  ETA %d:%02d", b->done, total,
+        rate, (int) eta / 60, (int) eta % 60);
+  } else {
+    printf ("[%u/%u] %s: %s\n", b->done, total, rel,
+        status == RESULT_DONE ? "written" :
+        status == RESULT_SKIPPED ? "skipped (output exists)" : "failed");
+  }
+  fflush (stdout);
+}
+
+static void
+process_file (gpointer data, gpointer user_data)
+{
+  Batch *b = user_data;
+  guint i = GPOINTER_TO_UINT (data) - 1;
+  const char *rel = g_ptr_array_index (b->files, i);
+  FileResult *r = &b->results[i];
+  char *in = g_build_filename (b->input_dir, rel, NULL);
+  char *out = g_build_filename (b->output_dir, rel, NULL);
+  char *out_dir = g_path_get_dirname (out);
+  char err[512] = "";
+  CfPngImage img = { 0 };
+  gboolean have_img = FALSE;
+
+  if (!b->overwrite && g_file_test (out, G_FILE_TEST_EXISTS)) {
+    r->status = RESULT_SKIPPED;
+    goto done;
+  }
+  if (cf_png_read (in, &b->limits, &img, err, sizeof (err)) < 0)
+    goto failed;
+  have_img = TRUE;
+  if (n_stats_ops) {
+    r->stats = g_array_new (FALSE, FALSE, sizeof (CfStats));
+    r->stats_sizes = g_array_new (FALSE, FALSE, sizeof (int));
+  }
+  for (guint k = 0; k < b->ops->len; k++) {
+    char op_err[256];
+    if (apply_op (b, g_ptr_array_index (b->ops, k), &img, r, op_err,
+            sizeof (op_err)) < 0) {
+      g_snprintf (err, sizeof (err), "%s: %s", in, op_err);
+      goto failed;
+    }
+  }
+  if (g_mkdir_with_parents (out_dir, 0777) < 0) {
+    g_snprintf (err, sizeof (err), "%s: cannot create the folder: %s",
+        out_dir, g_strerror (errno));
+    goto failed;
+  }
+  if (cf_png_write (out, &img, b->compression, err, sizeof (err)) < 0)
+    goto failed;
+  r->status = RESULT_DONE;
+  goto done;
+
+failed:
+  r->status = RESULT_FAILED;
+  if (r->stats) {
+    g_array_unref (r->stats);
+    g_array_unref (r->stats_sizes);
+    r->stats = r->stats_sizes = NULL;
+  }
+done:
+  if (have_img)
+    cf_png_image_clear (&img);
+  g_mutex_lock (&b->lock);
+  b->done++;
+  if (r->status == RESULT_DONE)
+    b->written++;
+  else if (r->status == RESULT_SKIPPED)
+    b->skipped++;
+  else
+    b->failed++;
+  if (r->status == RESULT_FAILED) {
+    if (b->tty && !b->quiet)
+      printf ("\r\033[K");
+    fflush (stdout);
+    fprintf (stderr, "cudafilters-batch: %s\n", err);
+    fflush (stderr);
+    b->drawn_us = 0;            /* the line was cleared: redraw it */
+  }
+  print_progress (b, rel, r->status);
+  g_mutex_unlock (&b->lock);
+  g_free (out_dir);
+  g_free (out);
+  g_free (in);
+}
+
+static void
+append_csv_field (GString * s, const char *field)
+{
+  if (!strpbrk (field, ",\"\r\n")) {
+    g_string_append (s, field);
+    return;
+  }
+  g_string_append_c (s, '"');
+  for (const char *p = field; *p; p++) {
+    if (*p == '"')
+      g_string_append_c (s, '"');
+    g_string_append_c (s, *p);
+  }
+  g_string_append_c (s, '"');
+}
+
+static void
+append_json_string (GString * s, const char *str)
+{
+  g_string_append_c (s, '"');
+  for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      g_string_append_printf (s, "\\%c", *p);
+    else if (*p < 0x20)
+      g_string_append_printf (s, "\\u%04x", *p);
+    else
+      g_string_append_c (s, *p);
+  }
+  g_string_append_c (s, '"');
+}
+
+/* Writes every statistic, in sorted file order. */
+static gboolean
+write_stats (const Batch * b, const char *path, gboolean json)
+{
+  GString *s = g_string_new (NULL);
+  GError *error = NULL;
+  gboolean ok;
+
+  if (!json)
+    g_string_append (s, "file,stats,width,height,format,channel,min,max,"
+        "mean,variance,histogram\n");
+  for (guint i = 0; i < b->files->len; i++) {
+    const FileResult *r = &b->results[i];
+    const char *rel = g_ptr_array_index (b->files, i);
+
+    if (!r->stats)
+      continue;
+    for (guint k = 0; k < r->stats->len; k++) {
+      const CfStats *st = &g_array_index (r->stats, CfStats, k);
+      const int *info = &g_array_index (r->stats_sizes, int, 3 * k);
+      const CfFormatInfo *fi = cf_format_info (info[2]);
+
+      if (json) {
+        g_string_append (s, "{\"file\":");
+        append_json_string (s, rel);
+        g_string_append_printf (s, ",\"stats\":%u,\"width\":%d,\"height\":%d,"
+            "\"format\":\"%s\",\"channels\":[", k + 1, info[0], info[1],
+            fi->name);
+      }
+      for (guint c = 0; c < st->n_channels; c++) {
+        if (json) {
+          g_string_append_printf (s, "%s{\"channel\":\"%s\",", c ? "," : "",
+              fi->channel_names[c]);
+          g_string_append_printf (s, "\"min\":%u,\"max\":%u,\"mean\":%.17g,"
+              "\"variance\":%.17g,\"histogram\":[", st->min[c], st->max[c],
+              cf_stats_mean (st, c), cf_stats_variance (st, c));
+        } else {
+          append_csv_field (s, rel);
+          g_string_append_printf (s, ",%u,%d,%d,%s,%s,%u,%u,%.17g,%.17g,",
+              k + 1, info[0], info[1], fi->name, fi->channel_names[c],
+              st->min[c], st->max[c], cf_stats_mean (st, c),
+              cf_stats_variance (st, c));
+        }
+        for (int h = 0; h < CF_STATS_BINS; h++)
+          g_string_append_printf (s, "%s%u", h ? (json ? "," : " ") : "",
+              st->histogram[c][h]);
+        g_string_append (s, json ? "]}" : "\n");
+      }
+      if (json)
+        g_string_append (s, "]}\n");
+    }
+  }
+  ok = g_file_set_contents (path, s->str, s->len, &error);
+  if (!ok) {
+    fprintf (stderr, "cudafilters-batch: %s\n", error->message);
+    g_error_free (error);
+  }
+  g_string_free (s, TRUE);
+  return ok;
+}
+
+static int
+usage_error (GOptionContext * ctx, const char *msg)
+{
+  fprintf (stderr, "cudafilters-batch: %s\n(see --help)\n", msg);
+  g_option_context_free (ctx);
+  return EXIT_USAGE;
+}
+
+int
+main (int argc, char **argv)
+{
+  GOptionContext *ctx;
+  GError *error = NULL;
+  Batch b = { 0 };
+  gboolean json = FALSE;
+  int shard_k = 1, shard_n = 1, status, method = CF_RESIZE_BILINEAR;
+  GThreadPool *pool;
+  char *in_real, *out_real;
+
+  opt_ops = g_ptr_array_new_with_free_func (g_free);
+  ctx = g_option_context_new ("INPUT_DIR OUTPUT_DIR");
+  g_option_context_set_summary (ctx, "Applies gst-cudafilters' operations "
+      "to every PNG file of INPUT_DIR,\nwriting the results under the same "
+      "names in OUTPUT_DIR (CPU backend).");
+  g_option_context_set_description (ctx, description);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
+    int ret = usage_error (ctx, error->message);
+    g_error_free (error);
+    return ret;
+  }
+  if (argc != 3)
+    return usage_error (ctx, "expected INPUT_DIR and OUTPUT_DIR");
+
+  if (opt_method && (method = lookup (method_names, opt_method)) < 0)
+    return usage_error (ctx, "--method: nearest, bilinear, bicubic, "
+        "lanczos or area");
+  if (opt_backend && strcmp (opt_backend, "auto")
+      && strcmp (opt_backend, "cpu")) {
+    if (!strcmp (opt_backend, "cuda"))
+      return usage_error (ctx, "--backend cuda: the CUDA backend of the "
+          "batch tool is not implemented yet; use auto or cpu");
+    return usage_error (ctx, "--backend: auto, cpu or cuda");
+  }
+  if (opt_compression < 0 || opt_compression > 9)
+    return usage_error (ctx, "--compression: 0..9");
+  if (opt_jobs < 0)
+    return usage_error (ctx, "--jobs: at least 1");
+  if (opt_max_pixels <= 0)
+    return usage_error (ctx, "--max-pixels: at least 1");
+  if (opt_shard) {
+    char **kn = g_strsplit (opt_shard, "/", -1);
+    gboolean ok = g_strv_length (kn) == 2
+        && parse_int (kn[1], 1, G_MAXINT, &shard_n)
+        && parse_int (kn[0], 1, shard_n, &shard_k);
+    g_strfreev (kn);
+    if (!ok)
+      return usage_error (ctx, "--shard K/N: 1 <= K <= N");
+  }
+  if (n_stats_ops && !opt_stats_out)
+    return usage_error (ctx, "--stats needs --stats-out FILE.csv or "
+        "FILE.jsonl");
+  if (opt_stats_out) {
+    if (g_str_has_suffix (opt_stats_out, ".jsonl")
+        || g_str_has_suffix (opt_stats_out, ".json"))
+      json = TRUE;
+    else if (!g_str_has_suffix (opt_stats_out, ".csv"))
+      return usage_error (ctx, "--stats-out: the name must end in .csv, "
+          ".jsonl or .json");
+  }
+  if (!g_file_test (argv[1], G_FILE_TEST_IS_DIR))
+    return usage_error (ctx, "INPUT_DIR is not a folder");
+
+  in_real = resolve_path (argv[1]);
+  out_real = resolve_path (argv[2]);
+  if (!strcmp (in_real, out_real) || (g_str_has_prefix (out_real, in_real)
+          && (out_real[strlen (in_real)] == '/' || !strcmp (in_real, "/")))) {
+    g_free (in_real);
+    g_free (out_real);
+    return usage_error (ctx, "OUTPUT_DIR must not be INPUT_DIR or inside it");
+  }
+  g_free (in_real);
+  g_free (out_real);
+  g_option_context_free (ctx);
+
+  b.method = method;
+  b.input_dir = argv[1];
+  b.output_dir = argv[2];
+  b.ops = opt_ops;
+  b.compression = opt_compression;
+  b.limits.max_pixels = (uint64_t) opt_max_pixels;
+  b.overwrite = opt_overwrite;
+  b.quiet = opt_quiet;
+  b.tty = isatty (STDOUT_FILENO);
+  g_mutex_init (&b.lock);
+
+  {
+    GPtrArray *all = g_ptr_array_new_with_free_func (g_free);
+    list_files (b.input_dir, NULL, opt_recursive, all);
+    g_ptr_array_sort (all, compare_paths);
+    b.files = g_ptr_array_new_with_free_func (g_free);
+    for (guint i = 0; i < all->len; i++)
+      if ((int) (i % shard_n) == shard_k - 1)
+        g_ptr_array_add (b.files, g_strdup (g_ptr_array_index (all, i)));
+    g_ptr_array_unref (all);
+  }
+  b.results = g_new0 (FileResult, b.files->len);
+
+  b.start_us = g_get_monotonic_time ();
+  pool = g_thread_pool_new (process_file, &b,
+      opt_jobs > 0 ? opt_jobs : (int) g_get_num_processors (), FALSE, NULL);
+  for (guint i = 0; i < b.files->len; i++)
+    g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
+  g_thread_pool_free (pool, FALSE, TRUE);
+
+  status = b.failed ? EXIT_FAILED : 0;
+  if (opt_stats_out && !write_stats (&b, opt_stats_out, json))
+    status = EXIT_FAILED;
+  if (!b.quiet) {
+    if (b.tty && b.files->len)
+      printf ("\n");
+    printf ("processed %u, skipped %u, failed %u, in %.2f s\n", b.written,
+        b.skipped, b.failed, (g_get_monotonic_time () - b.start_us) / 1e6);
+  }
+
+  for (guint i = 0; i < b.files->len; i++) {
+    if (b.results[i].stats) {
+      g_array_unref (b.results[i].stats);
+      g_array_unref (b.results[i].stats_sizes);
+    }
+  }
+  g_free (b.results);
+  g_ptr_array_unref (b.files);
+  g_ptr_array_unref (opt_ops);
+  g_mutex_clear (&b.lock);
+  return status;
+}
