@@ -11,16 +11,29 @@
  * renames it). Statistics are kept per file and written in sorted file
  * order once every file is done, so the output does not depend on --jobs.
  *
- * Backends: only the CPU one (the kernel library's CPU references, which
- * give the same bytes as the CUDA kernels). --backend cuda is refused until
- * the CUDA path is written; auto means the CPU.
+ * Backends: cpu runs the kernel library's C references in the threads;
+ * cuda runs its kernels (the same bytes) with one BatchGpu per job
+ * (batch-cuda.h): each thread decodes into its context's page-locked
+ * buffer, runs upload, kernels and download on the context's stream, and
+ * encodes from page-locked memory, so the GPU work of one file overlaps the
+ * decoding and encoding of the others. With --devices the contexts are
+ * spread over the devices in turn. auto (the default) is cuda when a device
+ * works, else cpu.
+ *
+ * Interruption: the first SIGINT or SIGTERM stops the start of new files;
+ * the files in progress are finished (their outputs are whole: png-io
+ * writes a temporary file and renames it), the summary counts the files not
+ * started, and the exit status is 130. A second signal exits at once,
+ * which may leave NAME.tmp-XXXXXX files but never a partial NAME.
  *
  * Exit status: 0 when every file was written or skipped because its output
  * exists, 1 when any file failed (each failure is a line on stderr naming
- * the file, and the count is in the summary), 2 on a usage error.
+ * the file, and the count is in the summary), 2 on a usage error, 130 when
+ * interrupted.
  */
 #include <errno.h>
 #include <glib.h>
+#include <signal.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,57 +42,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batch-ops.h"
 #include "gstcftaps.h"
-#include "png-io.h"
-#include "resize.h"
-#include "stats.h"
-#include "stencil.h"
+#ifdef HAVE_CUDA
+#include "batch-cuda.h"
+#endif
 
 #define EXIT_FAILED 1
 #define EXIT_USAGE 2
-
-typedef enum
-{
-  OP_RESIZE,
-  OP_STENCIL,
-  OP_STATS
-} OpKind;
-
-typedef enum
-{
-  SIZE_BOTH,                    /* WxH */
-  SIZE_WIDTH,                   /* W: height keeps the aspect ratio */
-  SIZE_HEIGHT,                  /* xH: width keeps the aspect ratio */
-  SIZE_PERCENT                  /* N%: both sides scaled */
-} SizeMode;
-
-typedef struct
-{
-  OpKind kind;
-  /* resize */
-  SizeMode size_mode;
-  int width, height;
-  double percent;
-  /* stencil */
-  CfStencilParams params;
-  double taps[CF_STENCIL_MAX_TAPS];
-  /* stats: which --stats this is, 1-based */
-  int stats_index;
-} Op;
+#define EXIT_INTERRUPTED 130
 
 typedef enum
 {
   RESULT_PENDING,
   RESULT_DONE,
   RESULT_SKIPPED,               /* the output exists and no --overwrite */
-  RESULT_FAILED
+  RESULT_FAILED,
+  RESULT_NOT_STARTED            /* interrupted before the file's turn */
 } ResultStatus;
 
 typedef struct
 {
   ResultStatus status;
-  GArray *stats;                /* CfStats per --stats, NULL without */
-  GArray *stats_sizes;          /* int[3] (width, height, format) per --stats */
+  BatchStats *stats;            /* one per --stats, NULL without or on failure */
 } FileResult;
 
 typedef struct
@@ -87,14 +72,17 @@ typedef struct
   char *input_dir, *output_dir;
   GPtrArray *files;             /* relative paths, sorted, after --shard */
   FileResult *results;
-  GPtrArray *ops;
-  CfResizeMethod method;
+  GPtrArray *ops;               /* BatchOp */
   int compression;
+  /* the CUDA backend: BatchGpu contexts, one per job, lent to the thread
+   * that processes a file; NULL for the CPU backend */
+  GAsyncQueue *gpus;
+  gint stop;                    /* atomic: interrupted, start no more files */
   CfPngLimits limits;
   gboolean overwrite, quiet, tty;
 
   GMutex lock;                  /* guards the counters and the terminal */
-  guint done, written, skipped, failed;
+  guint done, written, skipped, failed, not_started;
   gint64 start_us;
   gint64 drawn_us;              /* last redraw of the terminal's line */
 } Batch;
@@ -102,6 +90,7 @@ typedef struct
 /* Options, filled by GOptionContext */
 static gboolean opt_recursive, opt_overwrite, opt_quiet;
 static char *opt_method, *opt_stats_out, *opt_shard, *opt_backend;
+static char *opt_devices;
 static int opt_compression = CF_PNG_DEFAULT_COMPRESSION;
 static int opt_jobs;
 static gint64 opt_max_pixels = CF_PNG_DEFAULT_MAX_PIXELS;
@@ -137,7 +126,7 @@ parse_double (const char *s, double *out)
 
 /* --resize WxH | W | xH | N% */
 static gboolean
-parse_resize (Op * op, const char *s)
+parse_resize (BatchOp * op, const char *s)
 {
   const char *x = strchr (s, 'x');
   size_t len = strlen (s);
@@ -194,7 +183,7 @@ static const char *const border_names[] = {
 /* --stencil PRESET[:KEY=VALUE,...] or taps=LIST[:KEY=VALUE,...]; the keys
  * and defaults are cudastencil's (see --help). */
 static gboolean
-parse_stencil (Op * op, const char *spec, GError ** error)
+parse_stencil (BatchOp * op, const char *spec, GError ** error)
 {
   CfStencilParams *p = &op->params;
   char **head_tail = g_strsplit (spec, ":", 2);
@@ -301,11 +290,11 @@ out:
 static gboolean
 add_op_cb (const char *name, const char *value, gpointer data, GError ** error)
 {
-  Op *op = g_new0 (Op, 1);
+  BatchOp *op = g_new0 (BatchOp, 1);
 
   if (!strcmp (name, "--stats")) {
     op->kind = OP_STATS;
-    op->stats_index = ++n_stats_ops;
+    op->stats_index = n_stats_ops++;
   } else if (!strcmp (name, "--resize")) {
     op->kind = OP_RESIZE;
     if (!parse_resize (op, value)) {
@@ -356,8 +345,11 @@ static const GOptionEntry entries[] = {
   {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
       "No progress and no summary; errors only", NULL},
   {"backend", 0, 0, G_OPTION_ARG_STRING, &opt_backend,
-        "auto (default) or cpu; cuda is NOT IMPLEMENTED YET and is refused",
+        "cuda, cpu, or auto (default): cuda when a CUDA device works",
       "NAME"},
+  {"devices", 0, 0, G_OPTION_ARG_STRING, &opt_devices,
+      "CUDA devices to spread the files over: all (default) or ids, "
+        "e.g. 0,2", "LIST"},
   {NULL}
 };
 
@@ -392,7 +384,9 @@ static const char description[] =
     "  cudafilters-batch --stencil gaussian:sigma=2 --stats --stats-out "
     "s.csv in/ out/\n"
     "  cudafilters-batch --stencil taps=1,2,1:direction=horizontal in/ out/\n"
-    "  cudafilters-batch --resize x480 --shard 2/4 --jobs 8 in/ out/\n";
+    "  cudafilters-batch --resize x480 --shard 2/4 --jobs 8 in/ out/\n"
+    "  cudafilters-batch --backend cuda --devices 0,1 --resize 1920x1080 "
+    "in/ out/\n";
 
 static gboolean
 is_png_name (const char *name)
@@ -462,92 +456,6 @@ resolve_path (const char *path)
 }
 
 static void
-output_size (const Op * op, int w, int h, int *ow, int *oh)
-{
-  double r;
-
-  switch (op->size_mode) {
-    case SIZE_BOTH:
-      *ow = op->width;
-      *oh = op->height;
-      return;
-    case SIZE_WIDTH:
-      *ow = op->width;
-      r = round ((double) h * op->width / w);
-      *oh = (int) CLAMP (r, 1, CF_MAX_SIDE);
-      return;
-    case SIZE_HEIGHT:
-      *oh = op->height;
-      r = round ((double) w * op->height / h);
-      *ow = (int) CLAMP (r, 1, CF_MAX_SIDE);
-      return;
-    default:
-      r = round (w * op->percent / 100.0);
-      *ow = (int) CLAMP (r, 1, CF_MAX_SIDE);
-      r = round (h * op->percent / 100.0);
-      *oh = (int) CLAMP (r, 1, CF_MAX_SIDE);
-      return;
-  }
-}
-
-/* Replaces @img with its result; -1 with @err set on failure. */
-static int
-apply_op (const Batch * b, const Op * op, CfPngImage * img, FileResult * r,
-    char *err, size_t err_len)
-{
-  CfPngImage out = { 0 };
-  const CfImage *src = &img->image;
-  int ok;
-
-  if (op->kind == OP_STATS) {
-    CfStats st;
-    int info[3] = { src->width, src->height, src->format };
-    if (cf_stats_cpu (src, &st) < 0) {
-      g_snprintf (err, err_len, "statistics failed");
-      return -1;
-    }
-    g_array_append_val (r->stats, st);
-    g_array_append_vals (r->stats_sizes, info, 3);
-    return 0;
-  }
-  if (op->kind == OP_RESIZE) {
-    CfResizePlan plan;
-    int ow, oh;
-    output_size (op, src->width, src->height, &ow, &oh);
-    if (cf_png_image_alloc (&out, src->format, ow, oh) < 0) {
-      g_snprintf (err, err_len, "out of memory for %dx%d", ow, oh);
-      return -1;
-    }
-    ok = cf_resize_plan_init (&plan, src->format, b->method, src->width,
-        src->height, ow, oh, 0, 0) == 0;
-    ok = ok && cf_resize_cpu (&plan, src, &out.image) == 0;
-    cf_resize_plan_clear (&plan);
-  } else {
-    CfStencilPlan plan;
-    if (cf_png_image_alloc (&out, src->format, src->width, src->height) < 0) {
-      g_snprintf (err, err_len, "out of memory");
-      return -1;
-    }
-    ok = cf_stencil_plan_init (&plan, src->format, src->width, src->height,
-        &op->params) == 0;
-    ok = ok && cf_stencil_cpu (&plan, src, &out.image) == 0;
-    cf_stencil_plan_clear (&plan);
-  }
-  if (!ok) {
-    cf_png_image_clear (&out);
-    g_snprintf (err, err_len, "%s failed",
-        op->kind == OP_RESIZE ? "resize" : "stencil");
-    return -1;
-  }
-  /* the writer keeps the file's PNG type where the new pixels still fit */
-  out.png_color_type = img->png_color_type;
-  out.png_bit_depth = img->png_bit_depth;
-  cf_png_image_clear (img);
-  *img = out;
-  return 0;
-}
-
-static void
 print_progress (Batch * b, const char *rel, ResultStatus status)
 {
   guint total = b->files->len;
@@ -574,6 +482,67 @@ print_progress (Batch * b, const char *rel, ResultStatus status)
   fflush (stdout);
 }
 
+/* Decodes, filters and writes one file; returns the status, with @err set
+ * on failure. */
+static ResultStatus
+run_file (Batch * b, const char *in, const char *out, FileResult * r,
+    char *err, size_t err_len)
+{
+  CfPngImage img = { 0 };
+  char *out_dir;
+  char op_err[256] = "";
+  int ret;
+#ifdef HAVE_CUDA
+  BatchGpu *gpu = b->gpus ? g_async_queue_pop (b->gpus) : NULL;
+
+  if (gpu && batch_gpu_bind (gpu, op_err, sizeof (op_err)) < 0) {
+    g_snprintf (err, err_len, "%s: %s", in, op_err);
+    g_async_queue_push (b->gpus, gpu);
+    return RESULT_FAILED;
+  }
+  if (gpu)
+    ret = cf_png_read_into (in, &b->limits, batch_gpu_input_alloc, gpu, &img,
+        err, err_len);
+  else
+#endif
+    ret = cf_png_read (in, &b->limits, &img, err, err_len);
+  if (ret < 0)
+    goto out;
+  if (n_stats_ops)
+    r->stats = g_new0 (BatchStats, n_stats_ops);
+#ifdef HAVE_CUDA
+  if (gpu)
+    ret = batch_gpu_run (gpu, &img, r->stats, op_err, sizeof (op_err));
+  else
+#endif
+    ret = batch_run_cpu ((BatchOp * const *) b->ops->pdata, b->ops->len, &img,
+        r->stats, op_err, sizeof (op_err));
+  if (ret < 0) {
+    g_snprintf (err, err_len, "%s: %s", in, op_err);
+    goto out;
+  }
+  out_dir = g_path_get_dirname (out);
+  ret = g_mkdir_with_parents (out_dir, 0777);
+  if (ret < 0)
+    g_snprintf (err, err_len, "%s: cannot create the folder: %s", out_dir,
+        g_strerror (errno));
+  g_free (out_dir);
+  if (ret == 0)
+    ret = cf_png_write (out, &img, b->compression, err, err_len);
+
+out:
+  cf_png_image_clear (&img);
+#ifdef HAVE_CUDA
+  if (gpu)
+    g_async_queue_push (b->gpus, gpu);
+#endif
+  if (ret < 0) {
+    g_clear_pointer (&r->stats, g_free);
+    return RESULT_FAILED;
+  }
+  return RESULT_DONE;
+}
+
 static void
 process_file (gpointer data, gpointer user_data)
 {
@@ -581,52 +550,23 @@ process_file (gpointer data, gpointer user_data)
   guint i = GPOINTER_TO_UINT (data) - 1;
   const char *rel = g_ptr_array_index (b->files, i);
   FileResult *r = &b->results[i];
-  char *in = g_build_filename (b->input_dir, rel, NULL);
-  char *out = g_build_filename (b->output_dir, rel, NULL);
-  char *out_dir = g_path_get_dirname (out);
+  char *in, *out;
   char err[512] = "";
-  CfPngImage img = { 0 };
-  gboolean have_img = FALSE;
 
-  if (!b->overwrite && g_file_test (out, G_FILE_TEST_EXISTS)) {
+  if (g_atomic_int_get (&b->stop)) {
+    r->status = RESULT_NOT_STARTED;
+    g_mutex_lock (&b->lock);
+    b->not_started++;
+    g_mutex_unlock (&b->lock);
+    return;
+  }
+  in = g_build_filename (b->input_dir, rel, NULL);
+  out = g_build_filename (b->output_dir, rel, NULL);
+  if (!b->overwrite && g_file_test (out, G_FILE_TEST_EXISTS))
     r->status = RESULT_SKIPPED;
-    goto done;
-  }
-  if (cf_png_read (in, &b->limits, &img, err, sizeof (err)) < 0)
-    goto failed;
-  have_img = TRUE;
-  if (n_stats_ops) {
-    r->stats = g_array_new (FALSE, FALSE, sizeof (CfStats));
-    r->stats_sizes = g_array_new (FALSE, FALSE, sizeof (int));
-  }
-  for (guint k = 0; k < b->ops->len; k++) {
-    char op_err[256];
-    if (apply_op (b, g_ptr_array_index (b->ops, k), &img, r, op_err,
-            sizeof (op_err)) < 0) {
-      g_snprintf (err, sizeof (err), "%s: %s", in, op_err);
-      goto failed;
-    }
-  }
-  if (g_mkdir_with_parents (out_dir, 0777) < 0) {
-    g_snprintf (err, sizeof (err), "%s: cannot create the folder: %s",
-        out_dir, g_strerror (errno));
-    goto failed;
-  }
-  if (cf_png_write (out, &img, b->compression, err, sizeof (err)) < 0)
-    goto failed;
-  r->status = RESULT_DONE;
-  goto done;
+  else
+    r->status = run_file (b, in, out, r, err, sizeof (err));
 
-failed:
-  r->status = RESULT_FAILED;
-  if (r->stats) {
-    g_array_unref (r->stats);
-    g_array_unref (r->stats_sizes);
-    r->stats = r->stats_sizes = NULL;
-  }
-done:
-  if (have_img)
-    cf_png_image_clear (&img);
   g_mutex_lock (&b->lock);
   b->done++;
   if (r->status == RESULT_DONE)
@@ -645,7 +585,6 @@ done:
   }
   print_progress (b, rel, r->status);
   g_mutex_unlock (&b->lock);
-  g_free (out_dir);
   g_free (out);
   g_free (in);
 }
@@ -698,9 +637,11 @@ write_stats (const Batch * b, const char *path, gboolean json)
 
     if (!r->stats)
       continue;
-    for (guint k = 0; k < r->stats->len; k++) {
-      const CfStats *st = &g_array_index (r->stats, CfStats, k);
-      const int *info = &g_array_index (r->stats_sizes, int, 3 * k);
+    for (int k = 0; k < n_stats_ops; k++) {
+      const CfStats *st = &r->stats[k].stats;
+      const int info[3] = { r->stats[k].width, r->stats[k].height,
+        r->stats[k].format
+      };
       const CfFormatInfo *fi = cf_format_info (info[2]);
 
       if (json) {
@@ -742,6 +683,76 @@ write_stats (const Batch * b, const char *path, gboolean json)
   return ok;
 }
 
+/* The thread that takes SIGINT and SIGTERM (blocked in every other
+ * thread): the first stops the start of new files, the second exits. */
+static gpointer
+watch_signals (gpointer data)
+{
+  Batch *b = data;
+  sigset_t set;
+  int sig;
+
+  sigemptyset (&set);
+  sigaddset (&set, SIGINT);
+  sigaddset (&set, SIGTERM);
+  for (;;) {
+    if (sigwait (&set, &sig) != 0)
+      continue;
+    if (g_atomic_int_get (&b->stop))
+      _exit (EXIT_INTERRUPTED);
+    g_atomic_int_set (&b->stop, 1);
+    g_mutex_lock (&b->lock);
+    if (b->tty && !b->quiet)
+      printf ("\r\033[K");
+    fflush (stdout);
+    fprintf (stderr, "cudafilters-batch: interrupted: finishing the files in "
+        "progress (signal again to quit now)\n");
+    b->drawn_us = 0;
+    g_mutex_unlock (&b->lock);
+  }
+  return NULL;
+}
+
+/* Fills @devices with the CUDA devices to use: none means the CPU backend.
+ * Returns NULL, or the usage error. */
+static const char *
+choose_devices (GArray * devices)
+{
+  gboolean cuda = opt_backend && !strcmp (opt_backend, "cuda");
+  int n = 0;
+
+  if (opt_backend && !cuda && strcmp (opt_backend, "cpu")
+      && strcmp (opt_backend, "auto"))
+    return "--backend: auto, cpu or cuda";
+  if (opt_backend && !strcmp (opt_backend, "cpu"))
+    return opt_devices ? "--devices needs the CUDA backend" : NULL;
+#ifdef HAVE_CUDA
+  n = batch_cuda_device_count ();
+#endif
+  if (n == 0)
+    return cuda || opt_devices ? "--backend cuda: no CUDA device (or a "
+        "build without CUDA)" : NULL;
+  if (!opt_devices || !strcmp (opt_devices, "all")) {
+    for (int i = 0; i < n; i++)
+      g_array_append_val (devices, i);
+    return NULL;
+  } else {
+    char **ids = g_strsplit (opt_devices, ",", -1);
+    gboolean ok = ids[0] != NULL;
+    for (int i = 0; ok && ids[i]; i++) {
+      int id;
+      ok = parse_int (ids[i], 0, n - 1, &id);
+      for (guint j = 0; ok && j < devices->len; j++)
+        ok = g_array_index (devices, int, j) != id;
+      if (ok)
+        g_array_append_val (devices, id);
+    }
+    g_strfreev (ids);
+    return ok ? NULL : "--devices: all, or distinct device ids separated "
+        "by commas, below the number of devices";
+  }
+}
+
 static int
 usage_error (GOptionContext * ctx, const char *msg)
 {
@@ -759,13 +770,19 @@ main (int argc, char **argv)
   gboolean json = FALSE;
   int shard_k = 1, shard_n = 1, status, method = CF_RESIZE_BILINEAR;
   GThreadPool *pool;
+  GThread *signals;
+  GArray *devices = g_array_new (FALSE, FALSE, sizeof (int));
+  GPtrArray *gpus = g_ptr_array_new ();
+  const char *msg;
   char *in_real, *out_real;
+  int jobs;
+  sigset_t sigs;
 
   opt_ops = g_ptr_array_new_with_free_func (g_free);
   ctx = g_option_context_new ("INPUT_DIR OUTPUT_DIR");
   g_option_context_set_summary (ctx, "Applies gst-cudafilters' operations "
       "to every PNG file of INPUT_DIR,\nwriting the results under the same "
-      "names in OUTPUT_DIR (CPU backend).");
+      "names in OUTPUT_DIR, on a GPU or on every CPU core.");
   g_option_context_set_description (ctx, description);
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
@@ -779,13 +796,10 @@ main (int argc, char **argv)
   if (opt_method && (method = lookup (method_names, opt_method)) < 0)
     return usage_error (ctx, "--method: nearest, bilinear, bicubic, "
         "lanczos or area");
-  if (opt_backend && strcmp (opt_backend, "auto")
-      && strcmp (opt_backend, "cpu")) {
-    if (!strcmp (opt_backend, "cuda"))
-      return usage_error (ctx, "--backend cuda: the CUDA backend of the "
-          "batch tool is not implemented yet; use auto or cpu");
-    return usage_error (ctx, "--backend: auto, cpu or cuda");
-  }
+  for (guint k = 0; k < opt_ops->len; k++)
+    ((BatchOp *) g_ptr_array_index (opt_ops, k))->method = method;
+  if ((msg = choose_devices (devices)))
+    return usage_error (ctx, msg);
   if (opt_compression < 0 || opt_compression > 9)
     return usage_error (ctx, "--compression: 0..9");
   if (opt_jobs < 0)
@@ -827,7 +841,6 @@ main (int argc, char **argv)
   g_free (out_real);
   g_option_context_free (ctx);
 
-  b.method = method;
   b.input_dir = argv[1];
   b.output_dir = argv[2];
   b.ops = opt_ops;
@@ -850,29 +863,89 @@ main (int argc, char **argv)
   }
   b.results = g_new0 (FileResult, b.files->len);
 
+  jobs = opt_jobs > 0 ? opt_jobs : (int) g_get_num_processors ();
+
+#ifdef HAVE_CUDA
+  /* one context per job, the devices taken in turn */
+  if (devices->len) {
+    b.gpus = g_async_queue_new ();
+    for (int j = 0; j < jobs; j++) {
+      char err[256];
+      int dev = g_array_index (devices, int, j % devices->len);
+      BatchGpu *gpu = batch_gpu_new (dev, (BatchOp * const *) opt_ops->pdata,
+          opt_ops->len, err, sizeof (err));
+      if (!gpu) {
+        fprintf (stderr, "cudafilters-batch: CUDA device %d: %s\n", dev, err);
+        status = EXIT_FAILED;
+        goto cleanup;
+      }
+      g_ptr_array_add (gpus, gpu);
+      g_async_queue_push (b.gpus, gpu);
+    }
+  }
+#endif
+  if (!b.quiet) {
+    printf ("%u files, %d jobs, ", b.files->len, jobs);
+    if (!devices->len)
+      printf ("CPU backend\n");
+#ifdef HAVE_CUDA
+    for (guint i = 0; i < devices->len; i++) {
+      char name[256];
+      int dev = g_array_index (devices, int, i);
+      batch_cuda_device_name (dev, name, sizeof (name));
+      printf ("%s%d (%s)%s", i ? ", " : devices->len > 1 ?
+          "CUDA backend on devices " : "CUDA backend on device ", dev, name,
+          i + 1 == devices->len ? "\n" : "");
+    }
+#endif
+    fflush (stdout);
+  }
+
+  /* SIGINT and SIGTERM go to the signal thread only */
+  sigemptyset (&sigs);
+  sigaddset (&sigs, SIGINT);
+  sigaddset (&sigs, SIGTERM);
+  pthread_sigmask (SIG_BLOCK, &sigs, NULL);
+  signals = g_thread_new ("signals", watch_signals, &b);
+  g_thread_unref (signals);
+
   b.start_us = g_get_monotonic_time ();
-  pool = g_thread_pool_new (process_file, &b,
-      opt_jobs > 0 ? opt_jobs : (int) g_get_num_processors (), FALSE, NULL);
+  pool = g_thread_pool_new (process_file, &b, jobs, FALSE, NULL);
   for (guint i = 0; i < b.files->len; i++)
     g_thread_pool_push (pool, GUINT_TO_POINTER (i + 1), NULL);
   g_thread_pool_free (pool, FALSE, TRUE);
 
-  status = b.failed ? EXIT_FAILED : 0;
-  if (opt_stats_out && !write_stats (&b, opt_stats_out, json))
+  g_mutex_lock (&b.lock);       /* the signal thread prints under it */
+  status = g_atomic_int_get (&b.stop) ? EXIT_INTERRUPTED :
+      b.failed ? EXIT_FAILED : 0;
+  if (opt_stats_out && !write_stats (&b, opt_stats_out, json)
+      && status == 0)
     status = EXIT_FAILED;
   if (!b.quiet) {
     if (b.tty && b.files->len)
       printf ("\n");
-    printf ("processed %u, skipped %u, failed %u, in %.2f s\n", b.written,
-        b.skipped, b.failed, (g_get_monotonic_time () - b.start_us) / 1e6);
+    if (status == EXIT_INTERRUPTED)
+      printf ("interrupted\n");
+    printf ("processed %u, skipped %u, failed %u", b.written, b.skipped,
+        b.failed);
+    if (status == EXIT_INTERRUPTED)
+      printf (", not started %u", b.not_started);
+    printf (", in %.2f s\n", (g_get_monotonic_time () - b.start_us) / 1e6);
   }
+  fflush (stdout);
+  g_mutex_unlock (&b.lock);
 
-  for (guint i = 0; i < b.files->len; i++) {
-    if (b.results[i].stats) {
-      g_array_unref (b.results[i].stats);
-      g_array_unref (b.results[i].stats_sizes);
-    }
-  }
+  for (guint i = 0; i < b.files->len; i++)
+    g_free (b.results[i].stats);
+#ifdef HAVE_CUDA
+cleanup:
+  for (guint i = 0; i < gpus->len; i++)
+    batch_gpu_free (g_ptr_array_index (gpus, i));
+  if (b.gpus)
+    g_async_queue_unref (b.gpus);
+#endif
+  g_ptr_array_unref (gpus);
+  g_array_unref (devices);
   g_free (b.results);
   g_ptr_array_unref (b.files);
   g_ptr_array_unref (opt_ops);

@@ -147,7 +147,8 @@ cf_png_image_clear (CfPngImage * img)
 {
   if (!img)
     return;
-  free (img->image.data[0]);
+  if (!img->borrowed)
+    free (img->image.data[0]);
   memset (img, 0, sizeof *img);
 }
 
@@ -159,6 +160,8 @@ typedef struct
   uint64_t max_pixels;
   CfPngImage *img;
   png_bytep *rows;
+  CfPngAllocFunc alloc;         /* NULL: malloc */
+  void *alloc_data;
 } ReadCtx;
 
 static int
@@ -220,7 +223,13 @@ decode (ReadCtx * r)
     png_error (png, "unexpected row size after decoding (a bug)");
 
   /* width and height are at most CF_MAX_SIDE (user limits): no overflow */
-  img->image.data[0] = malloc ((size_t) width * height * bpp);
+  if (r->alloc) {
+    img->borrowed = 1;
+    img->image.data[0] = r->alloc ((size_t) width * height * bpp,
+        r->alloc_data);
+  } else {
+    img->image.data[0] = malloc ((size_t) width * height * bpp);
+  }
   r->rows = malloc (height * sizeof *r->rows);
   if (!img->image.data[0] || !r->rows)
     png_error (png, "out of memory");
@@ -246,6 +255,14 @@ int
 cf_png_read (const char *path, const CfPngLimits * limits, CfPngImage * img,
     char *err, size_t err_len)
 {
+  return cf_png_read_into (path, limits, NULL, NULL, img, err, err_len);
+}
+
+int
+cf_png_read_into (const char *path, const CfPngLimits * limits,
+    CfPngAllocFunc alloc, void *user_data, CfPngImage * img, char *err,
+    size_t err_len)
+{
   /* chunks decoded for nothing (we keep no metadata), and the ones that
    * decompress (zTXt, iTXt, iCCP), which could hide bombs of their own */
   static const png_byte ignored[] =
@@ -263,6 +280,8 @@ cf_png_read (const char *path, const CfPngLimits * limits, CfPngImage * img,
   r.c.err = err;
   r.c.err_len = err_len;
   r.img = img;
+  r.alloc = alloc;
+  r.alloc_data = user_data;
   r.max_pixels = limits && limits->max_pixels ? limits->max_pixels :
       CF_PNG_DEFAULT_MAX_PIXELS;
   max_chunk = limits && limits->max_chunk_bytes ? limits->max_chunk_bytes :

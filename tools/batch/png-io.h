@@ -72,7 +72,13 @@ extern "C"
     int png_bit_depth;
     int interlaced;             /* the file was Adam7 interlaced */
     int reduced_16;             /* 16-bit samples were rounded to 8 bits */
+    int borrowed;               /* data[0] is the caller's (cf_png_read_into ()):
+                                 * cf_png_image_clear () does not free it */
   } CfPngImage;
+
+/* Memory for @bytes of decoded pixels, or NULL when there is none (the read
+ * then fails with "out of memory"). */
+  typedef void *(*CfPngAllocFunc) (size_t bytes, void *user_data);
 
 /* Decodes the PNG file @path into @img (which cf_png_image_clear () frees
  * after success; after an error there is nothing to free). @limits may be
@@ -81,6 +87,14 @@ extern "C"
  * the limit of 100000000 pixels", ...). Never prints and never aborts. */
   int cf_png_read (const char *path, const CfPngLimits * limits,
       CfPngImage * img, char *err, size_t err_len);
+
+/* cf_png_read () that decodes into memory from @alloc (tightly packed rows)
+ * instead of its own: the batch tool decodes straight into pinned buffers
+ * it reuses. @img->borrowed is set. @alloc is called at most once, after
+ * the header passed the limits. */
+  int cf_png_read_into (const char *path, const CfPngLimits * limits,
+      CfPngAllocFunc alloc, void *user_data, CfPngImage * img, char *err,
+      size_t err_len);
 
 /* Encodes @img into the PNG file @path at zlib level @compression (0..9).
  * The data goes to a temporary file PATH.tmp-XXXXXX in the same directory,
