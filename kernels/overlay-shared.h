@@ -200,4 +200,32 @@ panel_index (const CfOverlayPlan * plan, const CfStats * stats,
   return CF_OVERLAY_BACKGROUND;
 }
 
+/* ---- where to draw (host code of both) ---- */
+
+/* The samples of plane @p of @image that the overlay visits, as
+ * [*x0, *x1) x [*y0, *y1) (empty when x1 <= x0 or y1 <= y0): those whose
+ * top-left luma pixel is in the panel, or the whole first plane with zebra. */
+static inline void
+cf_ovl_plane_rect (const CfOverlayPlan * plan, const CfImage * image, int p,
+    int *x0, int *y0, int *x1, int *y1)
+{
+  const CfPlaneLayout *l = &cf_format_info (image->format)->plane[p];
+  const int sx = l->shift_x, sy = l->shift_y;
+  const int pw = cf_plane_width (image->format, p, image->width);
+  const int ph = cf_plane_height (image->format, p, image->height);
+
+  if (plan->zebra && p == 0) {
+    *x0 = *y0 = 0;
+    *x1 = pw;
+    *y1 = ph;
+    return;
+  }
+  *x0 = (plan->panel_x + (1 << sx) - 1) >> sx;
+  *y0 = (plan->panel_y + (1 << sy) - 1) >> sy;
+  *x1 = (plan->panel_x + plan->panel_width + (1 << sx) - 1) >> sx;
+  *y1 = (plan->panel_y + plan->panel_height + (1 << sy) - 1) >> sy;
+  *x1 = *x1 < pw ? *x1 : pw;
+  *y1 = *y1 < ph ? *y1 : ph;
+}
+
 #endif /* CF_OVERLAY_SHARED_H */

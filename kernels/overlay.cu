@@ -153,22 +153,10 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
   info = cf_format_info (d_image->format);
   for (int p = 0; p < info->n_planes; p++) {
     const CfPlaneLayout *l = &info->plane[p];
-    const int sx = l->shift_x, sy = l->shift_y;
-    const int pw = cf_plane_width (d_image->format, p, d_image->width);
-    const int ph = cf_plane_height (d_image->format, p, d_image->height);
-    int x0 = (plan->panel_x + (1 << sx) - 1) >> sx;
-    int y0 = (plan->panel_y + (1 << sy) - 1) >> sy;
-    int x1 = (plan->panel_x + plan->panel_width + (1 << sx) - 1) >> sx;
-    int y1 = (plan->panel_y + plan->panel_height + (1 << sy) - 1) >> sy;
+    int x0, y0, x1, y1;
     Args a;
 
-    if (plan->zebra && p == 0) {
-      x0 = y0 = 0;
-      x1 = pw;
-      y1 = ph;
-    }
-    x1 = x1 < pw ? x1 : pw;
-    y1 = y1 < ph ? y1 : ph;
+    cf_ovl_plane_rect (plan, d_image, p, &x0, &y0, &x1, &y1);
     if (x1 <= x0 || y1 <= y0)
       continue;
     a.plan = *plan;
@@ -182,8 +170,8 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
     a.pixel_bytes = l->pixel_bytes;
     a.sample_bytes = l->sample_bytes;
     a.samples = l->pixel_bytes / l->sample_bytes;
-    a.shift_x = sx;
-    a.shift_y = sy;
+    a.shift_x = l->shift_x;
+    a.shift_y = l->shift_y;
     for (int k = 0; k < 4; k++)
       a.channel[k] = k < a.samples ? l->channel[k] : -1;
     a.stats = d_stats;

@@ -298,22 +298,9 @@ cf_overlay_cpu (const CfOverlayPlan * plan, const CfImage * image,
 
   for (p = 0; p < info->n_planes; p++) {
     const CfPlaneLayout *l = &info->plane[p];
-    const int sx = l->shift_x, sy = l->shift_y;
-    const int pw = cf_plane_width (image->format, p, image->width);
-    const int ph = cf_plane_height (image->format, p, image->height);
-    /* the samples whose top-left luma pixel is in the panel */
-    int x0 = (plan->panel_x + (1 << sx) - 1) >> sx;
-    int y0 = (plan->panel_y + (1 << sy) - 1) >> sy;
-    int x1 = (plan->panel_x + plan->panel_width + (1 << sx) - 1) >> sx;
-    int y1 = (plan->panel_y + plan->panel_height + (1 << sy) - 1) >> sy;
+    int x0, y0, x1, y1;
 
-    if (plan->zebra && p == 0) {
-      x0 = y0 = 0;
-      x1 = pw;
-      y1 = ph;
-    }
-    x1 = x1 < pw ? x1 : pw;
-    y1 = y1 < ph ? y1 : ph;
+    cf_ovl_plane_rect (plan, image, p, &x0, &y0, &x1, &y1);
     for (y = y0; y < y1; y++) {
       uint8_t *row = (uint8_t *) image->data[p] + y * image->pitch[p];
 
