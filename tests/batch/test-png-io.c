@@ -509,7 +509,11 @@ test_not_png (void)
   assert_read_fails (path, NULL, "not a PNG file");
   g_unlink (path);
   assert_read_fails (missing, NULL, "cannot open: No such file");
-  assert_read_fails (tmp_dir, NULL, "Is a directory");
+  assert_read_fails (tmp_dir, NULL, "not a regular file");
+  /* a FIFO named .png: refused at once, not waited on */
+  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+  assert_read_fails (path, NULL, "not a regular file");
+  g_unlink (path);
   g_free (missing);
   g_free (path);
 }

@@ -730,8 +730,9 @@ choose_devices (GArray * devices)
   n = batch_cuda_device_count ();
 #endif
   if (n == 0)
-    return cuda || opt_devices ? "--backend cuda: no CUDA device (or a "
-        "build without CUDA)" : NULL;
+    return cuda ? "--backend cuda: no CUDA device (or a build without CUDA)"
+        : opt_devices ? "--devices: no CUDA device (or a build without CUDA)"
+        : NULL;
   if (!opt_devices || !strcmp (opt_devices, "all")) {
     for (int i = 0; i < n; i++)
       g_array_append_val (devices, i);
@@ -777,6 +778,16 @@ main (int argc, char **argv)
   char *in_real, *out_real;
   int jobs;
   sigset_t sigs;
+
+  /* SIGINT and SIGTERM go to the signal thread only: blocked before any
+   * other thread (the CUDA runtime makes some) exists */
+  sigemptyset (&sigs);
+  sigaddset (&sigs, SIGINT);
+  sigaddset (&sigs, SIGTERM);
+  pthread_sigmask (SIG_BLOCK, &sigs, NULL);
+  g_mutex_init (&b.lock);
+  signals = g_thread_new ("signals", watch_signals, &b);
+  g_thread_unref (signals);
 
   opt_ops = g_ptr_array_new_with_free_func (g_free);
   ctx = g_option_context_new ("INPUT_DIR OUTPUT_DIR");
@@ -849,7 +860,6 @@ main (int argc, char **argv)
   b.overwrite = opt_overwrite;
   b.quiet = opt_quiet;
   b.tty = isatty (STDOUT_FILENO);
-  g_mutex_init (&b.lock);
 
   {
     GPtrArray *all = g_ptr_array_new_with_free_func (g_free);
@@ -901,14 +911,6 @@ main (int argc, char **argv)
     fflush (stdout);
   }
 
-  /* SIGINT and SIGTERM go to the signal thread only */
-  sigemptyset (&sigs);
-  sigaddset (&sigs, SIGINT);
-  sigaddset (&sigs, SIGTERM);
-  pthread_sigmask (SIG_BLOCK, &sigs, NULL);
-  signals = g_thread_new ("signals", watch_signals, &b);
-  g_thread_unref (signals);
-
   b.start_us = g_get_monotonic_time ();
   pool = g_thread_pool_new (process_file, &b, jobs, FALSE, NULL);
   for (guint i = 0; i < b.files->len; i++)
@@ -949,6 +951,6 @@ cleanup:
   g_free (b.results);
   g_ptr_array_unref (b.files);
   g_ptr_array_unref (opt_ops);
-  g_mutex_clear (&b.lock);
+  /* b.lock stays: the signal thread may take it until the process ends */
   return status;
 }

@@ -287,10 +287,28 @@ cf_png_read_into (const char *path, const CfPngLimits * limits,
   max_chunk = limits && limits->max_chunk_bytes ? limits->max_chunk_bytes :
       CF_PNG_DEFAULT_MAX_CHUNK_BYTES;
 
-  r.c.fp = fopen (path, "rb");
-  if (!r.c.fp) {
-    set_error (err, err_len, path, "cannot open: %s", strerror (errno));
-    return -1;
+  /* O_NONBLOCK: a FIFO or a device named .png must not block the open;
+   * only regular files are read */
+  {
+    struct stat st;
+    int fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd < 0) {
+      set_error (err, err_len, path, "cannot open: %s", strerror (errno));
+      return -1;
+    }
+    if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)) {
+      set_error (err, err_len, path, "not a regular file");
+      close (fd);
+      return -1;
+    }
+    fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
+    r.c.fp = fdopen (fd, "rb");
+    if (!r.c.fp) {
+      set_error (err, err_len, path, "cannot open: %s", strerror (errno));
+      close (fd);
+      return -1;
+    }
   }
   if (fread (sig, 1, sizeof sig, r.c.fp) != sizeof sig
       || png_sig_cmp (sig, 0, sizeof sig) != 0) {
