@@ -599,6 +599,74 @@ test_write_random (void)
   assert_no_temp_files ();
 }
 
+/* Writes @img with @strategy; returns the file's bytes after checking that
+ * it decodes to the same pixels. */
+static GBytes *
+write_with (const CfPngImage * img, CfPngStrategy strategy)
+{
+  char *path = tmp_path ("strategy.png");
+  CfPngImage again;
+  char err[512];
+  gchar *data;
+  gsize len;
+
+  if (cf_png_write_with (path, img, 6, strategy, err, sizeof err) != 0)
+    g_error ("%s", err);
+  if (cf_png_read (path, NULL, &again, err, sizeof err) != 0)
+    g_error ("%s", err);
+  assert_same_pixels (&img->image, &again.image);
+  cf_png_image_clear (&again);
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  g_unlink (path);
+  g_free (path);
+  return g_bytes_new_take (data, len);
+}
+
+/* Every strategy is lossless; auto writes what rle writes for a
+ * photograph-like picture (a gradient with noise) and what default writes
+ * for a drawing (a tile of many colours repeated), the smaller file in both
+ * cases. */
+static void
+test_write_strategies (void)
+{
+  for (int kind = 0; kind < 2; kind++) {
+    CfPngImage img;
+    guint8 *p;
+    GBytes *def, *rle, *aut;
+
+    g_assert_cmpint (cf_png_image_alloc (&img, CF_FORMAT_RGB, 640, 480), ==,
+        0);
+    p = img.image.data[0];
+    for (int y = 0; y < 480; y++)
+      for (int x = 0; x < 640; x++)
+        for (int c = 0; c < 3; c++) {
+          int v = kind == 0 ? (x * (c + 1) + y * 2) / 8
+              + g_rand_int_range (rng, -6, 7)
+              : ((x % 37) * 7 + (y % 23) * 11 + c * 50) % 256;
+          p[(size_t) y * img.image.pitch[0] + 3 * x + c] = CLAMP (v, 0, 255);
+        }
+    def = write_with (&img, CF_PNG_STRATEGY_DEFAULT);
+    rle = write_with (&img, CF_PNG_STRATEGY_RLE);
+    aut = write_with (&img, CF_PNG_STRATEGY_AUTO);
+    g_test_message ("%s: default %" G_GSIZE_FORMAT " bytes, rle %"
+        G_GSIZE_FORMAT, kind == 0 ? "photograph-like" : "drawing",
+        g_bytes_get_size (def), g_bytes_get_size (rle));
+    if (kind == 0) {
+      g_assert_true (g_bytes_equal (aut, rle));
+      g_assert_cmpuint (g_bytes_get_size (rle) * 100, <=,
+          g_bytes_get_size (def) * 103);
+    } else {
+      g_assert_true (g_bytes_equal (aut, def));
+      g_assert_cmpuint (g_bytes_get_size (def), <, g_bytes_get_size (rle));
+    }
+    g_bytes_unref (def);
+    g_bytes_unref (rle);
+    g_bytes_unref (aut);
+    cf_png_image_clear (&img);
+  }
+  assert_no_temp_files ();
+}
+
 static void
 test_write_replaces_and_cleans_up (void)
 {
@@ -729,6 +797,7 @@ main (int argc, char **argv)
   g_test_add_func ("/png-io/not-png", test_not_png);
   g_test_add_func ("/png-io/unreadable", test_unreadable);
   g_test_add_func ("/png-io/write-random", test_write_random);
+  g_test_add_func ("/png-io/write-strategies", test_write_strategies);
   g_test_add_func ("/png-io/write-cleanup", test_write_replaces_and_cleans_up);
   g_test_add_func ("/png-io/threads", test_threads);
   ret = g_test_run ();

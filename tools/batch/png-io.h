@@ -96,13 +96,29 @@ extern "C"
       CfPngAllocFunc alloc, void *user_data, CfPngImage * img, char *err,
       size_t err_len);
 
-/* Encodes @img into the PNG file @path at zlib level @compression (0..9).
+/* How the deflate stream of a written file looks for matches. */
+  typedef enum
+  {
+    /* per picture: Z_RLE where a sample of the picture says it compresses
+     * within 3% of the default (photographs), else the default (drawings,
+     * screenshots); see choose_strategy () in png-io.c */
+    CF_PNG_STRATEGY_AUTO,
+    CF_PNG_STRATEGY_DEFAULT,    /* libpng's: Z_FILTERED */
+    CF_PNG_STRATEGY_RLE         /* Z_RLE: runs only, several times faster */
+  } CfPngStrategy;
+
+/* Encodes @img into the PNG file @path at zlib level @compression (0..9),
+ * CF_PNG_STRATEGY_AUTO.
  * The data goes to a temporary file PATH.tmp-XXXXXX in the same directory,
  * is flushed to disk, then renamed over @path; on any error the temporary
  * file is removed and @path is untouched. Returns 0, or -1 with a one-line
  * message in @err naming the file. */
   int cf_png_write (const char *path, const CfPngImage * img, int compression,
       char *err, size_t err_len);
+/* cf_png_write () with a chosen @strategy. The pixels are the same whatever
+ * the strategy; only the file's size and the time to write it change. */
+  int cf_png_write_with (const char *path, const CfPngImage * img,
+      int compression, CfPngStrategy strategy, char *err, size_t err_len);
 
 /* Allocates @img for a @width x @height picture of @format (GRAY8,
  * GRAY16_LE, RGB or RGBA), tightly packed, zero-filled, with no PNG type
