@@ -42,7 +42,6 @@ struct BatchGpu
 
   void *host_in, *host_out;     /* page-locked */
   size_t host_in_size, host_out_size;
-  cudaError_t alloc_error;      /* of the last batch_gpu_input_alloc () */
 
   DeviceBuffer image[2];        /* ping-pong between the ops */
   DeviceBuffer workspace;       /* resize scratch */
@@ -198,8 +197,9 @@ batch_gpu_input_alloc (size_t bytes, void *data)
 {
   BatchGpu *gpu = data;
 
-  gpu->alloc_error = grow_host (&gpu->host_in, &gpu->host_in_size, bytes);
-  return gpu->alloc_error == cudaSuccess ? gpu->host_in : NULL;
+  if (grow_host (&gpu->host_in, &gpu->host_in_size, bytes) != cudaSuccess)
+    return NULL;
+  return gpu->host_in;
 }
 
 static cudaError_t
@@ -293,13 +293,6 @@ batch_gpu_run (BatchGpu * gpu, CfPngImage * img, BatchStats * stats,
   CfImage cur = img->image, next;
   int b = 0;                    /* gpu->image[b] holds cur */
   size_t row;
-
-  if (gpu->alloc_error != cudaSuccess)
-    return set_cuda_error (err, err_len, gpu->alloc_error,
-        "the page-locked input buffer");
-  if (img->image.data[0] != gpu->host_in)
-    return set_cuda_error (err, err_len, cudaErrorInvalidValue,
-        "the input (not decoded into the context's buffer)");
 
   TRY (device_image (gpu, &gpu->image[0], &cur), "cudaMallocAsync");
   row = cf_plane_row_bytes (cur.format, 0, cur.width);

@@ -38,7 +38,8 @@ int batch_gpu_bind (BatchGpu * gpu, char *err, size_t err_len);
  * cf_png_read_into (). */
 void *batch_gpu_input_alloc (size_t bytes, void *gpu);
 
-/* Applies the ops to @img (decoded into the input buffer) and replaces it
+/* Applies the ops to @img (host memory, best decoded into the input buffer:
+ * an upload from pageable memory is slower) and replaces it
  * with the result in the context's page-locked output buffer (borrowed,
  * valid until the next run; the PNG type hint is kept); --stats results go
  * to @stats[op->stats_index]. The same bytes as batch_run_cpu (). Returns

@@ -76,8 +76,16 @@ typedef struct
   int compression;
   CfPngStrategy strategy;
   /* the CUDA backend: BatchGpu contexts, one per job, lent to the thread
-   * that processes a file; NULL for the CPU backend */
+   * that processes a file; NULL for the CPU backend. A thread of their own
+   * makes them while the first files decode (CUDA's start-up takes a good
+   * fraction of a second). */
   GAsyncQueue *gpus;
+  GArray *devices;
+  int jobs;
+  GThread *gpu_maker;
+  GPtrArray *gpu_all;           /* every context made, under lock */
+  gint gpu_failed;              /* atomic: no context could be made */
+  char gpu_error[256];          /* why, under lock */
   gint stop;                    /* atomic: interrupted, start no more files */
   CfPngLimits limits;
   gboolean overwrite, quiet, tty;
@@ -501,13 +509,10 @@ run_file (Batch * b, const char *in, const char *out, FileResult * r,
   char op_err[256] = "";
   int ret;
 #ifdef HAVE_CUDA
-  BatchGpu *gpu = b->gpus ? g_async_queue_pop (b->gpus) : NULL;
+  /* a free context's page-locked buffer takes the decoded picture; while
+   * none is made yet, ordinary memory does */
+  BatchGpu *gpu = b->gpus ? g_async_queue_try_pop (b->gpus) : NULL;
 
-  if (gpu && batch_gpu_bind (gpu, op_err, sizeof (op_err)) < 0) {
-    g_snprintf (err, err_len, "%s: %s", in, op_err);
-    g_async_queue_push (b->gpus, gpu);
-    return RESULT_FAILED;
-  }
   if (gpu)
     ret = cf_png_read_into (in, &b->limits, batch_gpu_input_alloc, gpu, &img,
         err, err_len);
@@ -519,9 +524,21 @@ run_file (Batch * b, const char *in, const char *out, FileResult * r,
   if (n_stats_ops)
     r->stats = g_new0 (BatchStats, n_stats_ops);
 #ifdef HAVE_CUDA
-  if (gpu)
-    ret = batch_gpu_run (gpu, &img, r->stats, op_err, sizeof (op_err));
-  else
+  if (b->gpus) {
+    while (!gpu && !g_atomic_int_get (&b->gpu_failed))
+      gpu = g_async_queue_timeout_pop (b->gpus, 20000);
+    if (!gpu) {
+      g_mutex_lock (&b->lock);
+      g_snprintf (op_err, sizeof (op_err), "no CUDA context: %s",
+          b->gpu_error);
+      g_mutex_unlock (&b->lock);
+      ret = -1;
+    } else {
+      ret = batch_gpu_bind (gpu, op_err, sizeof (op_err));
+    }
+    if (ret == 0)
+      ret = batch_gpu_run (gpu, &img, r->stats, op_err, sizeof (op_err));
+  } else
 #endif
     ret = batch_run_cpu ((BatchOp * const *) b->ops->pdata, b->ops->len, &img,
         r->stats, op_err, sizeof (op_err));
@@ -722,6 +739,49 @@ watch_signals (gpointer data)
   return NULL;
 }
 
+#ifdef HAVE_CUDA
+/* The gpu-maker thread: one context per job, the devices taken in turn,
+ * each lent out as soon as it is made. Stops at the first failure; the
+ * files then go on with the contexts made, or fail when there are none. */
+static gpointer
+make_gpus (gpointer data)
+{
+  Batch *b = data;
+
+  for (int j = 0; j < b->jobs && !g_atomic_int_get (&b->stop); j++) {
+    char err[256];
+    int dev = g_array_index (b->devices, int, j % b->devices->len);
+    BatchGpu *gpu = batch_gpu_new (dev, (BatchOp * const *) b->ops->pdata,
+        b->ops->len, err, sizeof (err));
+
+    g_mutex_lock (&b->lock);
+    if (!gpu) {
+      g_snprintf (b->gpu_error, sizeof (b->gpu_error), "CUDA device %d: %s",
+          dev, err);
+      if (b->gpu_all->len)
+        fprintf (stderr, "cudafilters-batch: %s (going on with %u jobs on "
+            "the GPU)\n", b->gpu_error, b->gpu_all->len);
+      else
+        g_atomic_int_set (&b->gpu_failed, 1);
+      g_mutex_unlock (&b->lock);
+      break;
+    }
+    g_ptr_array_add (b->gpu_all, gpu);
+    g_mutex_unlock (&b->lock);
+    g_async_queue_push (b->gpus, gpu);
+  }
+  g_mutex_lock (&b->lock);
+  if (!b->gpu_all->len) {
+    /* interrupted first: nobody may wait for a context */
+    if (!b->gpu_error[0])
+      g_snprintf (b->gpu_error, sizeof (b->gpu_error), "interrupted");
+    g_atomic_int_set (&b->gpu_failed, 1);
+  }
+  g_mutex_unlock (&b->lock);
+  return NULL;
+}
+#endif
+
 /* Fills @devices with the CUDA devices to use: none means the CPU backend.
  * Returns NULL, or the usage error. */
 static const char *
@@ -783,7 +843,6 @@ main (int argc, char **argv)
   GThreadPool *pool;
   GThread *signals;
   GArray *devices = g_array_new (FALSE, FALSE, sizeof (int));
-  GPtrArray *gpus = g_ptr_array_new ();
   const char *msg;
   char *in_real, *out_real;
   int jobs;
@@ -889,22 +948,12 @@ main (int argc, char **argv)
   jobs = opt_jobs > 0 ? opt_jobs : (int) g_get_num_processors ();
 
 #ifdef HAVE_CUDA
-  /* one context per job, the devices taken in turn */
   if (devices->len) {
     b.gpus = g_async_queue_new ();
-    for (int j = 0; j < jobs; j++) {
-      char err[256];
-      int dev = g_array_index (devices, int, j % devices->len);
-      BatchGpu *gpu = batch_gpu_new (dev, (BatchOp * const *) opt_ops->pdata,
-          opt_ops->len, err, sizeof (err));
-      if (!gpu) {
-        fprintf (stderr, "cudafilters-batch: CUDA device %d: %s\n", dev, err);
-        status = EXIT_FAILED;
-        goto cleanup;
-      }
-      g_ptr_array_add (gpus, gpu);
-      g_async_queue_push (b.gpus, gpu);
-    }
+    b.gpu_all = g_ptr_array_new ();
+    b.devices = devices;
+    b.jobs = jobs;
+    b.gpu_maker = g_thread_new ("gpu-maker", make_gpus, &b);
   }
 #endif
   if (!b.quiet) {
@@ -953,13 +1002,14 @@ main (int argc, char **argv)
   for (guint i = 0; i < b.files->len; i++)
     g_free (b.results[i].stats);
 #ifdef HAVE_CUDA
-cleanup:
-  for (guint i = 0; i < gpus->len; i++)
-    batch_gpu_free (g_ptr_array_index (gpus, i));
-  if (b.gpus)
+  if (b.gpu_maker) {
+    g_thread_join (b.gpu_maker);
+    for (guint i = 0; i < b.gpu_all->len; i++)
+      batch_gpu_free (g_ptr_array_index (b.gpu_all, i));
+    g_ptr_array_unref (b.gpu_all);
     g_async_queue_unref (b.gpus);
+  }
 #endif
-  g_ptr_array_unref (gpus);
   g_array_unref (devices);
   g_free (b.results);
   g_ptr_array_unref (b.files);
