@@ -117,6 +117,21 @@ cf_check_harness_free (GstHarness * h, GstBus * bus)
   }
 }
 
+/* Fails unless a @factory element (default properties) refuses the caps
+ * @caps: a buffer pushed after them gives GST_FLOW_NOT_NEGOTIATED. */
+static inline void
+cf_check_refuses_caps (const gchar * factory, const gchar * caps)
+{
+  GstHarness *h = gst_harness_new_with_element (cf_check_element_new (factory,
+          NULL), "sink", "src");
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 4096, NULL);
+
+  gst_object_unref (h->element);
+  gst_harness_set_src_caps_str (h, caps);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+}
+
 /* Sends EOS, then pulls @n buffers, calling @check (buffer, index) on each
  * in order, and fails if fewer or more come out. */
 static inline void
