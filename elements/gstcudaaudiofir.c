@@ -70,8 +70,8 @@
 #include <stdint.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_audio_fir_debug);
-#define GST_CAT_DEFAULT gst_cuda_audio_fir_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cf_audio_fir_debug);
+#define GST_CAT_DEFAULT gst_cf_audio_fir_debug
 
 typedef enum
 {
@@ -79,7 +79,7 @@ typedef enum
   MODE_LOW_PASS,
   MODE_HIGH_PASS,
   MODE_BAND_PASS,
-} GstCudaAudioFirMode;
+} GstCfAudioFirMode;
 
 enum
 {
@@ -113,7 +113,7 @@ enum
 /* What the properties ask for, copied out of the object lock. */
 typedef struct
 {
-  GstCudaAudioFirMode mode;
+  GstCfAudioFirMode mode;
   GArray *taps;                 /* of gdouble, never modified once set */
   gdouble cutoff, lower_frequency, upper_frequency;
   gint length;
@@ -121,7 +121,7 @@ typedef struct
   gint64 latency;
 } FirConfig;
 
-struct _GstCudaAudioFir
+struct _GstCfAudioFir
 {
   GstAudioFilter parent;
 
@@ -157,9 +157,9 @@ struct _GstCudaAudioFir
 #endif
 };
 
-G_DEFINE_TYPE (GstCudaAudioFir, gst_cuda_audio_fir, GST_TYPE_AUDIO_FILTER);
+G_DEFINE_TYPE (GstCfAudioFir, gst_cf_audio_fir, GST_TYPE_AUDIO_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudaaudiofir, "cudaaudiofir", GST_RANK_NONE,
-    GST_TYPE_CUDA_AUDIO_FIR);
+    GST_TYPE_CF_AUDIO_FIR);
 
 #define ALLOWED_CAPS                                                    \
   "audio/x-raw, format = (string) { " GST_AUDIO_NE (F32) ", "           \
@@ -168,9 +168,9 @@ GST_ELEMENT_REGISTER_DEFINE (cudaaudiofir, "cudaaudiofir", GST_RANK_NONE,
   "channels = (int) [ 1, " G_STRINGIFY (CF_FIR_MAX_CHANNELS) " ], "     \
   "layout = (string) interleaved"
 
-#define GST_TYPE_CUDA_AUDIO_FIR_MODE (gst_cuda_audio_fir_mode_get_type ())
+#define GST_TYPE_CF_AUDIO_FIR_MODE (gst_cf_audio_fir_mode_get_type ())
 static GType
-gst_cuda_audio_fir_mode_get_type (void)
+gst_cf_audio_fir_mode_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
@@ -184,13 +184,13 @@ gst_cuda_audio_fir_mode_get_type (void)
 
   if (g_once_init_enter (&type))
     g_once_init_leave (&type,
-        g_enum_register_static ("GstCudaAudioFirMode", values));
+        g_enum_register_static ("GstCfAudioFirMode", values));
   return type;
 }
 
-#define GST_TYPE_CUDA_AUDIO_FIR_WINDOW (gst_cuda_audio_fir_window_get_type ())
+#define GST_TYPE_CF_AUDIO_FIR_WINDOW (gst_cf_audio_fir_window_get_type ())
 static GType
-gst_cuda_audio_fir_window_get_type (void)
+gst_cf_audio_fir_window_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
@@ -204,7 +204,7 @@ gst_cuda_audio_fir_window_get_type (void)
 
   if (g_once_init_enter (&type))
     g_once_init_leave (&type,
-        g_enum_register_static ("GstCudaAudioFirWindow", values));
+        g_enum_register_static ("GstCfAudioFirWindow", values));
   return type;
 }
 
@@ -291,13 +291,13 @@ make_taps (const FirConfig * config, gint rate, GArray ** taps,
 
 #ifdef HAVE_CUDA
 static gboolean
-activate_device (GstCudaAudioFir * self)
+activate_device (GstCfAudioFir * self)
 {
   return GST_CF_CUDA_OK (self, cudaSetDevice (self->device));
 }
 
 static void
-free_staging (GstCudaAudioFir * self)
+free_staging (GstCfAudioFir * self)
 {
   if (self->h_in)
     cudaFreeHost (self->h_in);
@@ -315,7 +315,7 @@ free_staging (GstCudaAudioFir * self)
  * than any before, to twice the old size at least, so that a stream of
  * growing buffers does not reallocate each time. */
 static gboolean
-ensure_staging (GstCudaAudioFir * self, gsize bytes)
+ensure_staging (GstCfAudioFir * self, gsize bytes)
 {
   gsize size;
 
@@ -340,7 +340,7 @@ ensure_staging (GstCudaAudioFir * self, gsize bytes)
 /* One buffer on the GPU: upload, one launch for every channel and frame,
  * download, then wait, so that the buffers may be released. */
 static gboolean
-filter_cuda (GstCudaAudioFir * self, const guint8 * in, gboolean in_pinned,
+filter_cuda (GstCfAudioFir * self, const guint8 * in, gboolean in_pinned,
     guint8 * out, gboolean out_pinned, guint n_frames)
 {
   const gsize bytes = n_frames * self->bpf;
@@ -387,7 +387,7 @@ grow (guint8 ** p, gsize * size, gsize bytes)
  * @out with the backend in use; @in_pinned and @out_pinned say whether the
  * GPU may copy from and to them directly. */
 static gboolean
-filter_frames (GstCudaAudioFir * self, const guint8 * in, gboolean in_pinned,
+filter_frames (GstCfAudioFir * self, const guint8 * in, gboolean in_pinned,
     guint8 * out, gboolean out_pinned, guint n_frames)
 {
   const gsize bytes = n_frames * self->bpf;
@@ -421,7 +421,7 @@ filter_frames (GstCudaAudioFir * self, const guint8 * in, gboolean in_pinned,
 /* Starts a new stream: silence before it, timestamps from its first
  * buffer. */
 static gboolean
-reset_stream (GstCudaAudioFir * self)
+reset_stream (GstCfAudioFir * self)
 {
   self->start_ts = GST_CLOCK_TIME_NONE;
   self->start_off = GST_BUFFER_OFFSET_NONE;
@@ -438,7 +438,7 @@ reset_stream (GstCudaAudioFir * self)
 }
 
 static void
-free_filter (GstCudaAudioFir * self)
+free_filter (GstCfAudioFir * self)
 {
 #ifdef HAVE_CUDA
   if (self->d_fir) {
@@ -456,7 +456,7 @@ free_filter (GstCudaAudioFir * self)
  * stream; posts a latency message when what the LATENCY query answers
  * changes. */
 static gboolean
-install_filter (GstCudaAudioFir * self, const GstAudioInfo * info,
+install_filter (GstCfAudioFir * self, const GstAudioInfo * info,
     GArray * taps, guint64 latency)
 {
   const CfFirFormat format = fir_format (GST_AUDIO_INFO_FORMAT (info));
@@ -503,7 +503,7 @@ install_filter (GstCudaAudioFir * self, const GstAudioInfo * info,
 }
 
 static gboolean
-same_filter (GstCudaAudioFir * self, GArray * taps, guint64 latency)
+same_filter (GstCfAudioFir * self, GArray * taps, guint64 latency)
 {
   gboolean same;
 
@@ -517,7 +517,7 @@ same_filter (GstCudaAudioFir * self, GArray * taps, guint64 latency)
 /* Gives output frames first .. first + n - 1 (counted from the stream's
  * first, L of them before the first kept) their times and offsets. */
 static void
-stamp (GstCudaAudioFir * self, GstBuffer * buf, guint64 first, guint64 n)
+stamp (GstCfAudioFir * self, GstBuffer * buf, guint64 first, guint64 n)
 {
   const guint64 shown = first - self->latency;
   const gint rate = GST_AUDIO_FILTER_RATE (self);
@@ -551,7 +551,7 @@ stamp (GstCudaAudioFir * self, GstBuffer * buf, guint64 first, guint64 n)
  * silence (fewer when the stream was shorter than L: the output never has
  * more frames than the input). Then starts a new stream. */
 static GstFlowReturn
-drain (GstCudaAudioFir * self)
+drain (GstCfAudioFir * self)
 {
   guint64 latency, first, owed, fed, n;
   GstBuffer *outbuf;
@@ -606,7 +606,7 @@ drain (GstCudaAudioFir * self)
 
 /* Takes up property changes made since the last buffer. */
 static GstFlowReturn
-apply_changes (GstCudaAudioFir * self)
+apply_changes (GstCfAudioFir * self)
 {
   const GstAudioInfo *info = GST_AUDIO_FILTER_INFO (self);
   FirConfig config;
@@ -654,9 +654,9 @@ apply_changes (GstCudaAudioFir * self)
 /* ---- GstAudioFilter and GstBaseTransform ------------------------------ */
 
 static gboolean
-gst_cuda_audio_fir_setup (GstAudioFilter * filter, const GstAudioInfo * info)
+gst_cf_audio_fir_setup (GstAudioFilter * filter, const GstAudioInfo * info)
 {
-  GstCudaAudioFir *self = GST_CUDA_AUDIO_FIR (filter);
+  GstCfAudioFir *self = GST_CF_AUDIO_FIR (filter);
   FirConfig config;
   GArray *taps = NULL;
   guint64 latency = 0;
@@ -691,9 +691,9 @@ gst_cuda_audio_fir_setup (GstAudioFilter * filter, const GstAudioInfo * info)
 }
 
 static gboolean
-gst_cuda_audio_fir_start (GstBaseTransform * trans)
+gst_cf_audio_fir_start (GstBaseTransform * trans)
 {
-  GstCudaAudioFir *self = GST_CUDA_AUDIO_FIR (trans);
+  GstCfAudioFir *self = GST_CF_AUDIO_FIR (trans);
   GstCfBackend backend;
   gint device_id;
 
@@ -716,9 +716,9 @@ gst_cuda_audio_fir_start (GstBaseTransform * trans)
 }
 
 static gboolean
-gst_cuda_audio_fir_stop (GstBaseTransform * trans)
+gst_cf_audio_fir_stop (GstBaseTransform * trans)
 {
-  GstCudaAudioFir *self = GST_CUDA_AUDIO_FIR (trans);
+  GstCfAudioFir *self = GST_CF_AUDIO_FIR (trans);
 
   free_filter (self);
 #ifdef HAVE_CUDA
@@ -742,10 +742,10 @@ gst_cuda_audio_fir_stop (GstBaseTransform * trans)
 }
 
 static GstFlowReturn
-gst_cuda_audio_fir_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+gst_cf_audio_fir_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
-  GstCudaAudioFir *self = GST_CUDA_AUDIO_FIR (trans);
+  GstCfAudioFir *self = GST_CF_AUDIO_FIR (trans);
   const GstClockTime ts = GST_BUFFER_PTS (inbuf);
   GstClockTime expected = GST_CLOCK_TIME_NONE;
   GstMapInfo in, out;
@@ -821,9 +821,9 @@ gst_cuda_audio_fir_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 }
 
 static gboolean
-gst_cuda_audio_fir_sink_event (GstBaseTransform * trans, GstEvent * event)
+gst_cf_audio_fir_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
-  GstCudaAudioFir *self = GST_CUDA_AUDIO_FIR (trans);
+  GstCfAudioFir *self = GST_CF_AUDIO_FIR (trans);
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_CAPS:{
@@ -847,7 +847,7 @@ gst_cuda_audio_fir_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
   }
   return
-      GST_BASE_TRANSFORM_CLASS (gst_cuda_audio_fir_parent_class)->sink_event
+      GST_BASE_TRANSFORM_CLASS (gst_cf_audio_fir_parent_class)->sink_event
       (trans, event);
 }
 
@@ -855,10 +855,10 @@ gst_cuda_audio_fir_sink_event (GstBaseTransform * trans, GstEvent * event)
  * that is the element's latency (the launches are synchronous and add
  * none). */
 static gboolean
-gst_cuda_audio_fir_query (GstBaseTransform * trans, GstPadDirection direction,
+gst_cf_audio_fir_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
-  GstCudaAudioFir *self = GST_CUDA_AUDIO_FIR (trans);
+  GstCfAudioFir *self = GST_CF_AUDIO_FIR (trans);
 
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     GstClockTime min, max, ours;
@@ -882,17 +882,17 @@ gst_cuda_audio_fir_query (GstBaseTransform * trans, GstPadDirection direction,
     return TRUE;
   }
   return
-      GST_BASE_TRANSFORM_CLASS (gst_cuda_audio_fir_parent_class)->query (trans,
+      GST_BASE_TRANSFORM_CLASS (gst_cf_audio_fir_parent_class)->query (trans,
       direction, query);
 }
 
 /* ---- GObject ---------------------------------------------------------- */
 
 static void
-gst_cuda_audio_fir_set_property (GObject * object, guint prop_id,
+gst_cf_audio_fir_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstCudaAudioFir *self = GST_CUDA_AUDIO_FIR (object);
+  GstCfAudioFir *self = GST_CF_AUDIO_FIR (object);
   FirConfig *config = &self->config;
   GArray *taps = NULL;
 
@@ -959,10 +959,10 @@ gst_cuda_audio_fir_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_audio_fir_get_property (GObject * object, guint prop_id,
+gst_cf_audio_fir_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstCudaAudioFir *self = GST_CUDA_AUDIO_FIR (object);
+  GstCfAudioFir *self = GST_CF_AUDIO_FIR (object);
   const FirConfig *config = &self->config;
 
   GST_OBJECT_LOCK (self);
@@ -1007,17 +1007,17 @@ gst_cuda_audio_fir_get_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_audio_fir_finalize (GObject * object)
+gst_cf_audio_fir_finalize (GObject * object)
 {
-  GstCudaAudioFir *self = GST_CUDA_AUDIO_FIR (object);
+  GstCfAudioFir *self = GST_CF_AUDIO_FIR (object);
 
   config_clear (&self->config);
   free_filter (self);
-  G_OBJECT_CLASS (gst_cuda_audio_fir_parent_class)->finalize (object);
+  G_OBJECT_CLASS (gst_cf_audio_fir_parent_class)->finalize (object);
 }
 
 static void
-gst_cuda_audio_fir_class_init (GstCudaAudioFirClass * klass)
+gst_cf_audio_fir_class_init (GstCfAudioFirClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
@@ -1027,14 +1027,14 @@ gst_cuda_audio_fir_class_init (GstCudaAudioFirClass * klass)
       GST_PARAM_MUTABLE_PLAYING;
   GstCaps *caps;
 
-  gobject_class->set_property = gst_cuda_audio_fir_set_property;
-  gobject_class->get_property = gst_cuda_audio_fir_get_property;
-  gobject_class->finalize = gst_cuda_audio_fir_finalize;
+  gobject_class->set_property = gst_cf_audio_fir_set_property;
+  gobject_class->get_property = gst_cf_audio_fir_get_property;
+  gobject_class->finalize = gst_cf_audio_fir_finalize;
 
   gst_cf_backend_install_properties (gobject_class, PROP_BACKEND,
       PROP_CUDA_DEVICE_ID);
   /**
-   * GstCudaAudioFir:taps:
+   * GstCfAudioFir:taps:
    *
    * The filter's taps for `mode=custom`, h[0] first (y[n] = sum of
    * h[t] x[n - t]): numbers separated by commas or spaces ("1,2,1",
@@ -1047,7 +1047,7 @@ gst_cuda_audio_fir_class_init (GstCudaAudioFirClass * klass)
           "Filter taps for mode=custom, h[0] first: \"1,2,1\", \"1 2 1\" or "
           "\"<1, 2, 1>\"", "", flags));
   /**
-   * GstCudaAudioFir:mode:
+   * GstCfAudioFir:mode:
    *
    * Where the taps come from: the `taps` property (`custom`), or a
    * windowed-sinc design for the negotiated rate, of `length` taps and
@@ -1056,9 +1056,9 @@ gst_cuda_audio_fir_class_init (GstCudaAudioFirClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode", "Custom taps or a windowed-sinc "
-          "preset", GST_TYPE_CUDA_AUDIO_FIR_MODE, DEFAULT_MODE, flags));
+          "preset", GST_TYPE_CF_AUDIO_FIR_MODE, DEFAULT_MODE, flags));
   /**
-   * GstCudaAudioFir:cutoff:
+   * GstCfAudioFir:cutoff:
    *
    * Cut-off frequency of `low-pass` and `high-pass`, in Hz: above 0 and
    * below half the rate, or negotiation fails.
@@ -1067,7 +1067,7 @@ gst_cuda_audio_fir_class_init (GstCudaAudioFirClass * klass)
       g_param_spec_double ("cutoff", "Cutoff", "Cut-off frequency (Hz) of "
           "low-pass and high-pass", 0.0, G_MAXDOUBLE, DEFAULT_CUTOFF, flags));
   /**
-   * GstCudaAudioFir:lower-frequency:
+   * GstCfAudioFir:lower-frequency:
    *
    * Lower edge of `band-pass`, in Hz: above 0 and below `upper-frequency`.
    */
@@ -1076,7 +1076,7 @@ gst_cuda_audio_fir_class_init (GstCudaAudioFirClass * klass)
           "Lower cut-off frequency (Hz) of band-pass", 0.0, G_MAXDOUBLE,
           DEFAULT_LOWER_FREQUENCY, flags));
   /**
-   * GstCudaAudioFir:upper-frequency:
+   * GstCfAudioFir:upper-frequency:
    *
    * Upper edge of `band-pass`, in Hz: below half the rate.
    */
@@ -1085,7 +1085,7 @@ gst_cuda_audio_fir_class_init (GstCudaAudioFirClass * klass)
           "Upper cut-off frequency (Hz) of band-pass", 0.0, G_MAXDOUBLE,
           DEFAULT_UPPER_FREQUENCY, flags));
   /**
-   * GstCudaAudioFir:length:
+   * GstCfAudioFir:length:
    *
    * Taps of the presets' filters; an even length is rounded up to the next
    * odd one (as `audiowsinclimit` does), so that every preset is linear
@@ -1096,16 +1096,16 @@ gst_cuda_audio_fir_class_init (GstCudaAudioFirClass * klass)
       g_param_spec_int ("length", "Length", "Taps of the preset filters, "
           "rounded up to an odd number", 1, MAX_LENGTH, DEFAULT_LENGTH, flags));
   /**
-   * GstCudaAudioFir:window:
+   * GstCfAudioFir:window:
    *
    * Window of the presets' windowed sinc: Hamming falls off faster,
    * Blackman attenuates the stop band more, rectangular is the plain sinc.
    */
   g_object_class_install_property (gobject_class, PROP_WINDOW,
       g_param_spec_enum ("window", "Window", "Window of the preset filters",
-          GST_TYPE_CUDA_AUDIO_FIR_WINDOW, DEFAULT_WINDOW, flags));
+          GST_TYPE_CF_AUDIO_FIR_WINDOW, DEFAULT_WINDOW, flags));
   /**
-   * GstCudaAudioFir:latency:
+   * GstCfAudioFir:latency:
    *
    * Frames of filter delay to compensate, as `audiofirfilter`'s `latency`:
    * the first ones of each stream are dropped, timestamps are shifted to
@@ -1127,21 +1127,21 @@ gst_cuda_audio_fir_class_init (GstCudaAudioFirClass * klass)
       "FIR filter with custom taps or windowed-sinc low-pass, high-pass and "
       "band-pass presets, on the GPU", "gst-cudafilters developers");
 
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_audio_fir_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_audio_fir_stop);
-  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_audio_fir_transform);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_audio_fir_sink_event);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_audio_fir_query);
-  filter_class->setup = GST_DEBUG_FUNCPTR (gst_cuda_audio_fir_setup);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cf_audio_fir_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cf_audio_fir_stop);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cf_audio_fir_transform);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cf_audio_fir_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cf_audio_fir_query);
+  filter_class->setup = GST_DEBUG_FUNCPTR (gst_cf_audio_fir_setup);
 
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_AUDIO_FIR_MODE, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_AUDIO_FIR_WINDOW, 0);
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_audio_fir_debug, "cudaaudiofir", 0,
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_AUDIO_FIR_MODE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_AUDIO_FIR_WINDOW, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_cf_audio_fir_debug, "cudaaudiofir", 0,
       "CUDA audio FIR filter");
 }
 
 static void
-gst_cuda_audio_fir_init (GstCudaAudioFir * self)
+gst_cf_audio_fir_init (GstCfAudioFir * self)
 {
   self->backend = GST_CF_DEFAULT_BACKEND;
   self->device_id = GST_CF_DEFAULT_CUDA_DEVICE_ID;

@@ -55,8 +55,8 @@
 #include "fill.h"
 #include "resize.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_resize_debug);
-#define GST_CAT_DEFAULT gst_cuda_resize_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cf_resize_debug);
+#define GST_CAT_DEFAULT gst_cf_resize_debug
 
 enum {
   PROP_0,
@@ -67,7 +67,7 @@ enum {
 #define DEFAULT_METHOD CF_RESIZE_BILINEAR
 #define DEFAULT_ADD_BORDERS TRUE
 
-struct _GstCudaResize {
+struct _GstCfResize {
   GstCfBaseFilter parent;
 
   /* properties, under the object lock */
@@ -88,13 +88,13 @@ struct _GstCudaResize {
 #endif
 };
 
-G_DEFINE_TYPE (GstCudaResize, gst_cuda_resize, GST_TYPE_CF_BASE_FILTER);
+G_DEFINE_TYPE (GstCfResize, gst_cf_resize, GST_TYPE_CF_BASE_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudaresize, "cudaresize", GST_RANK_NONE,
-    GST_TYPE_CUDA_RESIZE);
+    GST_TYPE_CF_RESIZE);
 
-#define GST_TYPE_CUDA_RESIZE_METHOD (gst_cuda_resize_method_get_type ())
+#define GST_TYPE_CF_RESIZE_METHOD (gst_cf_resize_method_get_type ())
 static GType
-gst_cuda_resize_method_get_type (void)
+gst_cf_resize_method_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
@@ -107,7 +107,7 @@ gst_cuda_resize_method_get_type (void)
   };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaResizeMethod", values);
+    GType t = g_enum_register_static ("GstCfResizeMethod", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -120,7 +120,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 
 /* Any size, any pixel aspect ratio; the format stays. */
 static GstCaps *
-gst_cuda_resize_transform_caps (GstBaseTransform * trans,
+gst_cf_resize_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
   GstCaps *ret = gst_caps_new_empty ();
@@ -296,7 +296,7 @@ fixate_size (GstStructure * ins, GstStructure * outs)
 }
 
 static GstCaps *
-gst_cuda_resize_fixate_caps (GstBaseTransform * trans,
+gst_cf_resize_fixate_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
 {
   othercaps = gst_caps_make_writable (gst_caps_truncate (othercaps));
@@ -312,7 +312,7 @@ gst_cuda_resize_fixate_caps (GstBaseTransform * trans,
  * largest centred rectangle that does (even-aligned for subsampled
  * chroma). */
 static void
-place_picture (GstCudaResize * self, const GstVideoInfo * in,
+place_picture (GstCfResize * self, const GstVideoInfo * in,
     const GstVideoInfo * out, gboolean add_borders)
 {
   const CfFormatInfo *finfo =
@@ -359,7 +359,7 @@ place_picture (GstCudaResize * self, const GstVideoInfo * in,
 }
 
 static void
-clear_plan (GstCudaResize * self)
+clear_plan (GstCfResize * self)
 {
 #ifdef HAVE_CUDA
   g_clear_pointer (&self->d_plan, cf_resize_device_plan_free);
@@ -372,7 +372,7 @@ clear_plan (GstCudaResize * self)
 /* Tables for scaling an @in_width x @in_height input (the frame, or its
  * crop) into the picture's rectangle. */
 static gboolean
-make_plan (GstCudaResize * self, gint in_width, gint in_height)
+make_plan (GstCfResize * self, gint in_width, gint in_height)
 {
   GstCfBaseFilter *base = GST_CF_BASE_FILTER (self);
 
@@ -396,10 +396,10 @@ make_plan (GstCudaResize * self, gint in_width, gint in_height)
 }
 
 static gboolean
-gst_cuda_resize_set_info (GstCfBaseFilter * base, const GstVideoInfo * in,
+gst_cf_resize_set_info (GstCfBaseFilter * base, const GstVideoInfo * in,
     const GstVideoInfo * out)
 {
-  GstCudaResize *self = GST_CUDA_RESIZE (base);
+  GstCfResize *self = GST_CF_RESIZE (base);
   GstVideoChromaSite site = GST_VIDEO_INFO_CHROMA_SITE (in);
   gboolean add_borders;
 
@@ -427,7 +427,7 @@ gst_cuda_resize_set_info (GstCfBaseFilter * base, const GstVideoInfo * in,
 /* The part of @buf to scale: its GstVideoCropMeta, clipped to the frame and
  * moved to whole chroma samples, else the whole frame. */
 static CfRect
-input_rect (GstCudaResize * self, GstBuffer * buf)
+input_rect (GstCfResize * self, GstBuffer * buf)
 {
   const GstVideoInfo *in = gst_cf_base_filter_get_info (GST_CF_BASE_FILTER
       (self));
@@ -449,7 +449,7 @@ input_rect (GstCudaResize * self, GstBuffer * buf)
 /* The tables for @r's size; made anew only when the crop's size changes.
  * On CUDA the frames in flight use the old tables: they finish first. */
 static gboolean
-ensure_plan (GstCudaResize * self, CfRect r)
+ensure_plan (GstCfResize * self, CfRect r)
 {
   if (self->have_plan && self->plan.in_width == r.width &&
       self->plan.in_height == r.height)
@@ -476,7 +476,7 @@ typedef struct
  * negotiation and when a crop's size changes, after the frames in flight
  * are done, so this allocates only then. */
 static cudaError_t
-ensure_workspace (GstCudaResize * self, Workspace * ws)
+ensure_workspace (GstCfResize * self, Workspace * ws)
 {
   const gsize need = cf_resize_device_plan_workspace_bytes (self->d_plan);
   cudaError_t err;
@@ -494,11 +494,11 @@ ensure_workspace (GstCudaResize * self, Workspace * ws)
 #endif
 
 static gboolean
-gst_cuda_resize_slot_alloc (GstCfBaseFilter * base, gboolean cuda,
+gst_cf_resize_slot_alloc (GstCfBaseFilter * base, gboolean cuda,
     gpointer * user)
 {
 #ifdef HAVE_CUDA
-  GstCudaResize *self = GST_CUDA_RESIZE (base);
+  GstCfResize *self = GST_CF_RESIZE (base);
 
   if (cuda) {
     Workspace *ws = g_new0 (Workspace, 1);
@@ -512,7 +512,7 @@ gst_cuda_resize_slot_alloc (GstCfBaseFilter * base, gboolean cuda,
 }
 
 static void
-gst_cuda_resize_slot_free (GstCfBaseFilter * base, gpointer user,
+gst_cf_resize_slot_free (GstCfBaseFilter * base, gpointer user,
     gboolean cuda)
 {
 #ifdef HAVE_CUDA
@@ -527,9 +527,9 @@ gst_cuda_resize_slot_free (GstCfBaseFilter * base, gpointer user,
 
 #ifdef HAVE_CUDA
 static cudaError_t
-gst_cuda_resize_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
+gst_cf_resize_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 {
-  GstCudaResize *self = GST_CUDA_RESIZE (base);
+  GstCfResize *self = GST_CF_RESIZE (base);
   const CfRect r = input_rect (self, slot->buffer);
   CfImage src, inner;
   cudaError_t err;
@@ -553,10 +553,10 @@ gst_cuda_resize_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 #endif
 
 static gboolean
-gst_cuda_resize_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
+gst_cf_resize_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
     const CfImage * image, const CfImage * out)
 {
-  GstCudaResize *self = GST_CUDA_RESIZE (base);
+  GstCfResize *self = GST_CF_RESIZE (base);
   const CfRect r = input_rect (self, slot->buffer);
   CfImage src, inner;
   gboolean ok;
@@ -579,10 +579,10 @@ gst_cuda_resize_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
 /* Upstream may leave the cropping to us (not in passthrough, where the
  * buffer and its meta go on as they are). */
 static gboolean
-gst_cuda_resize_propose_allocation (GstBaseTransform * trans,
+gst_cf_resize_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
-  if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_resize_parent_class)->
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cf_resize_parent_class)->
       propose_allocation (trans, decide_query, query))
     return FALSE;
   if (decide_query)
@@ -591,20 +591,20 @@ gst_cuda_resize_propose_allocation (GstBaseTransform * trans,
 }
 
 static gboolean
-gst_cuda_resize_stop (GstBaseTransform * trans)
+gst_cf_resize_stop (GstBaseTransform * trans)
 {
   gboolean ok =
-      GST_BASE_TRANSFORM_CLASS (gst_cuda_resize_parent_class)->stop (trans);
+      GST_BASE_TRANSFORM_CLASS (gst_cf_resize_parent_class)->stop (trans);
 
-  clear_plan (GST_CUDA_RESIZE (trans));
+  clear_plan (GST_CF_RESIZE (trans));
   return ok;
 }
 
 static void
-gst_cuda_resize_set_property (GObject * object, guint prop_id,
+gst_cf_resize_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstCudaResize *self = GST_CUDA_RESIZE (object);
+  GstCfResize *self = GST_CF_RESIZE (object);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -622,10 +622,10 @@ gst_cuda_resize_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_resize_get_property (GObject * object, guint prop_id, GValue * value,
+gst_cf_resize_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
-  GstCudaResize *self = GST_CUDA_RESIZE (object);
+  GstCfResize *self = GST_CF_RESIZE (object);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -643,36 +643,36 @@ gst_cuda_resize_get_property (GObject * object, guint prop_id, GValue * value,
 }
 
 static void
-gst_cuda_resize_finalize (GObject * object)
+gst_cf_resize_finalize (GObject * object)
 {
-  clear_plan (GST_CUDA_RESIZE (object));
-  G_OBJECT_CLASS (gst_cuda_resize_parent_class)->finalize (object);
+  clear_plan (GST_CF_RESIZE (object));
+  G_OBJECT_CLASS (gst_cf_resize_parent_class)->finalize (object);
 }
 
 static void
-gst_cuda_resize_class_init (GstCudaResizeClass * klass)
+gst_cf_resize_class_init (GstCfResizeClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCfBaseFilterClass *filter_class = GST_CF_BASE_FILTER_CLASS (klass);
 
-  gobject_class->set_property = gst_cuda_resize_set_property;
-  gobject_class->get_property = gst_cuda_resize_get_property;
-  gobject_class->finalize = gst_cuda_resize_finalize;
+  gobject_class->set_property = gst_cf_resize_set_property;
+  gobject_class->get_property = gst_cf_resize_get_property;
+  gobject_class->finalize = gst_cf_resize_finalize;
 
   /**
-   * GstCudaResize:method:
+   * GstCfResize:method:
    *
    * The resampling filter. Changes take effect at the next negotiation.
    */
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method", "Resampling filter",
-          GST_TYPE_CUDA_RESIZE_METHOD, DEFAULT_METHOD,
+          GST_TYPE_CF_RESIZE_METHOD, DEFAULT_METHOD,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   /**
-   * GstCudaResize:add-borders:
+   * GstCfResize:add-borders:
    *
    * Keep the display aspect ratio when the output size does not, by adding
    * black borders (letterbox or pillarbox), as videoscale does.
@@ -691,30 +691,30 @@ gst_cuda_resize_class_init (GstCudaResizeClass * klass)
       "gst-cudafilters developers");
 
   trans_class->transform_caps =
-      GST_DEBUG_FUNCPTR (gst_cuda_resize_transform_caps);
-  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_cuda_resize_fixate_caps);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_resize_stop);
+      GST_DEBUG_FUNCPTR (gst_cf_resize_transform_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_cf_resize_fixate_caps);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cf_resize_stop);
   trans_class->propose_allocation =
-      GST_DEBUG_FUNCPTR (gst_cuda_resize_propose_allocation);
+      GST_DEBUG_FUNCPTR (gst_cf_resize_propose_allocation);
   trans_class->passthrough_on_same_caps = TRUE;
 
   gst_cf_base_filter_class_set_transform (filter_class);
-  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_resize_set_info);
-  filter_class->slot_alloc = GST_DEBUG_FUNCPTR (gst_cuda_resize_slot_alloc);
-  filter_class->slot_free = GST_DEBUG_FUNCPTR (gst_cuda_resize_slot_free);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cf_resize_set_info);
+  filter_class->slot_alloc = GST_DEBUG_FUNCPTR (gst_cf_resize_slot_alloc);
+  filter_class->slot_free = GST_DEBUG_FUNCPTR (gst_cf_resize_slot_free);
 #ifdef HAVE_CUDA
   filter_class->process_cuda =
-      GST_DEBUG_FUNCPTR (gst_cuda_resize_process_cuda);
+      GST_DEBUG_FUNCPTR (gst_cf_resize_process_cuda);
 #endif
-  filter_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_resize_process_cpu);
+  filter_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cf_resize_process_cpu);
 
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_RESIZE_METHOD, 0);
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_resize_debug, "cudaresize", 0,
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_RESIZE_METHOD, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_cf_resize_debug, "cudaresize", 0,
       "CUDA video scaler");
 }
 
 static void
-gst_cuda_resize_init (GstCudaResize * self)
+gst_cf_resize_init (GstCfResize * self)
 {
   self->method = DEFAULT_METHOD;
   self->add_borders = DEFAULT_ADD_BORDERS;

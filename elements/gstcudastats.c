@@ -8,7 +8,7 @@
  * the mean and variance derived from exact integer sums. The CUDA and CPU
  * backends give identical numbers.
  *
- * The numbers are attached to each buffer as a #GstCudaStatsMeta and, like
+ * The numbers are attached to each buffer as a #GstCfStatsMeta and, like
  * `videoanalyse` and `level` do, posted as element messages named
  * `cudastats` with these fields:
  *
@@ -52,8 +52,8 @@
 
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_stats_debug);
-#define GST_CAT_DEFAULT gst_cuda_stats_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cf_stats_debug);
+#define GST_CAT_DEFAULT gst_cf_stats_debug
 
 enum {
   PROP_0,
@@ -66,7 +66,7 @@ enum {
 #define DEFAULT_INTERVAL 0
 #define DEFAULT_HISTOGRAM TRUE
 
-struct _GstCudaStats {
+struct _GstCfStats {
   GstCfBaseFilter parent;
 
   /* properties, under the object lock */
@@ -80,9 +80,9 @@ struct _GstCudaStats {
   GstClockTime acc_duration;
 };
 
-G_DEFINE_TYPE (GstCudaStats, gst_cuda_stats, GST_TYPE_CF_BASE_FILTER);
+G_DEFINE_TYPE (GstCfStats, gst_cf_stats, GST_TYPE_CF_BASE_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudastats, "cudastats", GST_RANK_NONE,
-    GST_TYPE_CUDA_STATS);
+    GST_TYPE_CF_STATS);
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CF_VIDEO_CAPS));
@@ -91,7 +91,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 
 #ifdef HAVE_CUDA
 static cudaError_t
-gst_cuda_stats_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
+gst_cf_stats_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 {
   GstCfStatsSlot *s = slot->user;
   cudaError_t err;
@@ -106,7 +106,7 @@ gst_cuda_stats_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 #endif
 
 static gboolean
-gst_cuda_stats_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
+gst_cf_stats_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
     const CfImage * image, const CfImage * out)
 {
   GstCfStatsSlot *s = slot->user;
@@ -119,7 +119,7 @@ gst_cuda_stats_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
 }
 
 static void
-reset_interval (GstCudaStats * self)
+reset_interval (GstCfStats * self)
 {
   cf_stats_sum_reset (&self->acc, 0);
   self->acc_start = GST_CLOCK_TIME_NONE;
@@ -134,7 +134,7 @@ reset_interval (GstCudaStats * self)
   } G_STMT_END
 
 static GstMessage *
-interval_message (GstCudaStats * self, gboolean with_histogram)
+interval_message (GstCfStats * self, gboolean with_histogram)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   const CfFormatInfo *info =
@@ -200,7 +200,7 @@ interval_message (GstCudaStats * self, gboolean with_histogram)
 
 /* Posts the interval accumulated so far, if any, and starts a new one. */
 static void
-post_interval (GstCudaStats * self)
+post_interval (GstCfStats * self)
 {
   gboolean post, histogram;
 
@@ -216,17 +216,17 @@ post_interval (GstCudaStats * self)
 }
 
 static GstFlowReturn
-gst_cuda_stats_finish (GstCfBaseFilter * base, GstCfFrameSlot * slot,
+gst_cf_stats_finish (GstCfBaseFilter * base, GstCfFrameSlot * slot,
     GstBuffer * buffer)
 {
-  GstCudaStats *self = GST_CUDA_STATS (base);
+  GstCfStats *self = GST_CF_STATS (base);
   const GstVideoInfo *info = gst_cf_base_filter_get_info (base);
   const CfStats *stats = ((GstCfStatsSlot *) slot->user)->h_result;
   GstClockTime duration = GST_BUFFER_DURATION (buffer);
   guint64 interval;
   gboolean post;
 
-  gst_buffer_add_cuda_stats_meta (buffer, GST_VIDEO_INFO_FORMAT (info), stats);
+  gst_buffer_add_cf_stats_meta (buffer, GST_VIDEO_INFO_FORMAT (info), stats);
 
   GST_OBJECT_LOCK (self);
   post = self->post_messages;
@@ -249,9 +249,9 @@ gst_cuda_stats_finish (GstCfBaseFilter * base, GstCfFrameSlot * slot,
 }
 
 static gboolean
-gst_cuda_stats_sink_event (GstBaseTransform * trans, GstEvent * event)
+gst_cf_stats_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
-  GstCudaStats *self = GST_CUDA_STATS (trans);
+  GstCfStats *self = GST_CF_STATS (trans);
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:
@@ -267,31 +267,31 @@ gst_cuda_stats_sink_event (GstBaseTransform * trans, GstEvent * event)
     default:
       break;
   }
-  return GST_BASE_TRANSFORM_CLASS (gst_cuda_stats_parent_class)->sink_event
+  return GST_BASE_TRANSFORM_CLASS (gst_cf_stats_parent_class)->sink_event
       (trans, event);
 }
 
 static gboolean
-gst_cuda_stats_start (GstBaseTransform * trans)
+gst_cf_stats_start (GstBaseTransform * trans)
 {
-  GstCudaStats *self = GST_CUDA_STATS (trans);
+  GstCfStats *self = GST_CF_STATS (trans);
 
   reset_interval (self);
-  return GST_BASE_TRANSFORM_CLASS (gst_cuda_stats_parent_class)->start (trans);
+  return GST_BASE_TRANSFORM_CLASS (gst_cf_stats_parent_class)->start (trans);
 }
 
 /* The input buffer goes downstream: no output buffers to allocate. */
 static gboolean
-gst_cuda_stats_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+gst_cf_stats_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   return TRUE;
 }
 
 static void
-gst_cuda_stats_set_property (GObject * object, guint prop_id,
+gst_cf_stats_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstCudaStats *self = GST_CUDA_STATS (object);
+  GstCfStats *self = GST_CF_STATS (object);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -312,10 +312,10 @@ gst_cuda_stats_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_stats_get_property (GObject * object, guint prop_id, GValue * value,
+gst_cf_stats_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
-  GstCudaStats *self = GST_CUDA_STATS (object);
+  GstCfStats *self = GST_CF_STATS (object);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -336,18 +336,18 @@ gst_cuda_stats_get_property (GObject * object, guint prop_id, GValue * value,
 }
 
 static void
-gst_cuda_stats_class_init (GstCudaStatsClass * klass)
+gst_cf_stats_class_init (GstCfStatsClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCfBaseFilterClass *filter_class = GST_CF_BASE_FILTER_CLASS (klass);
 
-  gobject_class->set_property = gst_cuda_stats_set_property;
-  gobject_class->get_property = gst_cuda_stats_get_property;
+  gobject_class->set_property = gst_cf_stats_set_property;
+  gobject_class->get_property = gst_cf_stats_get_property;
 
   /**
-   * GstCudaStats:post-messages:
+   * GstCfStats:post-messages:
    *
    * Post a `cudastats` element message per frame, or per interval.
    */
@@ -357,7 +357,7 @@ gst_cuda_stats_class_init (GstCudaStatsClass * klass)
           DEFAULT_POST_MESSAGES, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   /**
-   * GstCudaStats:interval:
+   * GstCfStats:interval:
    *
    * Length of the interval over which statistics are accumulated before a
    * message is posted, in nanoseconds of buffer duration (or of the caps'
@@ -370,7 +370,7 @@ gst_cuda_stats_class_init (GstCudaStatsClass * klass)
           G_MAXUINT64, DEFAULT_INTERVAL, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   /**
-   * GstCudaStats:histogram:
+   * GstCfStats:histogram:
    *
    * Include the 256-bin histograms in the messages (the meta always has
    * them).
@@ -388,25 +388,25 @@ gst_cuda_stats_class_init (GstCudaStatsClass * klass)
       "Per-channel histogram, min, max, sum, mean and variance of every "
       "frame, on the GPU", "gst-cudafilters developers");
 
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_stats_start);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_stats_sink_event);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cf_stats_start);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cf_stats_sink_event);
   trans_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_cuda_stats_decide_allocation);
+      GST_DEBUG_FUNCPTR (gst_cf_stats_decide_allocation);
 
   filter_class->slot_alloc = GST_DEBUG_FUNCPTR (gst_cf_stats_slot_alloc);
   filter_class->slot_free = GST_DEBUG_FUNCPTR (gst_cf_stats_slot_free);
 #ifdef HAVE_CUDA
-  filter_class->process_cuda = GST_DEBUG_FUNCPTR (gst_cuda_stats_process_cuda);
+  filter_class->process_cuda = GST_DEBUG_FUNCPTR (gst_cf_stats_process_cuda);
 #endif
-  filter_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_stats_process_cpu);
-  filter_class->finish = GST_DEBUG_FUNCPTR (gst_cuda_stats_finish);
+  filter_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cf_stats_process_cpu);
+  filter_class->finish = GST_DEBUG_FUNCPTR (gst_cf_stats_finish);
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_stats_debug, "cudastats", 0,
+  GST_DEBUG_CATEGORY_INIT (gst_cf_stats_debug, "cudastats", 0,
       "CUDA video statistics");
 }
 
 static void
-gst_cuda_stats_init (GstCudaStats * self)
+gst_cf_stats_init (GstCfStats * self)
 {
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->interval = DEFAULT_INTERVAL;

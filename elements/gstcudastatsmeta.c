@@ -1,11 +1,11 @@
-/* GstCudaStatsMeta: see gstcudastatsmeta.h. */
+/* GstCfStatsMeta: see gstcudastatsmeta.h. */
 #include "gstcudastatsmeta.h"
 #include "gstcfbasefilter.h"
 
 #include <string.h>
 
 GType
-gst_cuda_stats_meta_api_get_type (void)
+gst_cf_stats_meta_api_get_type (void)
 {
   static GType type = 0;
   static const gchar *tags[] = { GST_META_TAG_VIDEO_STR,
@@ -13,7 +13,7 @@ gst_cuda_stats_meta_api_get_type (void)
   };
 
   if (g_once_init_enter (&type)) {
-    GType t = gst_meta_api_type_register ("GstCudaStatsMetaAPI", tags);
+    GType t = gst_meta_api_type_register ("GstCfStatsMetaAPI", tags);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -22,7 +22,7 @@ gst_cuda_stats_meta_api_get_type (void)
 static gboolean
 meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
 {
-  GstCudaStatsMeta *m = (GstCudaStatsMeta *) meta;
+  GstCfStatsMeta *m = (GstCfStatsMeta *) meta;
 
   m->format = GST_VIDEO_FORMAT_UNKNOWN;
   memset (&m->stats, 0, sizeof (m->stats));
@@ -33,38 +33,38 @@ static gboolean
 meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
     GQuark type, gpointer data)
 {
-  GstCudaStatsMeta *m = (GstCudaStatsMeta *) meta;
+  GstCfStatsMeta *m = (GstCfStatsMeta *) meta;
 
   /* a copy of the buffer describes the same picture; anything else
    * (scaling, conversion) would make the numbers wrong */
   if (GST_META_TRANSFORM_IS_COPY (type))
-    return gst_buffer_add_cuda_stats_meta (dest, m->format, &m->stats) != NULL;
+    return gst_buffer_add_cf_stats_meta (dest, m->format, &m->stats) != NULL;
   return FALSE;
 }
 
 const GstMetaInfo *
-gst_cuda_stats_meta_get_info (void)
+gst_cf_stats_meta_get_info (void)
 {
   static const GstMetaInfo *info = NULL;
 
   if (g_once_init_enter ((GstMetaInfo **) & info)) {
-    const GstMetaInfo *mi = gst_meta_register (GST_CUDA_STATS_META_API_TYPE,
-        "GstCudaStatsMeta", sizeof (GstCudaStatsMeta), meta_init, NULL,
+    const GstMetaInfo *mi = gst_meta_register (GST_CF_STATS_META_API_TYPE,
+        "GstCfStatsMeta", sizeof (GstCfStatsMeta), meta_init, NULL,
         meta_transform);
     g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
   }
   return info;
 }
 
-GstCudaStatsMeta *
-gst_buffer_add_cuda_stats_meta (GstBuffer * buffer, GstVideoFormat format,
+GstCfStatsMeta *
+gst_buffer_add_cf_stats_meta (GstBuffer * buffer, GstVideoFormat format,
     const CfStats * stats)
 {
-  GstCudaStatsMeta *m;
+  GstCfStatsMeta *m;
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
-  m = (GstCudaStatsMeta *) gst_buffer_add_meta (buffer,
-      GST_CUDA_STATS_META_INFO, NULL);
+  m = (GstCfStatsMeta *) gst_buffer_add_meta (buffer,
+      GST_CF_STATS_META_INFO, NULL);
   if (m) {
     m->format = format;
     m->stats = *stats;
@@ -73,7 +73,7 @@ gst_buffer_add_cuda_stats_meta (GstBuffer * buffer, GstVideoFormat format,
 }
 
 const gchar *
-gst_cuda_stats_meta_get_channel_name (const GstCudaStatsMeta * meta,
+gst_cf_stats_meta_get_channel_name (const GstCfStatsMeta * meta,
     guint channel)
 {
   const CfFormatInfo *info =
@@ -85,7 +85,7 @@ gst_cuda_stats_meta_get_channel_name (const GstCudaStatsMeta * meta,
 }
 
 gdouble
-gst_cuda_stats_meta_get_mean (const GstCudaStatsMeta * meta, guint channel)
+gst_cf_stats_meta_get_mean (const GstCfStatsMeta * meta, guint channel)
 {
   if (channel >= meta->stats.n_channels)
     return 0.0;
@@ -93,7 +93,7 @@ gst_cuda_stats_meta_get_mean (const GstCudaStatsMeta * meta, guint channel)
 }
 
 gdouble
-gst_cuda_stats_meta_get_variance (const GstCudaStatsMeta * meta,
+gst_cf_stats_meta_get_variance (const GstCfStatsMeta * meta,
     guint channel)
 {
   if (channel >= meta->stats.n_channels)

@@ -11,7 +11,7 @@
  * as the exposure aids of professional cameras do.
  *
  * The statistics are those of the frame itself: taken from the
- * GstCudaStatsMeta a `cudastats` upstream attached, or computed here with
+ * GstCfStatsMeta a `cudastats` upstream attached, or computed here with
  * the same kernel (one pass) when the buffer carries none. Both give the
  * same picture. The text scales with the frame (5x7 glyphs drawn
  * height / 360 times as large: 2x at 720p, 6x at 4K). Colours are converted
@@ -44,8 +44,8 @@
 
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_stats_overlay_debug);
-#define GST_CAT_DEFAULT gst_cuda_stats_overlay_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cf_stats_overlay_debug);
+#define GST_CAT_DEFAULT gst_cf_stats_overlay_debug
 
 enum
 {
@@ -75,7 +75,7 @@ enum
 /* frames over which the rate of the statistics is measured */
 #define FPS_WINDOW 16
 
-struct _GstCudaStatsOverlay
+struct _GstCfStatsOverlay
 {
   GstCfBaseFilter parent;
 
@@ -93,15 +93,15 @@ struct _GstCudaStatsOverlay
   guint n_pts, next_pts;
 };
 
-G_DEFINE_TYPE (GstCudaStatsOverlay, gst_cuda_stats_overlay,
+G_DEFINE_TYPE (GstCfStatsOverlay, gst_cf_stats_overlay,
     GST_TYPE_CF_BASE_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudastatsoverlay, "cudastatsoverlay",
-    GST_RANK_NONE, GST_TYPE_CUDA_STATS_OVERLAY);
+    GST_RANK_NONE, GST_TYPE_CF_STATS_OVERLAY);
 
-#define GST_TYPE_CUDA_STATS_OVERLAY_POSITION \
-  (gst_cuda_stats_overlay_position_get_type ())
+#define GST_TYPE_CF_STATS_OVERLAY_POSITION \
+  (gst_cf_stats_overlay_position_get_type ())
 static GType
-gst_cuda_stats_overlay_position_get_type (void)
+gst_cf_stats_overlay_position_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
@@ -113,16 +113,16 @@ gst_cuda_stats_overlay_position_get_type (void)
   };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaStatsOverlayPosition", values);
+    GType t = g_enum_register_static ("GstCfStatsOverlayPosition", values);
     g_once_init_leave (&type, t);
   }
   return type;
 }
 
-#define GST_TYPE_CUDA_STATS_OVERLAY_CHANNELS \
-  (gst_cuda_stats_overlay_channels_get_type ())
+#define GST_TYPE_CF_STATS_OVERLAY_CHANNELS \
+  (gst_cf_stats_overlay_channels_get_type ())
 static GType
-gst_cuda_stats_overlay_channels_get_type (void)
+gst_cf_stats_overlay_channels_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
@@ -135,7 +135,7 @@ gst_cuda_stats_overlay_channels_get_type (void)
   };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaStatsOverlayChannels", values);
+    GType t = g_enum_register_static ("GstCfStatsOverlayChannels", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -157,7 +157,7 @@ to_pixels (gdouble v, gint full)
 
 /* The plan for the negotiated size and the properties. */
 static gboolean
-make_plan (GstCudaStatsOverlay * self)
+make_plan (GstCfStatsOverlay * self)
 {
   GstCfBaseFilter *base = GST_CF_BASE_FILTER (self);
   const GstVideoInfo *info = gst_cf_base_filter_get_info (base);
@@ -190,10 +190,10 @@ make_plan (GstCudaStatsOverlay * self)
 }
 
 static gboolean
-gst_cuda_stats_overlay_set_info (GstCfBaseFilter * base,
+gst_cf_stats_overlay_set_info (GstCfBaseFilter * base,
     const GstVideoInfo * in, const GstVideoInfo * out)
 {
-  GstCudaStatsOverlay *self = GST_CUDA_STATS_OVERLAY (base);
+  GstCfStatsOverlay *self = GST_CF_STATS_OVERLAY (base);
 
   self->n_pts = self->next_pts = 0;
   return make_plan (self);
@@ -201,7 +201,7 @@ gst_cuda_stats_overlay_set_info (GstCfBaseFilter * base,
 
 /* Takes up property changes for the next frame. */
 static gboolean
-ensure_plan (GstCudaStatsOverlay * self)
+ensure_plan (GstCfStatsOverlay * self)
 {
   gboolean changed;
 
@@ -214,7 +214,7 @@ ensure_plan (GstCudaStatsOverlay * self)
 /* Ten times the rate of the statistics, from the timestamps of the last
  * FPS_WINDOW frames this one included; -1 until two are known. */
 static gint
-fps_x10 (GstCudaStatsOverlay * self, GstClockTime pts)
+fps_x10 (GstCfStatsOverlay * self, GstClockTime pts)
 {
   GstClockTime first;
   guint n;
@@ -236,9 +236,9 @@ fps_x10 (GstCudaStatsOverlay * self, GstClockTime pts)
 
 /* The statistics cudastats attached, when they describe this format. */
 static const CfStats *
-meta_stats (GstCudaStatsOverlay * self, GstBuffer * buf)
+meta_stats (GstCfStatsOverlay * self, GstBuffer * buf)
 {
-  const GstCudaStatsMeta *meta = gst_buffer_get_cuda_stats_meta (buf);
+  const GstCfStatsMeta *meta = gst_buffer_get_cf_stats_meta (buf);
   const GstVideoInfo *info =
       gst_cf_base_filter_get_info (GST_CF_BASE_FILTER (self));
 
@@ -249,10 +249,10 @@ meta_stats (GstCudaStatsOverlay * self, GstBuffer * buf)
 
 #ifdef HAVE_CUDA
 static cudaError_t
-gst_cuda_stats_overlay_process_cuda (GstCfBaseFilter * base,
+gst_cf_stats_overlay_process_cuda (GstCfBaseFilter * base,
     GstCfFrameSlot * slot)
 {
-  GstCudaStatsOverlay *self = GST_CUDA_STATS_OVERLAY (base);
+  GstCfStatsOverlay *self = GST_CF_STATS_OVERLAY (base);
   GstCfStatsSlot *s = slot->user;
   const CfStats *meta = meta_stats (self, slot->buffer);
   const CfFormatInfo *fi = cf_format_info (slot->d_image.format);
@@ -285,10 +285,10 @@ gst_cuda_stats_overlay_process_cuda (GstCfBaseFilter * base,
 #endif
 
 static gboolean
-gst_cuda_stats_overlay_process_cpu (GstCfBaseFilter * base,
+gst_cf_stats_overlay_process_cpu (GstCfBaseFilter * base,
     GstCfFrameSlot * slot, const CfImage * image, const CfImage * out)
 {
-  GstCudaStatsOverlay *self = GST_CUDA_STATS_OVERLAY (base);
+  GstCfStatsOverlay *self = GST_CF_STATS_OVERLAY (base);
   GstCfStatsSlot *s = slot->user;
   const CfStats *stats = meta_stats (self, slot->buffer);
   const gint fps = fps_x10 (self, GST_BUFFER_PTS (slot->buffer));
@@ -312,10 +312,10 @@ bad_frame:
 }
 
 static void
-gst_cuda_stats_overlay_set_property (GObject * object, guint prop_id,
+gst_cf_stats_overlay_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstCudaStatsOverlay *self = GST_CUDA_STATS_OVERLAY (object);
+  GstCfStatsOverlay *self = GST_CF_STATS_OVERLAY (object);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -358,10 +358,10 @@ gst_cuda_stats_overlay_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_stats_overlay_get_property (GObject * object, guint prop_id,
+gst_cf_stats_overlay_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstCudaStatsOverlay *self = GST_CUDA_STATS_OVERLAY (object);
+  GstCfStatsOverlay *self = GST_CF_STATS_OVERLAY (object);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -406,25 +406,25 @@ gst_cuda_stats_overlay_get_property (GObject * object, guint prop_id,
     GST_PARAM_MUTABLE_PLAYING)
 
 static void
-gst_cuda_stats_overlay_class_init (GstCudaStatsOverlayClass * klass)
+gst_cf_stats_overlay_class_init (GstCfStatsOverlayClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstCfBaseFilterClass *filter_class = GST_CF_BASE_FILTER_CLASS (klass);
 
-  gobject_class->set_property = gst_cuda_stats_overlay_set_property;
-  gobject_class->get_property = gst_cuda_stats_overlay_get_property;
+  gobject_class->set_property = gst_cf_stats_overlay_set_property;
+  gobject_class->get_property = gst_cf_stats_overlay_get_property;
 
   /**
-   * GstCudaStatsOverlay:position:
+   * GstCfStatsOverlay:position:
    *
    * The corner the panel sits in.
    */
   g_object_class_install_property (gobject_class, PROP_POSITION,
       g_param_spec_enum ("position", "Position", "Corner of the panel",
-          GST_TYPE_CUDA_STATS_OVERLAY_POSITION, DEFAULT_POSITION, PARAM_FLAGS));
+          GST_TYPE_CF_STATS_OVERLAY_POSITION, DEFAULT_POSITION, PARAM_FLAGS));
   /**
-   * GstCudaStatsOverlay:width:
+   * GstCfStatsOverlay:width:
    *
    * Width of the panel: a fraction of the frame's width up to 1, pixels
    * above (0: no panel, zebra only).
@@ -434,7 +434,7 @@ gst_cuda_stats_overlay_class_init (GstCudaStatsOverlayClass * klass)
           "Panel width: fraction of the frame (<= 1) or pixels (> 1)", 0,
           32767, DEFAULT_WIDTH, PARAM_FLAGS));
   /**
-   * GstCudaStatsOverlay:height:
+   * GstCfStatsOverlay:height:
    *
    * Height of the panel: a fraction of the frame's height up to 1, pixels
    * above.
@@ -444,7 +444,7 @@ gst_cuda_stats_overlay_class_init (GstCudaStatsOverlayClass * klass)
           "Panel height: fraction of the frame (<= 1) or pixels (> 1)", 0,
           32767, DEFAULT_HEIGHT, PARAM_FLAGS));
   /**
-   * GstCudaStatsOverlay:opacity:
+   * GstCfStatsOverlay:opacity:
    *
    * Opacity of the panel's background (the bars and text are opaque).
    */
@@ -453,15 +453,15 @@ gst_cuda_stats_overlay_class_init (GstCudaStatsOverlayClass * klass)
           "Opacity of the panel's background", 0, 1, DEFAULT_OPACITY,
           PARAM_FLAGS));
   /**
-   * GstCudaStatsOverlay:channels:
+   * GstCfStatsOverlay:channels:
    *
    * What the histogram shows.
    */
   g_object_class_install_property (gobject_class, PROP_CHANNELS,
       g_param_spec_enum ("channels", "Channels", "What the histogram shows",
-          GST_TYPE_CUDA_STATS_OVERLAY_CHANNELS, DEFAULT_CHANNELS, PARAM_FLAGS));
+          GST_TYPE_CF_STATS_OVERLAY_CHANNELS, DEFAULT_CHANNELS, PARAM_FLAGS));
   /**
-   * GstCudaStatsOverlay:log-scale:
+   * GstCfStatsOverlay:log-scale:
    *
    * Bar heights on a logarithmic scale of the counts.
    */
@@ -469,7 +469,7 @@ gst_cuda_stats_overlay_class_init (GstCudaStatsOverlayClass * klass)
       g_param_spec_boolean ("log-scale", "Log scale",
           "Logarithmic bar heights", DEFAULT_LOG_SCALE, PARAM_FLAGS));
   /**
-   * GstCudaStatsOverlay:show-text:
+   * GstCfStatsOverlay:show-text:
    *
    * The lines of min, max and mean per channel and the frame rate.
    */
@@ -478,7 +478,7 @@ gst_cuda_stats_overlay_class_init (GstCudaStatsOverlayClass * klass)
           "Min, max, mean per channel and the frame rate", DEFAULT_SHOW_TEXT,
           PARAM_FLAGS));
   /**
-   * GstCudaStatsOverlay:zebra:
+   * GstCfStatsOverlay:zebra:
    *
    * Diagonal stripes over the pixels whose luma is at or above
    * `zebra-level` (on RGB formats an integer BT.601 luma).
@@ -488,7 +488,7 @@ gst_cuda_stats_overlay_class_init (GstCudaStatsOverlayClass * klass)
           "Stripes over pixels at or above zebra-level", DEFAULT_ZEBRA,
           PARAM_FLAGS));
   /**
-   * GstCudaStatsOverlay:zebra-level:
+   * GstCfStatsOverlay:zebra-level:
    *
    * The luma (0 .. 255; the high byte of 16-bit samples) from which zebra
    * marks a pixel.
@@ -498,7 +498,7 @@ gst_cuda_stats_overlay_class_init (GstCudaStatsOverlayClass * klass)
           "Luma at or above which zebra marks a pixel", 0, 255,
           DEFAULT_ZEBRA_LEVEL, PARAM_FLAGS));
   /**
-   * GstCudaStatsOverlay:zebra-zero:
+   * GstCfStatsOverlay:zebra-zero:
    *
    * With zebra, mark the pixels at 0 too (in white).
    */
@@ -514,24 +514,24 @@ gst_cuda_stats_overlay_class_init (GstCudaStatsOverlayClass * klass)
       "stripes onto the video on the GPU", "gst-cudafilters developers");
 
   gst_cf_base_filter_class_set_transform (filter_class);
-  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_stats_overlay_set_info);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cf_stats_overlay_set_info);
   filter_class->slot_alloc = GST_DEBUG_FUNCPTR (gst_cf_stats_slot_alloc);
   filter_class->slot_free = GST_DEBUG_FUNCPTR (gst_cf_stats_slot_free);
 #ifdef HAVE_CUDA
   filter_class->process_cuda =
-      GST_DEBUG_FUNCPTR (gst_cuda_stats_overlay_process_cuda);
+      GST_DEBUG_FUNCPTR (gst_cf_stats_overlay_process_cuda);
 #endif
   filter_class->process_cpu =
-      GST_DEBUG_FUNCPTR (gst_cuda_stats_overlay_process_cpu);
+      GST_DEBUG_FUNCPTR (gst_cf_stats_overlay_process_cpu);
 
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_STATS_OVERLAY_POSITION, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_STATS_OVERLAY_CHANNELS, 0);
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_stats_overlay_debug, "cudastatsoverlay",
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_STATS_OVERLAY_POSITION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_STATS_OVERLAY_CHANNELS, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_cf_stats_overlay_debug, "cudastatsoverlay",
       0, "CUDA statistics overlay");
 }
 
 static void
-gst_cuda_stats_overlay_init (GstCudaStatsOverlay * self)
+gst_cf_stats_overlay_init (GstCfStatsOverlay * self)
 {
   self->position = DEFAULT_POSITION;
   self->width = DEFAULT_WIDTH;

@@ -1,13 +1,13 @@
-#ifndef __GST_CUDA_STATS_OVERLAY_H__
-#define __GST_CUDA_STATS_OVERLAY_H__
+#ifndef __GST_CF_STATS_OVERLAY_H__
+#define __GST_CF_STATS_OVERLAY_H__
 
 #include "gstcfbasefilter.h"
 
 G_BEGIN_DECLS
 
-#define GST_TYPE_CUDA_STATS_OVERLAY (gst_cuda_stats_overlay_get_type ())
-G_DECLARE_FINAL_TYPE (GstCudaStatsOverlay, gst_cuda_stats_overlay, GST,
-    CUDA_STATS_OVERLAY, GstCfBaseFilter)
+#define GST_TYPE_CF_STATS_OVERLAY (gst_cf_stats_overlay_get_type ())
+G_DECLARE_FINAL_TYPE (GstCfStatsOverlay, gst_cf_stats_overlay, GST,
+    CF_STATS_OVERLAY, GstCfBaseFilter)
 
 GST_ELEMENT_REGISTER_DECLARE (cudastatsoverlay);
 

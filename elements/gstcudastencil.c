@@ -56,8 +56,8 @@
 #include <math.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_stencil_debug);
-#define GST_CAT_DEFAULT gst_cuda_stencil_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cf_stencil_debug);
+#define GST_CAT_DEFAULT gst_cf_stencil_debug
 
 enum
 {
@@ -86,7 +86,7 @@ enum
 #define DEFAULT_BORDER CF_STENCIL_MIRROR
 #define DEFAULT_FILTER_ALPHA FALSE
 
-struct _GstCudaStencil
+struct _GstCfStencil
 {
   GstCfBaseFilter parent;
 
@@ -113,13 +113,13 @@ struct _GstCudaStencil
 #endif
 };
 
-G_DEFINE_TYPE (GstCudaStencil, gst_cuda_stencil, GST_TYPE_CF_BASE_FILTER);
+G_DEFINE_TYPE (GstCfStencil, gst_cf_stencil, GST_TYPE_CF_BASE_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudastencil, "cudastencil", GST_RANK_NONE,
-    GST_TYPE_CUDA_STENCIL);
+    GST_TYPE_CF_STENCIL);
 
-#define GST_TYPE_CUDA_STENCIL_DIRECTION (gst_cuda_stencil_direction_get_type ())
+#define GST_TYPE_CF_STENCIL_DIRECTION (gst_cf_stencil_direction_get_type ())
 static GType
-gst_cuda_stencil_direction_get_type (void)
+gst_cf_stencil_direction_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
@@ -130,15 +130,15 @@ gst_cuda_stencil_direction_get_type (void)
   };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaStencilDirection", values);
+    GType t = g_enum_register_static ("GstCfStencilDirection", values);
     g_once_init_leave (&type, t);
   }
   return type;
 }
 
-#define GST_TYPE_CUDA_STENCIL_PRESET (gst_cuda_stencil_preset_get_type ())
+#define GST_TYPE_CF_STENCIL_PRESET (gst_cf_stencil_preset_get_type ())
 static GType
-gst_cuda_stencil_preset_get_type (void)
+gst_cf_stencil_preset_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
@@ -154,15 +154,15 @@ gst_cuda_stencil_preset_get_type (void)
   };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaStencilPreset", values);
+    GType t = g_enum_register_static ("GstCfStencilPreset", values);
     g_once_init_leave (&type, t);
   }
   return type;
 }
 
-#define GST_TYPE_CUDA_STENCIL_BORDER (gst_cuda_stencil_border_get_type ())
+#define GST_TYPE_CF_STENCIL_BORDER (gst_cf_stencil_border_get_type ())
 static GType
-gst_cuda_stencil_border_get_type (void)
+gst_cf_stencil_border_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
@@ -175,7 +175,7 @@ gst_cuda_stencil_border_get_type (void)
   };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaStencilBorder", values);
+    GType t = g_enum_register_static ("GstCfStencilBorder", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -187,7 +187,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CF_VIDEO_CAPS));
 
 static void
-clear_plan (GstCudaStencil * self)
+clear_plan (GstCfStencil * self)
 {
 #ifdef HAVE_CUDA
   g_clear_pointer (&self->d_plan, cf_stencil_device_plan_free);
@@ -217,7 +217,7 @@ list_error (const gchar * name, const gchar * s)
  * @plan; FALSE with *@why set when they describe none. Takes the object
  * lock. */
 static gboolean
-plan_from_properties (GstCudaStencil * self, CfFormat format, gint width,
+plan_from_properties (GstCfStencil * self, CfFormat format, gint width,
     gint height, CfStencilPlan * plan, gchar ** why)
 {
   gdouble taps[CF_STENCIL_MAX_TAPS];
@@ -301,7 +301,7 @@ typedef enum
  * wrong, however often upstream retries); later, changed while playing, a
  * warning that keeps the previous filter. */
 static PlanResult
-make_plan (GstCudaStencil * self, gboolean negotiating)
+make_plan (GstCfStencil * self, gboolean negotiating)
 {
   GstCfBaseFilter *base = GST_CF_BASE_FILTER (self);
   const GstVideoInfo *info = gst_cf_base_filter_get_info (base);
@@ -332,7 +332,7 @@ make_plan (GstCudaStencil * self, gboolean negotiating)
 
 /* TRUE when a property changed since the plan was made. */
 static gboolean
-plan_changed (GstCudaStencil * self)
+plan_changed (GstCfStencil * self)
 {
   gboolean changed;
 
@@ -346,7 +346,7 @@ plan_changed (GstCudaStencil * self)
 /* The launch-ready copy of the plan. It holds no device memory and
  * launches copy its weights, so frames in flight need not finish first. */
 static cudaError_t
-make_device_plan (GstCudaStencil * self)
+make_device_plan (GstCfStencil * self)
 {
   g_clear_pointer (&self->d_plan, cf_stencil_device_plan_free);
   return cf_stencil_device_plan_new (&self->plan, &self->d_plan);
@@ -354,10 +354,10 @@ make_device_plan (GstCudaStencil * self)
 #endif
 
 static gboolean
-gst_cuda_stencil_set_info (GstCfBaseFilter * base, const GstVideoInfo * in,
+gst_cf_stencil_set_info (GstCfBaseFilter * base, const GstVideoInfo * in,
     const GstVideoInfo * out)
 {
-  GstCudaStencil *self = GST_CUDA_STENCIL (base);
+  GstCfStencil *self = GST_CF_STENCIL (base);
 
   if (make_plan (self, TRUE) != PLAN_NEW)
     return FALSE;
@@ -371,9 +371,9 @@ gst_cuda_stencil_set_info (GstCfBaseFilter * base, const GstVideoInfo * in,
 
 #ifdef HAVE_CUDA
 static cudaError_t
-gst_cuda_stencil_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
+gst_cf_stencil_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 {
-  GstCudaStencil *self = GST_CUDA_STENCIL (base);
+  GstCfStencil *self = GST_CF_STENCIL (base);
 
   cudaError_t err;
 
@@ -387,10 +387,10 @@ gst_cuda_stencil_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 #endif
 
 static gboolean
-gst_cuda_stencil_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
+gst_cf_stencil_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
     const CfImage * image, const CfImage * out)
 {
-  GstCudaStencil *self = GST_CUDA_STENCIL (base);
+  GstCfStencil *self = GST_CF_STENCIL (base);
 
   if (plan_changed (self))
     make_plan (self, FALSE);    /* bad settings: the previous filter */
@@ -403,20 +403,20 @@ gst_cuda_stencil_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
 }
 
 static gboolean
-gst_cuda_stencil_stop (GstBaseTransform * trans)
+gst_cf_stencil_stop (GstBaseTransform * trans)
 {
   gboolean ok =
-      GST_BASE_TRANSFORM_CLASS (gst_cuda_stencil_parent_class)->stop (trans);
+      GST_BASE_TRANSFORM_CLASS (gst_cf_stencil_parent_class)->stop (trans);
 
-  clear_plan (GST_CUDA_STENCIL (trans));
-  GST_CUDA_STENCIL (trans)->settings_error = FALSE;
+  clear_plan (GST_CF_STENCIL (trans));
+  GST_CF_STENCIL (trans)->settings_error = FALSE;
   return ok;
 }
 
 /* Parses a list property: the new array, or NULL (and a logged warning)
  * when @s is no list, which negotiation then reports. */
 static GArray *
-parse_list (GstCudaStencil * self, const gchar * name, const gchar * s)
+parse_list (GstCfStencil * self, const gchar * name, const gchar * s)
 {
   GError *error = NULL;
   GArray *a = gst_cf_taps_parse (s, CF_STENCIL_MAX_TAPS, &error);
@@ -429,10 +429,10 @@ parse_list (GstCudaStencil * self, const gchar * name, const gchar * s)
 }
 
 static void
-gst_cuda_stencil_set_property (GObject * object, guint prop_id,
+gst_cf_stencil_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstCudaStencil *self = GST_CUDA_STENCIL (object);
+  GstCfStencil *self = GST_CF_STENCIL (object);
   gboolean custom = FALSE;
 
   GST_OBJECT_LOCK (self);
@@ -492,10 +492,10 @@ gst_cuda_stencil_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_stencil_get_property (GObject * object, guint prop_id,
+gst_cf_stencil_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstCudaStencil *self = GST_CUDA_STENCIL (object);
+  GstCfStencil *self = GST_CF_STENCIL (object);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -537,44 +537,44 @@ gst_cuda_stencil_get_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cuda_stencil_finalize (GObject * object)
+gst_cf_stencil_finalize (GObject * object)
 {
-  GstCudaStencil *self = GST_CUDA_STENCIL (object);
+  GstCfStencil *self = GST_CF_STENCIL (object);
 
   clear_plan (self);
   g_clear_pointer (&self->taps, g_array_unref);
   g_clear_pointer (&self->border_value, g_array_unref);
   g_free (self->taps_string);
   g_free (self->border_value_string);
-  G_OBJECT_CLASS (gst_cuda_stencil_parent_class)->finalize (object);
+  G_OBJECT_CLASS (gst_cf_stencil_parent_class)->finalize (object);
 }
 
 #define PARAM_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
     GST_PARAM_MUTABLE_PLAYING)
 
 static void
-gst_cuda_stencil_class_init (GstCudaStencilClass * klass)
+gst_cf_stencil_class_init (GstCfStencilClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCfBaseFilterClass *filter_class = GST_CF_BASE_FILTER_CLASS (klass);
 
-  gobject_class->set_property = gst_cuda_stencil_set_property;
-  gobject_class->get_property = gst_cuda_stencil_get_property;
-  gobject_class->finalize = gst_cuda_stencil_finalize;
+  gobject_class->set_property = gst_cf_stencil_set_property;
+  gobject_class->get_property = gst_cf_stencil_get_property;
+  gobject_class->finalize = gst_cf_stencil_finalize;
 
   /**
-   * GstCudaStencil:direction:
+   * GstCfStencil:direction:
    *
    * Along the rows (`horizontal`), the columns (`vertical`), or both
    * (separable 2D, the same taps on each axis).
    */
   g_object_class_install_property (gobject_class, PROP_DIRECTION,
       g_param_spec_enum ("direction", "Direction", "Axes to filter along",
-          GST_TYPE_CUDA_STENCIL_DIRECTION, DEFAULT_DIRECTION, PARAM_FLAGS));
+          GST_TYPE_CF_STENCIL_DIRECTION, DEFAULT_DIRECTION, PARAM_FLAGS));
   /**
-   * GstCudaStencil:preset:
+   * GstCfStencil:preset:
    *
    * The taps: `custom` takes them from the taps property (setting taps
    * selects it); the others make them from radius, sigma and amount.
@@ -582,9 +582,9 @@ gst_cuda_stencil_class_init (GstCudaStencilClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_PRESET,
       g_param_spec_enum ("preset", "Preset", "Named filter, or custom taps",
-          GST_TYPE_CUDA_STENCIL_PRESET, DEFAULT_PRESET, PARAM_FLAGS));
+          GST_TYPE_CF_STENCIL_PRESET, DEFAULT_PRESET, PARAM_FLAGS));
   /**
-   * GstCudaStencil:radius:
+   * GstCfStencil:radius:
    *
    * Taps on each side of the centre for box, gaussian and sharpen (2 radius
    * + 1 taps); 0 picks 3 sigma (rounded up, at most 64) for gaussian and
@@ -595,7 +595,7 @@ gst_cuda_stencil_class_init (GstCudaStencilClass * klass)
           "Taps each side of the centre (0 = from sigma)", 0,
           CF_STENCIL_MAX_RADIUS, DEFAULT_RADIUS, PARAM_FLAGS));
   /**
-   * GstCudaStencil:sigma:
+   * GstCfStencil:sigma:
    *
    * Standard deviation of the gaussian (gaussian and sharpen), in samples.
    */
@@ -604,7 +604,7 @@ gst_cuda_stencil_class_init (GstCudaStencilClass * klass)
           "Standard deviation of the gaussian, in samples", 0.01, 64.0,
           DEFAULT_SIGMA, PARAM_FLAGS));
   /**
-   * GstCudaStencil:amount:
+   * GstCfStencil:amount:
    *
    * Strength of sharpen: out = in + amount * (in - gaussian blur of in).
    */
@@ -612,7 +612,7 @@ gst_cuda_stencil_class_init (GstCudaStencilClass * klass)
       g_param_spec_double ("amount", "Amount", "Strength of sharpen", 0.0,
           20.0, DEFAULT_AMOUNT, PARAM_FLAGS));
   /**
-   * GstCudaStencil:taps:
+   * GstCfStencil:taps:
    *
    * The taps of preset `custom`, an odd number of them (2 radius + 1, at
    * most 129): a comma- or space-separated list ("1,2,1") or an array as
@@ -624,7 +624,7 @@ gst_cuda_stencil_class_init (GstCudaStencilClass * klass)
           "Taps of preset custom: \"1,2,1\" or \"<1, 2, 1>\"", NULL,
           PARAM_FLAGS));
   /**
-   * GstCudaStencil:normalize:
+   * GstCfStencil:normalize:
    *
    * Divide the custom taps by their sum (which must not be 0), so that a
    * flat picture stays as it is.
@@ -633,15 +633,15 @@ gst_cuda_stencil_class_init (GstCudaStencilClass * klass)
       g_param_spec_boolean ("normalize", "Normalize",
           "Divide custom taps by their sum", DEFAULT_NORMALIZE, PARAM_FLAGS));
   /**
-   * GstCudaStencil:border:
+   * GstCfStencil:border:
    *
    * How the picture extends beyond its edges.
    */
   g_object_class_install_property (gobject_class, PROP_BORDER,
       g_param_spec_enum ("border", "Border", "Samples beyond the edges",
-          GST_TYPE_CUDA_STENCIL_BORDER, DEFAULT_BORDER, PARAM_FLAGS));
+          GST_TYPE_CF_STENCIL_BORDER, DEFAULT_BORDER, PARAM_FLAGS));
   /**
-   * GstCudaStencil:border-value:
+   * GstCfStencil:border-value:
    *
    * The samples beyond the edges for border `constant`, per channel in the
    * order R, G, B, A (or Y, U, V; or gray), in sample units (0 .. 255, or
@@ -654,7 +654,7 @@ gst_cuda_stencil_class_init (GstCudaStencilClass * klass)
           "Per-channel samples for border=constant (\"16,128,128\")", NULL,
           PARAM_FLAGS));
   /**
-   * GstCudaStencil:filter-alpha:
+   * GstCfStencil:filter-alpha:
    *
    * Filter the alpha channel too, instead of copying it.
    */
@@ -669,25 +669,25 @@ gst_cuda_stencil_class_init (GstCudaStencilClass * klass)
       "Blurs, sharpens and edge-filters video along rows and columns on the "
       "GPU", "gst-cudafilters developers");
 
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_stencil_stop);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cf_stencil_stop);
 
   gst_cf_base_filter_class_set_transform (filter_class);
-  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_stencil_set_info);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cf_stencil_set_info);
 #ifdef HAVE_CUDA
   filter_class->process_cuda =
-      GST_DEBUG_FUNCPTR (gst_cuda_stencil_process_cuda);
+      GST_DEBUG_FUNCPTR (gst_cf_stencil_process_cuda);
 #endif
-  filter_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cuda_stencil_process_cpu);
+  filter_class->process_cpu = GST_DEBUG_FUNCPTR (gst_cf_stencil_process_cpu);
 
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_STENCIL_DIRECTION, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_STENCIL_PRESET, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_STENCIL_BORDER, 0);
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_stencil_debug, "cudastencil", 0,
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_STENCIL_DIRECTION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_STENCIL_PRESET, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CF_STENCIL_BORDER, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_cf_stencil_debug, "cudastencil", 0,
       "CUDA 1D stencil filter");
 }
 
 static void
-gst_cuda_stencil_init (GstCudaStencil * self)
+gst_cf_stencil_init (GstCfStencil * self)
 {
   self->direction = DEFAULT_DIRECTION;
   self->preset = DEFAULT_PRESET;

@@ -1,7 +1,7 @@
 /* Element tests of cudastats.
  *
  * Every buffer must leave unchanged (data, timestamps, flags) with a
- * GstCudaStatsMeta whose numbers equal cf_stats_cpu () on the same frame
+ * GstCfStatsMeta whose numbers equal cf_stats_cpu () on the same frame
  * (the oracle), or hand-computed answers for known frames; the `cudastats`
  * messages must carry the documented fields and types. Also: frames in
  * flight (order, drain at EOS, flush), renegotiation, padded strides, the
@@ -185,15 +185,15 @@ assert_stats_equal (const CfStats * got, const CfStats * want)
 }
 
 /* The meta, through the API type the plugin registered. */
-static const GstCudaStatsMeta *
+static const GstCfStatsMeta *
 stats_meta (GstBuffer * buf)
 {
-  GType api = g_type_from_name ("GstCudaStatsMetaAPI");
-  const GstCudaStatsMeta *m;
+  GType api = g_type_from_name ("GstCfStatsMetaAPI");
+  const GstCfStatsMeta *m;
 
-  fail_if (api == 0, "GstCudaStatsMetaAPI is not registered");
-  m = (const GstCudaStatsMeta *) gst_buffer_get_meta (buf, api);
-  fail_unless (m != NULL, "no GstCudaStatsMeta on %" GST_PTR_FORMAT, buf);
+  fail_if (api == 0, "GstCfStatsMetaAPI is not registered");
+  m = (const GstCfStatsMeta *) gst_buffer_get_meta (buf, api);
+  fail_unless (m != NULL, "no GstCfStatsMeta on %" GST_PTR_FORMAT, buf);
   return m;
 }
 

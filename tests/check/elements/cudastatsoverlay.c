@@ -352,7 +352,7 @@ GST_END_TEST;
 static GType
 stats_meta_api (void)
 {
-  GType t = g_type_from_name ("GstCudaStatsMetaAPI");
+  GType t = g_type_from_name ("GstCfStatsMetaAPI");
 
   fail_unless (t != 0, "cudastats registered no meta");
   return t;
@@ -430,7 +430,7 @@ GST_START_TEST (test_meta_used)
   GstHarness *stats_h, *h;
   GstVideoInfo info;
   GstBuffer *a, *b, *out;
-  GstCudaStatsMeta *meta;
+  GstCfStatsMeta *meta;
   CfStats of_a;
   GBytes *want[2];
   GstClockTime pts[2] = { 0, GST_SECOND / 30 };
@@ -450,7 +450,7 @@ GST_START_TEST (test_meta_used)
   fail_unless (gst_harness_push_event (stats_h, gst_event_new_eos ()));
   a = gst_harness_pull (stats_h);
   gst_harness_teardown (stats_h);
-  meta = (GstCudaStatsMeta *) gst_buffer_get_meta (a, stats_meta_api ());
+  meta = (GstCfStatsMeta *) gst_buffer_get_meta (a, stats_meta_api ());
   fail_unless (meta != NULL);
   fail_unless_equals_int (meta->format, GST_VIDEO_INFO_FORMAT (&info));
   of_a = meta->stats;
@@ -461,7 +461,7 @@ GST_START_TEST (test_meta_used)
     b = gst_buffer_copy_deep (a);
     cf_check_fill_random (b, prng);
     GST_BUFFER_PTS (b) = pts[i];
-    meta = (GstCudaStatsMeta *) gst_buffer_get_meta (b, stats_meta_api ());
+    meta = (GstCfStatsMeta *) gst_buffer_get_meta (b, stats_meta_api ());
     fail_unless (meta != NULL);
     if (i == 1)
       meta->format = GST_VIDEO_FORMAT_Y41B;
