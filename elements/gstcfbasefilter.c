@@ -1,14 +1,27 @@
-/* GstCfBaseFilter: backend choice, frames in flight, pinned pools (see .h).
+/* GstCfBaseFilter: backend, memories, frames in flight, pools (see .h).
  *
  * Frames in flight form a ring of slots. submit_input_buffer () takes the
- * next free slot, queues the upload of the frame on the slot's stream
- * (straight from pinned memory, or through the slot's pinned staging copy),
- * lets the subclass queue its work, and records the slot's event.
- * generate_output () hands out the oldest frame once its event has
- * completed, waiting for it only when the ring is full; with N slots the GPU
- * uploads frame k+1 while it computes frame k and returns frame k-1, each on
- * its own stream. N = 1 is the synchronous mode. Everything runs on the
- * streaming thread, so buffers leave in order.
+ * next free slot and, on CUDA, with the element's context current:
+ *
+ * 1. finds the frame on the device (slot->d_image): CUDA memory of the
+ *    element's context is used where it is (mapped with GST_CF_MAP_CUDA, for
+ *    writing too when a DRAW element may change it); anything else (system
+ *    memory, CUDA memory of another context, read through its own host
+ *    mapping) is uploaded, into the output buffer when that is CUDA memory
+ *    anyway, else into the slot's device frame; a DRAW element copies a
+ *    frame it may not change, once, on the device;
+ * 2. for TRANSFORM elements, finds where the output goes (slot->d_out): an
+ *    output buffer in CUDA memory, or the slot's device output frame;
+ * 3. lets the subclass queue its work, queues the download into a system
+ *    memory output buffer when one goes out, and marks the slot's stream.
+ *
+ * generate_output () hands out the oldest frame once its stream is done,
+ * waiting for it only when the ring is full; with N slots the GPU uploads
+ * frame k+1 while it computes frame k and returns frame k-1, each on its
+ * own stream. N = 1 is the synchronous mode. A buffer in CUDA memory is
+ * pushed only once the work on it is done: GStreamer 1.22's CUDA elements
+ * have no stream to wait on and take the memory as ready. Everything runs
+ * on the streaming thread, so buffers leave in order.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -34,33 +47,21 @@ enum {
  * the limit), docs/PERFORMANCE.md */
 #define DEFAULT_FRAMES_IN_FLIGHT 2
 #define MAX_FRAMES_IN_FLIGHT 16
-/* rows of device planes start on this many bytes (the kernels' vector loads) */
+/* rows of the slots' device frames: the kernels' vector loads */
 #define DEVICE_ROW_ALIGN 16
-#define DEVICE_PLANE_ALIGN 256
-
-/* A frame in device memory (and in pinned staging memory, which has the
- * same layout): every plane's rows rounded up to 16 bytes, planes 256-byte
- * aligned. */
-typedef struct {
-  CfImage image;                /* data[p] holds plane p's offset */
-  gsize bytes;
-} FrameLayout;
 
 typedef struct {
-  /* properties, under the object lock */
-  GstCfBackend backend;
-  gint device_id;
+  /* properties under the object lock; the context from start to stop */
+  GstCfGpu gpu;
   guint frames_in_flight;
-
-  /* decided at start */
-  gboolean use_cuda;
-  gint device;
+  gboolean started;
 
   /* negotiated */
   gboolean have_info;
   GstVideoInfo info, out_info;
   CfFormat format, out_format;
-  FrameLayout in, out;          /* device (and staging) layouts */
+  gboolean in_cuda, out_cuda;   /* the caps' memories */
+  gboolean caps_error;          /* the refusal of the caps is posted */
   GstCfFrameSlot *slots;
   guint n_slots, head, count;
 } GstCfBaseFilterPrivate;
@@ -70,6 +71,7 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCfBaseFilter, gst_cf_base_filter,
 
 #define PRIV(self) \
   ((GstCfBaseFilterPrivate *) gst_cf_base_filter_get_instance_private (self))
+#define KIND(self) (GST_CF_BASE_FILTER_GET_CLASS (self)->kind)
 
 CfFormat
 gst_cf_format_from_video_format (GstVideoFormat format)
@@ -77,29 +79,142 @@ gst_cf_format_from_video_format (GstVideoFormat format)
   return cf_format_from_name (gst_video_format_to_string (format));
 }
 
-#ifdef HAVE_CUDA
+/* ---- caps ------------------------------------------------------------ */
+
 static gboolean
-activate_device (GstCfBaseFilter * self)
+caps_in_cuda_memory (GstCaps * caps)
 {
-  return GST_CF_CUDA_OK (self, cudaSetDevice (PRIV (self)->device));
+  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+
+  return f && gst_caps_features_contains (f, GST_CF_CAPS_FEATURE_CUDA_MEMORY);
 }
 
+/* TRUE when the element would take and give CUDA memory: known from
+ * start, guessed from the properties before. */
+static gboolean
+cuda_memory_possible (GstCfBaseFilter * self)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  gboolean possible;
+
+  GST_OBJECT_LOCK (self);
+  if (priv->started)
+    possible = gst_cf_gpu_has_cuda_memory (&priv->gpu, NULL);
+  else
+#ifdef HAVE_GST_CUDA
+    possible = priv->gpu.backend != GST_CF_BACKEND_CPU;
+#else
+    possible = FALSE;
 #endif
+  GST_OBJECT_UNLOCK (self);
+  return possible;
+}
+
+/* @s in CUDA memory: its formats narrowed to those CUDA memory holds
+ * (GStreamer 1.22 lays I420 and YV12 of an odd height out with
+ * overlapping chroma planes: not those either), or NULL for none. */
+static GstStructure *
+in_cuda_memory (const GstStructure * s)
+{
+  static GstStaticCaps cuda_formats =
+      GST_STATIC_CAPS ("video/x-raw, format = (string) " GST_CF_CUDA_FORMATS);
+  static GstStaticCaps even_formats =
+      GST_STATIC_CAPS ("video/x-raw, format = (string) { RGBA, BGRA, RGBx, "
+      "BGRx, ARGB, ABGR, RGB, BGR, NV12, NV21, Y444 }");
+  GstCaps *allowed;
+  GstStructure *ret;
+  gint height;
+
+  allowed = gst_static_caps_get (gst_structure_get_int (s, "height", &height)
+      && (height & 1) ? &even_formats : &cuda_formats);
+  ret = gst_structure_intersect (s, gst_caps_get_structure (allowed, 0));
+  gst_caps_unref (allowed);
+  return ret;
+}
+
+GstCaps *
+gst_cf_base_filter_caps_in_memories (GstCfBaseFilter * self,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  const gboolean cuda = cuda_memory_possible (self);
+  GstCaps *ret = gst_caps_new_empty ();
+  guint pass, i;
+
+  /* On CUDA both memories, CUDA first, either way. Otherwise system
+   * memory, and on the source side CUDA memory after it, so that a
+   * downstream that wants nothing else gets a clear refusal in set_caps
+   * rather than a silent failure to negotiate. */
+  for (pass = 0; pass < 2; pass++) {
+    const gboolean want_cuda = (pass == 0) == cuda;
+
+    if (want_cuda && !cuda && direction != GST_PAD_SINK)
+      continue;
+#ifndef HAVE_GST_CUDA
+    if (want_cuda)
+      continue;
+#endif
+    for (i = 0; i < gst_caps_get_size (caps); i++) {
+      GstStructure *s = gst_caps_get_structure (caps, i);
+
+      s = want_cuda ? in_cuda_memory (s) : gst_structure_copy (s);
+      if (s)
+        ret = gst_caps_merge_structure_full (ret, s, want_cuda ?
+            gst_caps_features_new (GST_CF_CAPS_FEATURE_CUDA_MEMORY, NULL) :
+            gst_caps_features_new_empty ());
+    }
+  }
+  gst_caps_unref (caps);
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+  GST_DEBUG_OBJECT (self, "%s side: %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "source" : "sink", ret);
+  return ret;
+}
+
+/* The same frames in either memory. */
+static GstCaps *
+gst_cf_base_filter_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  return gst_cf_base_filter_caps_in_memories (GST_CF_BASE_FILTER (trans),
+      direction, gst_caps_ref (caps), filter);
+}
+
+/* ---- state ----------------------------------------------------------- */
 
 static gboolean
 gst_cf_base_filter_start (GstBaseTransform * trans)
 {
   GstCfBaseFilterPrivate *priv = PRIV (GST_CF_BASE_FILTER (trans));
-  GstCfBackend backend;
-  gint wanted;
+  gboolean ok = gst_cf_gpu_start (&priv->gpu, GST_ELEMENT (trans));
 
   GST_OBJECT_LOCK (trans);
-  backend = priv->backend;
-  wanted = priv->device_id;
+  priv->started = ok;
   GST_OBJECT_UNLOCK (trans);
+  return ok;
+}
 
-  return gst_cf_backend_choose (GST_ELEMENT (trans), backend, wanted,
-      &priv->use_cuda, &priv->device);
+static void
+unmap_frames (GstCfFrameSlot * slot)
+{
+  if (slot->in_mapped)
+    gst_video_frame_unmap (&slot->in_frame);
+  if (slot->out_mapped)
+    gst_video_frame_unmap (&slot->out_frame);
+  slot->in_mapped = slot->out_mapped = FALSE;
+}
+
+static void
+release_frame (GstCfFrameSlot * slot)
+{
+  unmap_frames (slot);
+  gst_clear_buffer (&slot->buffer);
+  gst_clear_buffer (&slot->outbuf);
+  slot->download = FALSE;
 }
 
 static void
@@ -109,13 +224,10 @@ discard_frames (GstCfBaseFilter * self)
 
   while (priv->count > 0) {
     GstCfFrameSlot *slot = &priv->slots[priv->head];
-#ifdef HAVE_CUDA
-    /* the GPU may still read the buffer: let it finish first */
-    if (priv->use_cuda)
-      cudaEventSynchronize (slot->done);
-#endif
-    gst_clear_buffer (&slot->buffer);
-    gst_clear_buffer (&slot->outbuf);
+    /* the GPU may still use the buffers: let it finish first */
+    if (slot->stream)
+      cf_stream_wait (slot->stream);
+    release_frame (slot);
     priv->head = (priv->head + 1) % priv->n_slots;
     priv->count--;
   }
@@ -127,82 +239,41 @@ free_slots (GstCfBaseFilter * self)
 {
   GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
   GstCfBaseFilterPrivate *priv = PRIV (self);
+  const gboolean cuda = priv->gpu.cuda;
   guint i;
 
+  if (!priv->slots)
+    return;
+  if (cuda && !gst_cf_gpu_push (&priv->gpu, NULL))
+    GST_ERROR_OBJECT (self, "no CUDA context: device memory leaks");
   discard_frames (self);
-#ifdef HAVE_CUDA
-  if (priv->use_cuda && priv->n_slots)
-    cudaSetDevice (priv->device);
-#endif
   for (i = 0; i < priv->n_slots; i++) {
     GstCfFrameSlot *slot = &priv->slots[i];
     if (slot->user && klass->slot_free)
-      klass->slot_free (self, slot->user, priv->use_cuda);
-#ifdef HAVE_CUDA
-    if (slot->stream)
-      cudaStreamDestroy (slot->stream);
-    if (slot->done)
-      cudaEventDestroy (slot->done);
-    if (slot->d_frame)
-      cudaFree (slot->d_frame);
-    if (slot->h_staging)
-      cudaFreeHost (slot->h_staging);
-    if (slot->d_out_frame)
-      cudaFree (slot->d_out_frame);
-    if (slot->h_out_staging)
-      cudaFreeHost (slot->h_out_staging);
-#endif
+      klass->slot_free (self, slot->user, cuda);
+    cf_stream_free (slot->stream);
+    cf_grow_buffer_clear (&slot->d_frame);
+    cf_grow_buffer_clear (&slot->d_out_frame);
+    cf_grow_buffer_clear (&slot->staging);
+    cf_grow_buffer_clear (&slot->out_staging);
   }
+  if (cuda)
+    gst_cf_gpu_pop (&priv->gpu);
   g_free (priv->slots);
   priv->slots = NULL;
   priv->n_slots = 0;
 }
-
-static void
-plan_layout (const GstVideoInfo * info, CfFormat format, FrameLayout * l)
-{
-  const CfFormatInfo *finfo = cf_format_info (format);
-  gsize offset = 0;
-  gint p;
-
-  memset (l, 0, sizeof (*l));
-  l->image.format = format;
-  l->image.width = GST_VIDEO_INFO_WIDTH (info);
-  l->image.height = GST_VIDEO_INFO_HEIGHT (info);
-  for (p = 0; p < finfo->n_planes; p++) {
-    gsize row = cf_plane_row_bytes (format, p, l->image.width);
-    l->image.pitch[p] = GST_ROUND_UP_N (row, DEVICE_ROW_ALIGN);
-    l->image.data[p] = GSIZE_TO_POINTER (offset);
-    offset += GST_ROUND_UP_N (l->image.pitch[p] *
-        cf_plane_height (format, p, l->image.height), DEVICE_PLANE_ALIGN);
-  }
-  l->bytes = offset;
-}
-
-#ifdef HAVE_CUDA
-/* @l's image placed at @base */
-static CfImage
-layout_at (const FrameLayout * l, void *base)
-{
-  CfImage image = l->image;
-  gint p;
-
-  for (p = 0; p < CF_MAX_PLANES; p++)
-    if (image.pitch[p])
-      image.data[p] = (guint8 *) base + GPOINTER_TO_SIZE (l->image.data[p]);
-  return image;
-}
-#endif
 
 static gboolean
 alloc_slots (GstCfBaseFilter * self)
 {
   GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
   GstCfBaseFilterPrivate *priv = PRIV (self);
+  const gboolean cuda = priv->gpu.cuda;
   guint i, n;
 
   GST_OBJECT_LOCK (self);
-  n = priv->use_cuda ? priv->frames_in_flight : 1;
+  n = cuda ? priv->frames_in_flight : 1;
   GST_OBJECT_UNLOCK (self);
 
   priv->slots = g_new0 (GstCfFrameSlot, n);
@@ -210,31 +281,15 @@ alloc_slots (GstCfBaseFilter * self)
   priv->head = priv->count = 0;
   for (i = 0; i < n; i++) {
     GstCfFrameSlot *slot = &priv->slots[i];
-#ifdef HAVE_CUDA
-    if (priv->use_cuda) {
-      if (!activate_device (self) ||
-          !GST_CF_CUDA_OK (self, cudaStreamCreateWithFlags (&slot->stream,
-                  cudaStreamNonBlocking)) ||
-          !GST_CF_CUDA_OK (self, cudaEventCreateWithFlags (&slot->done,
-                  cudaEventDisableTiming)) ||
-          !GST_CF_CUDA_OK (self, cudaMalloc (&slot->d_frame,
-                  priv->in.bytes)))
-        return FALSE;
-      slot->d_image = layout_at (&priv->in, slot->d_frame);
-      if (klass->transform) {
-        if (!GST_CF_CUDA_OK (self, cudaMalloc (&slot->d_out_frame,
-                    priv->out.bytes)))
-          return FALSE;
-        slot->d_out = layout_at (&priv->out, slot->d_out_frame);
-      }
-    }
-#endif
-    if (klass->slot_alloc && !klass->slot_alloc (self, priv->use_cuda,
-            &slot->user))
+
+    slot->staging.host = slot->out_staging.host = TRUE;
+    if (cuda && !GST_CF_OK (self, cf_stream_new (&slot->stream)))
+      return FALSE;
+    if (klass->slot_alloc && !klass->slot_alloc (self, cuda, &slot->user))
       return FALSE;
   }
-  GST_DEBUG_OBJECT (self, "%u frame slot(s) of %" G_GSIZE_FORMAT " bytes", n,
-      priv->in.bytes + (klass->transform ? priv->out.bytes : 0));
+  GST_DEBUG_OBJECT (self, "%u frame slot(s), %s in, %s out", n,
+      priv->in_cuda ? "CUDA" : "system", priv->out_cuda ? "CUDA" : "system");
   return TRUE;
 }
 
@@ -242,11 +297,28 @@ static gboolean
 gst_cf_base_filter_stop (GstBaseTransform * trans)
 {
   GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
 
   free_slots (self);
-  PRIV (self)->have_info = FALSE;
+  priv->have_info = FALSE;
+  priv->caps_error = FALSE;
+  GST_OBJECT_LOCK (self);
+  priv->started = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  gst_cf_gpu_clear (&priv->gpu);
   return TRUE;
 }
+
+static void
+gst_cf_base_filter_set_context (GstElement * element, GstContext * context)
+{
+  gst_cf_gpu_set_context (&PRIV (GST_CF_BASE_FILTER (element))->gpu,
+      element, context);
+  GST_ELEMENT_CLASS (gst_cf_base_filter_parent_class)->set_context (element,
+      context);
+}
+
+/* ---- negotiation ----------------------------------------------------- */
 
 static gboolean
 parse_caps (GstCfBaseFilter * self, GstCaps * caps, GstVideoInfo * info,
@@ -265,6 +337,55 @@ parse_caps (GstCfBaseFilter * self, GstCaps * caps, GstVideoInfo * info,
   return TRUE;
 }
 
+/* Why the caps' memories cannot be: CUDA memory without CUDA. An error
+ * posted once, however often upstream retries. */
+static gboolean
+check_memories (GstCfBaseFilter * self, GstCaps * incaps, GstCaps * outcaps)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  const gboolean in_cuda = caps_in_cuda_memory (incaps);
+  const gboolean out_cuda = caps_in_cuda_memory (outcaps);
+  const gchar *why = NULL;
+  gchar *odd = NULL;
+  guint i;
+
+  if ((in_cuda || out_cuda) &&
+      !gst_cf_gpu_has_cuda_memory (&priv->gpu, &why)) {
+    if (!priv->caps_error)
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("memory:CUDAMemory %s needs the CUDA backend", in_cuda ?
+              "input" : "output"), ("%s; caps %" GST_PTR_FORMAT, why,
+              in_cuda ? incaps : outcaps));
+    priv->caps_error = TRUE;
+    return FALSE;
+  }
+  for (i = 0; i < 2; i++) {
+    GstCaps *caps = i ? outcaps : incaps;
+    GstStructure *s;
+
+    if (!caps_in_cuda_memory (caps))
+      continue;
+    s = in_cuda_memory (gst_caps_get_structure (caps, 0));
+    if (!s && !odd)
+      odd = gst_caps_to_string (caps);
+    if (s)
+      gst_structure_free (s);
+  }
+  if (odd) {
+    if (!priv->caps_error)
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("This format and size cannot be in CUDA memory"),
+          ("GStreamer 1.22's CUDA memory has no layout for %s (GRAY8, "
+              "GRAY16_LE, xRGB, xBGR, and I420/YV12 of an odd height)", odd));
+    g_free (odd);
+    priv->caps_error = TRUE;
+    return FALSE;
+  }
+  priv->in_cuda = in_cuda;
+  priv->out_cuda = out_cuda;
+  return TRUE;
+}
+
 static gboolean
 gst_cf_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -272,15 +393,20 @@ gst_cf_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
   GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
   GstCfBaseFilterPrivate *priv = PRIV (self);
+  const gboolean cuda = priv->gpu.cuda;
+  gboolean was_in_cuda = priv->in_cuda, was_out_cuda = priv->out_cuda;
   GstVideoInfo info, out_info;
   CfFormat format, out_format;
+  gboolean ok;
 
   if (!parse_caps (self, incaps, &info, &format) ||
-      !parse_caps (self, outcaps, &out_info, &out_format))
+      !parse_caps (self, outcaps, &out_info, &out_format) ||
+      !check_memories (self, incaps, outcaps))
     return FALSE;
   /* a reconfigure with the same caps keeps the frames in flight */
   if (priv->have_info && priv->slots && gst_video_info_is_equal (&info,
-          &priv->info) && gst_video_info_is_equal (&out_info, &priv->out_info))
+          &priv->info) && gst_video_info_is_equal (&out_info, &priv->out_info)
+      && was_in_cuda == priv->in_cuda && was_out_cuda == priv->out_cuda)
     return TRUE;
 
   if (priv->count > 0)
@@ -290,20 +416,18 @@ gst_cf_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   priv->out_info = out_info;
   priv->format = format;
   priv->out_format = out_format;
-  plan_layout (&info, format, &priv->in);
-  plan_layout (&out_info, out_format, &priv->out);
   priv->have_info = TRUE;
-#ifdef HAVE_CUDA
-  if (priv->use_cuda && !activate_device (self))
+  if (cuda && !gst_cf_gpu_push (&priv->gpu, GST_ELEMENT (self)))
     return FALSE;
-#endif
-  if ((klass->set_info && !klass->set_info (self, &info, &out_info)) ||
-      !alloc_slots (self)) {
+  ok = (!klass->set_info || klass->set_info (self, &info, &out_info)) &&
+      alloc_slots (self);
+  if (cuda)
+    gst_cf_gpu_pop (&priv->gpu);
+  if (!ok) {
     free_slots (self);
     priv->have_info = FALSE;
-    return FALSE;
   }
-  return TRUE;
+  return ok;
 }
 
 /* An output buffer holds one frame of the output caps, whatever the input
@@ -334,147 +458,24 @@ gst_cf_base_filter_get_unit_size (GstBaseTransform * trans, GstCaps * caps,
   return TRUE;
 }
 
-#ifdef HAVE_CUDA
-/* Queues the upload of @buf into slot->d_image on slot->stream. */
-static gboolean
-upload_frame (GstCfBaseFilter * self, GstCfFrameSlot * slot, GstBuffer * buf)
-{
-  GstCfBaseFilterPrivate *priv = PRIV (self);
-  const CfFormatInfo *finfo = cf_format_info (priv->format);
-  gboolean pinned = gst_cf_buffer_is_pinned (buf);
-  GstVideoFrame frame;
-  gboolean ok = TRUE;
-  gint p;
+/* ---- frames ---------------------------------------------------------- */
 
-  if (!gst_video_frame_map (&frame, &priv->info, buf, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map input frame"),
-        (NULL));
-    return FALSE;
-  }
-  if (!pinned && !slot->h_staging) {
-    /* first non-pinned frame of this slot: its staging copy, once */
-    GST_INFO_OBJECT (self, "input is not pinned: staging through pinned "
-        "memory (%" G_GSIZE_FORMAT " bytes per frame)", priv->in.bytes);
-    ok = GST_CF_CUDA_OK (self, cudaHostAlloc (&slot->h_staging,
-            priv->in.bytes, cudaHostAllocPortable));
-  }
-  for (p = 0; ok && p < finfo->n_planes; p++) {
-    const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
-    gsize src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-    gsize row = cf_plane_row_bytes (priv->format, p, slot->d_image.width);
-    gsize rows = cf_plane_height (priv->format, p, slot->d_image.height);
-    gsize pitch = slot->d_image.pitch[p];
-
-    if (GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p) < (gint) row) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Invalid input frame"),
-          ("plane %d stride %d is shorter than a row (%" G_GSIZE_FORMAT
-              " bytes)", p, GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p), row));
-      ok = FALSE;
-    } else if (pinned) {
-      ok = GST_CF_CUDA_OK (self, cudaMemcpy2DAsync (slot->d_image.data[p],
-              pitch, src, src_stride, row, rows, cudaMemcpyHostToDevice,
-              slot->stream));
-    } else {
-      guint8 *dst = (guint8 *) slot->h_staging +
-          GPOINTER_TO_SIZE (priv->in.image.data[p]);
-      gsize y;
-      for (y = 0; y < rows; y++)
-        memcpy (dst + y * pitch, src + y * src_stride, row);
-    }
-  }
-  if (ok && !pinned)
-    ok = GST_CF_CUDA_OK (self, cudaMemcpyAsync (slot->d_frame,
-            slot->h_staging, priv->in.bytes, cudaMemcpyHostToDevice,
-            slot->stream));
-  gst_video_frame_unmap (&frame);
-  return ok;
-}
-
-/* Queues the download of slot->d_out: straight into a pinned output
- * buffer, otherwise into the slot's pinned staging copy, which
- * copy_out_staged () moves into the buffer once the frame is done. */
-static gboolean
-download_frame (GstCfBaseFilter * self, GstCfFrameSlot * slot)
-{
-  GstCfBaseFilterPrivate *priv = PRIV (self);
-  const CfFormatInfo *finfo = cf_format_info (priv->out_format);
-  GstVideoFrame frame;
-  gboolean ok = TRUE;
-  gint p;
-
-  slot->out_staged = !gst_cf_buffer_is_pinned (slot->outbuf);
-  if (slot->out_staged) {
-    if (!slot->h_out_staging) {
-      GST_INFO_OBJECT (self, "output is not pinned: staging through pinned "
-          "memory (%" G_GSIZE_FORMAT " bytes per frame)", priv->out.bytes);
-      if (!GST_CF_CUDA_OK (self, cudaHostAlloc (&slot->h_out_staging,
-                  priv->out.bytes, cudaHostAllocPortable)))
-        return FALSE;
-    }
-    return GST_CF_CUDA_OK (self, cudaMemcpyAsync (slot->h_out_staging,
-            slot->d_out_frame, priv->out.bytes, cudaMemcpyDeviceToHost,
-            slot->stream));
-  }
-  if (!gst_video_frame_map (&frame, &priv->out_info, slot->outbuf,
-          GST_MAP_WRITE)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map output frame"),
-        (NULL));
-    return FALSE;
-  }
-  for (p = 0; ok && p < finfo->n_planes; p++)
-    ok = GST_CF_CUDA_OK (self, cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA
-            (&frame, p), GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p),
-            slot->d_out.data[p], slot->d_out.pitch[p],
-            cf_plane_row_bytes (priv->out_format, p, slot->d_out.width),
-            cf_plane_height (priv->out_format, p, slot->d_out.height),
-            cudaMemcpyDeviceToHost, slot->stream));
-  gst_video_frame_unmap (&frame);
-  return ok;
-}
-
-static gboolean
-copy_out_staged (GstCfBaseFilter * self, GstCfFrameSlot * slot,
-    GstBuffer * outbuf)
-{
-  GstCfBaseFilterPrivate *priv = PRIV (self);
-  const CfFormatInfo *finfo = cf_format_info (priv->out_format);
-  CfImage staged = layout_at (&priv->out, slot->h_out_staging);
-  GstVideoFrame frame;
-  gint p;
-  gsize y;
-
-  if (!gst_video_frame_map (&frame, &priv->out_info, outbuf, GST_MAP_WRITE)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map output frame"),
-        (NULL));
-    return FALSE;
-  }
-  for (p = 0; p < finfo->n_planes; p++) {
-    gsize row = cf_plane_row_bytes (priv->out_format, p, staged.width);
-    gsize rows = cf_plane_height (priv->out_format, p, staged.height);
-    guint8 *dst = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
-    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-    for (y = 0; y < rows; y++)
-      memcpy (dst + y * stride, (guint8 *) staged.data[p] +
-          y * staged.pitch[p], row);
-  }
-  gst_video_frame_unmap (&frame);
-  return TRUE;
-}
-#endif
-
-/* Maps @buf and describes it as a CfImage; FALSE (error posted) when it
- * cannot be mapped or a stride is shorter than a row. */
+/* Maps @buf (GST_CF_MAP_CUDA in @flags: its device memory) and describes it
+ * as a CfImage; FALSE when it cannot be mapped, or a stride is shorter than
+ * a row (an error is posted then, unless @quiet). */
 static gboolean
 map_image (GstCfBaseFilter * self, GstVideoFrame * frame,
     const GstVideoInfo * info, CfFormat format, GstBuffer * buf,
-    GstMapFlags flags, CfImage * image)
+    GstMapFlags flags, gboolean quiet, CfImage * image)
 {
   const CfFormatInfo *finfo = cf_format_info (format);
   gint p;
 
   if (!gst_video_frame_map (frame, info, buf, flags)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"),
-        (NULL));
+    if (!quiet)
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a frame"),
+          ("%s%s", flags & GST_MAP_WRITE ? "for writing" : "for reading",
+              flags & GST_CF_MAP_CUDA ? " in CUDA memory" : ""));
     return FALSE;
   }
   memset (image, 0, sizeof (*image));
@@ -486,12 +487,223 @@ map_image (GstCfBaseFilter * self, GstVideoFrame * frame,
     image->pitch[p] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
   }
   if (cf_image_check (image) != 0) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Invalid frame"),
-        ("a plane stride is shorter than a row"));
+    if (!quiet)
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Invalid frame"),
+          ("a plane stride is shorter than a row"));
     gst_video_frame_unmap (frame);
     return FALSE;
   }
   return TRUE;
+}
+
+/* The kernels read 16-byte vectors: planes and pitches of device frames
+ * must be multiples of 16. */
+static gboolean
+image_aligned (const CfImage * image)
+{
+  gint p;
+
+  for (p = 0; p < cf_format_info (image->format)->n_planes; p++)
+    if ((GPOINTER_TO_SIZE (image->data[p]) | image->pitch[p]) % 16)
+      return FALSE;
+  return TRUE;
+}
+
+/* A device frame of the slot, laid out for @format at @info's size. */
+static gboolean
+slot_frame (GstCfBaseFilter * self, CfGrowBuffer * buf,
+    const GstVideoInfo * info, CfFormat format, CfImage * image)
+{
+  CfImage layout;
+  const gsize bytes = cf_image_layout (format, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), DEVICE_ROW_ALIGN, &layout);
+
+  if (!GST_CF_OK (self, cf_grow_buffer_reserve (buf, bytes)))
+    return FALSE;
+  *image = cf_image_at (&layout, buf->data);
+  return TRUE;
+}
+
+/* Maps the input on the device, into @image, when it is CUDA memory of the
+ * element's context that the kernels can read (@write: and change). */
+static gboolean
+map_input_on_device (GstCfBaseFilter * self, GstCfFrameSlot * slot,
+    gboolean write, CfImage * image)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  GstBuffer *buf = slot->buffer;
+  GstMemory *mem;
+
+  if (gst_buffer_n_memory (buf) != 1)
+    return FALSE;
+  mem = gst_buffer_peek_memory (buf, 0);
+  if (!gst_cf_gpu_owns_memory (&priv->gpu, mem))
+    return FALSE;
+  if (write && !(gst_buffer_is_writable (buf) &&
+          gst_memory_is_writable (mem)))
+    return FALSE;
+  if (!map_image (self, &slot->in_frame, &priv->info, priv->format, buf,
+          GST_MAP_READ | (write ? GST_MAP_WRITE : 0) | GST_CF_MAP_CUDA, TRUE,
+          image))
+    return FALSE;
+  if (!image_aligned (image)) {
+    GST_DEBUG_OBJECT (self, "CUDA memory not 16-byte aligned: copying it");
+    gst_video_frame_unmap (&slot->in_frame);
+    return FALSE;
+  }
+  slot->in_mapped = TRUE;
+  return TRUE;
+}
+
+/* Takes an output buffer (from the decided pool, metadata copied) and maps
+ * it for writing into @image, on the device when the output caps are CUDA
+ * memory. FALSE with an error posted, or quietly when flushing. */
+static gboolean
+map_output (GstCfBaseFilter * self, GstCfFrameSlot * slot, CfImage * image)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  GstFlowReturn ret;
+
+  ret = GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->
+      prepare_output_buffer (GST_BASE_TRANSFORM (self), slot->buffer,
+      &slot->outbuf);
+  if (ret != GST_FLOW_OK || !slot->outbuf) {
+    if (ret != GST_FLOW_FLUSHING)
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Could not get an output buffer"), ("%s", gst_flow_get_name (ret)));
+    return FALSE;
+  }
+  if (!map_image (self, &slot->out_frame, &priv->out_info, priv->out_format,
+          slot->outbuf, GST_MAP_WRITE | (priv->out_cuda ? GST_CF_MAP_CUDA : 0),
+          FALSE, image))
+    return FALSE;
+  slot->out_mapped = TRUE;
+  slot->out_pinned = gst_cf_buffer_is_pinned (slot->outbuf);
+  if (priv->out_cuda && !image_aligned (image)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Unusable output buffer"),
+        ("CUDA memory rows not 16-byte aligned"));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Queues the copy of the input frame into @dst on the device: from
+ * @on_device where it is mapped there, else an upload of its host mapping
+ * (for CUDA memory of another context, that mapping downloads it in its
+ * own context). */
+static gboolean
+copy_input_to (GstCfBaseFilter * self, GstCfFrameSlot * slot,
+    const CfImage * on_device, const CfImage * dst)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  CfImage host;
+
+  if (on_device)
+    return GST_CF_OK (self, cf_image_copy_async (on_device, dst,
+            slot->stream));
+  if (!map_image (self, &slot->in_frame, &priv->info, priv->format,
+          slot->buffer, GST_MAP_READ, FALSE, &host))
+    return FALSE;
+  slot->in_mapped = TRUE;
+  return GST_CF_OK (self, cf_image_upload (&host,
+          gst_cf_buffer_is_pinned (slot->buffer), &slot->staging, dst,
+          slot->stream));
+}
+
+/* Steps 1 and 2 for ANALYSE and DRAW: slot->d_image, and the output buffer
+ * when the frame leaves in another buffer than it came in. */
+static gboolean
+prepare_frame (GstCfBaseFilter * self, GstCfFrameSlot * slot)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  const gboolean draw = KIND (self) == GST_CF_FILTER_DRAW;
+  gboolean on_device;
+  CfImage in, host;
+
+  /* worked on where it is; to system memory it comes back */
+  if (map_input_on_device (self, slot, draw, &slot->d_image)) {
+    if (priv->out_cuda)
+      return TRUE;
+    slot->download = TRUE;
+    return map_output (self, slot, &host);
+  }
+  /* a copy: CUDA memory a DRAW element may not change, or an upload */
+  on_device = draw && map_input_on_device (self, slot, FALSE, &in);
+  if (priv->out_cuda) {
+    if (!map_output (self, slot, &slot->d_image))
+      return FALSE;
+  } else {
+    if (!slot_frame (self, &slot->d_frame, &priv->info, priv->format,
+            &slot->d_image))
+      return FALSE;
+    /* ANALYSE sends its system memory input on as it came */
+    if (draw) {
+      slot->download = TRUE;
+      if (!map_output (self, slot, &host))
+        return FALSE;
+    }
+  }
+  return copy_input_to (self, slot, on_device ? &in : NULL, &slot->d_image);
+}
+
+/* Steps 1 and 2 for TRANSFORM: slot->d_image and slot->d_out. */
+static gboolean
+prepare_transform (GstCfBaseFilter * self, GstCfFrameSlot * slot)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  CfImage host;
+
+  if (!map_input_on_device (self, slot, FALSE, &slot->d_image) &&
+      (!slot_frame (self, &slot->d_frame, &priv->info, priv->format,
+              &slot->d_image) || !copy_input_to (self, slot, NULL,
+              &slot->d_image)))
+    return FALSE;
+  if (priv->out_cuda)
+    return map_output (self, slot, &slot->d_out);
+  slot->download = TRUE;
+  return slot_frame (self, &slot->d_out_frame, &priv->out_info,
+      priv->out_format, &slot->d_out) && map_output (self, slot, &host);
+}
+
+/* The output buffer's host mapping, for a download. */
+static CfImage
+host_output (GstCfBaseFilter * self, GstCfFrameSlot * slot)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  const CfFormatInfo *finfo = cf_format_info (priv->out_format);
+  CfImage image = { priv->out_format, GST_VIDEO_INFO_WIDTH (&priv->out_info),
+    GST_VIDEO_INFO_HEIGHT (&priv->out_info), {NULL,}, {0,}
+  };
+  gint p;
+
+  for (p = 0; p < finfo->n_planes; p++) {
+    image.data[p] = GST_VIDEO_FRAME_PLANE_DATA (&slot->out_frame, p);
+    image.pitch[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&slot->out_frame, p);
+  }
+  return image;
+}
+
+/* Queues everything the frame needs on its stream (context current). */
+static gboolean
+process_on_cuda (GstCfBaseFilter * self, GstCfFrameSlot * slot)
+{
+  GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
+  const gboolean transform = klass->kind == GST_CF_FILTER_TRANSFORM;
+  CfImage out;
+
+  if (!(transform ? prepare_transform (self, slot) :
+          prepare_frame (self, slot)))
+    return FALSE;
+  if (!GST_CF_OK (self, klass->process_cuda (self, slot)))
+    return FALSE;
+  if (slot->download) {
+    out = host_output (self, slot);
+    if (!GST_CF_OK (self, cf_image_download (transform ? &slot->d_out :
+                &slot->d_image, &out, slot->out_pinned, &slot->out_staging,
+                slot->stream)))
+      return FALSE;
+  }
+  return GST_CF_OK (self, cf_stream_mark (slot->stream));
 }
 
 static gboolean
@@ -499,22 +711,22 @@ process_on_cpu (GstCfBaseFilter * self, GstCfFrameSlot * slot)
 {
   GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
   GstCfBaseFilterPrivate *priv = PRIV (self);
-  GstVideoFrame in_frame, out_frame;
+  GstMapFlags flags = GST_MAP_READ;
   CfImage in, out;
-  gboolean ok;
 
-  if (!map_image (self, &in_frame, &priv->info, priv->format, slot->buffer,
-          GST_MAP_READ, &in))
-    return FALSE;
-  if (!slot->outbuf) {
-    ok = klass->process_cpu (self, slot, &in, NULL);
-  } else if ((ok = map_image (self, &out_frame, &priv->out_info,
-              priv->out_format, slot->outbuf, GST_MAP_WRITE, &out))) {
-    ok = klass->process_cpu (self, slot, &in, &out);
-    gst_video_frame_unmap (&out_frame);
+  if (klass->kind == GST_CF_FILTER_DRAW) {
+    /* a copy when someone else holds the buffer or its memory */
+    slot->buffer = gst_buffer_make_writable (slot->buffer);
+    flags = GST_MAP_READWRITE;
   }
-  gst_video_frame_unmap (&in_frame);
-  return ok;
+  if (!map_image (self, &slot->in_frame, &priv->info, priv->format,
+          slot->buffer, flags, FALSE, &in))
+    return FALSE;
+  slot->in_mapped = TRUE;
+  if (klass->kind != GST_CF_FILTER_TRANSFORM)
+    return klass->process_cpu (self, slot, &in, NULL);
+  return map_output (self, slot, &out) &&
+      klass->process_cpu (self, slot, &in, &out);
 }
 
 /* Hands out the oldest frame in flight; its work must be complete. */
@@ -529,20 +741,21 @@ finish_oldest (GstCfBaseFilter * self, GstBuffer ** outbuf)
 
   priv->head = (priv->head + 1) % priv->n_slots;
   priv->count--;
+  if (slot->download) {
+    CfImage out = host_output (self, slot);
+    cf_image_download_finish (&out, slot->out_pinned, &slot->out_staging);
+  }
+  unmap_frames (slot);
+  slot->download = FALSE;
   if (slot->outbuf) {
     gst_clear_buffer (&slot->buffer);
     buf = slot->outbuf;
     slot->outbuf = NULL;
-#ifdef HAVE_CUDA
-    if (priv->use_cuda && slot->out_staged && !copy_out_staged (self, slot,
-            buf))
-      ret = GST_FLOW_ERROR;
-#endif
   } else {
     buf = gst_buffer_make_writable (slot->buffer);
     slot->buffer = NULL;
   }
-  if (ret == GST_FLOW_OK && klass->finish && !slot->passthrough)
+  if (klass->finish && !slot->passthrough)
     ret = klass->finish (self, slot, buf);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (buf);
@@ -558,25 +771,28 @@ static GstFlowReturn
 take_oldest (GstCfBaseFilter * self, gboolean wait, GstBuffer ** outbuf)
 {
   GstCfBaseFilterPrivate *priv = PRIV (self);
+  GstCfFrameSlot *slot;
 
   *outbuf = NULL;
   if (priv->count == 0)
     return GST_FLOW_OK;
-#ifdef HAVE_CUDA
-  if (priv->use_cuda) {
-    cudaEvent_t done = priv->slots[priv->head].done;
-    cudaError_t err;
+  slot = &priv->slots[priv->head];
+  if (priv->gpu.cuda && !slot->passthrough) {
+    CfDeviceError err;
 
+    if (!gst_cf_gpu_push (&priv->gpu, GST_ELEMENT (self)))
+      return GST_FLOW_ERROR;
     GST_LOG_OBJECT (self, "%s slot %u", wait ? "waiting for" : "polling",
         priv->head);
-    err = wait ? cudaEventSynchronize (done) : cudaEventQuery (done);
-    GST_LOG_OBJECT (self, "slot %u: %s", priv->head, cudaGetErrorName (err));
-    if (err == cudaErrorNotReady)
+    err = wait ? cf_stream_wait (slot->stream) : cf_stream_poll (slot->stream);
+    gst_cf_gpu_pop (&priv->gpu);
+    GST_LOG_OBJECT (self, "slot %u: %s", priv->head,
+        cf_device_error_name (err));
+    if (err == CF_DEVICE_NOT_READY)
       return GST_FLOW_OK;
-    if (!GST_CF_CUDA_OK (self, err))
+    if (!GST_CF_OK (self, err))
       return GST_FLOW_ERROR;
   }
-#endif
   return finish_oldest (self, outbuf);
 }
 
@@ -588,19 +804,19 @@ gst_cf_base_filter_drain (GstCfBaseFilter * self)
 
   while (priv->count > 0 && ret == GST_FLOW_OK) {
     GstBuffer *buf = NULL;
-#ifdef HAVE_CUDA
-    if (priv->use_cuda && !activate_device (self)) {
-      ret = GST_FLOW_ERROR;
-      break;
-    }
-#endif
+
     ret = take_oldest (self, TRUE, &buf);
     if (buf)
       ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
   }
   if (ret != GST_FLOW_OK) {
     GST_DEBUG_OBJECT (self, "drain stopped: %s", gst_flow_get_name (ret));
-    discard_frames (self);
+    if (priv->gpu.cuda && gst_cf_gpu_push (&priv->gpu, NULL)) {
+      discard_frames (self);
+      gst_cf_gpu_pop (&priv->gpu);
+    } else {
+      discard_frames (self);
+    }
   }
   return ret;
 }
@@ -610,7 +826,6 @@ gst_cf_base_filter_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * input)
 {
   GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
-  GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
   GstCfBaseFilterPrivate *priv = PRIV (self);
   GstCfFrameSlot *slot;
   GstFlowReturn ret;
@@ -659,34 +874,29 @@ gst_cf_base_filter_submit_input_buffer (GstBaseTransform * trans,
       GST_TIME_ARGS (GST_BUFFER_PTS (buf)), (guint) (slot - priv->slots));
   slot->buffer = buf;
   /* equal caps on a transform: the frame goes on untouched, in its turn */
-  slot->passthrough = klass->transform && gst_base_transform_is_passthrough
-      (trans);
+  slot->passthrough = KIND (self) == GST_CF_FILTER_TRANSFORM &&
+      gst_base_transform_is_passthrough (trans);
   if (slot->passthrough) {
     priv->count++;
     return GST_FLOW_OK;
   }
-  if (klass->transform) {
-    /* the parent takes it from the decided pool and copies the metadata */
-    ret = GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->
-        prepare_output_buffer (trans, buf, &slot->outbuf);
-    if (ret != GST_FLOW_OK || !slot->outbuf) {
-      gst_clear_buffer (&slot->buffer);
-      return ret != GST_FLOW_OK ? ret : GST_FLOW_ERROR;
+  if (priv->gpu.cuda) {
+    if (!gst_cf_gpu_push (&priv->gpu, GST_ELEMENT (self)))
+      ok = FALSE;
+    else {
+      ok = process_on_cuda (self, slot);
+      if (!ok)
+        cf_stream_wait (slot->stream);  /* before the buffers go */
+      gst_cf_gpu_pop (&priv->gpu);
     }
-  }
-#ifdef HAVE_CUDA
-  if (priv->use_cuda) {
-    ok = activate_device (self) && upload_frame (self, slot, buf) &&
-        GST_CF_CUDA_OK (self, klass->process_cuda (self, slot)) &&
-        (!slot->outbuf || download_frame (self, slot)) &&
-        GST_CF_CUDA_OK (self, cudaEventRecord (slot->done, slot->stream));
-  } else
-#endif
+  } else {
     ok = process_on_cpu (self, slot);
+  }
   if (!ok) {
-    gst_clear_buffer (&slot->buffer);
-    gst_clear_buffer (&slot->outbuf);
-    return GST_FLOW_ERROR;
+    release_frame (slot);
+    /* flushing while waiting for an output buffer is not an error */
+    return GST_PAD_IS_FLUSHING (GST_BASE_TRANSFORM_SRC_PAD (self)) ?
+        GST_FLOW_FLUSHING : GST_FLOW_ERROR;
   }
   GST_LOG_OBJECT (self, "queued slot %u", (guint) (slot - priv->slots));
   priv->count++;
@@ -708,10 +918,16 @@ static gboolean
 gst_cf_base_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_STOP:
-      discard_frames (self);
+      if (priv->gpu.cuda && gst_cf_gpu_push (&priv->gpu, NULL)) {
+        discard_frames (self);
+        gst_cf_gpu_pop (&priv->gpu);
+      } else {
+        discard_frames (self);
+      }
       break;
     default:
       /* keep events in order with the frames before them */
@@ -723,8 +939,8 @@ gst_cf_base_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
       sink_event (trans, event);
 }
 
-/* The latency added by holding frames: up to N - 1 frames wait in the ring
- * for the frame after them. */
+/* The context query, and the latency added by holding frames: up to N - 1
+ * frames wait in the ring for the frame after them. */
 static gboolean
 gst_cf_base_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
@@ -732,6 +948,8 @@ gst_cf_base_filter_query (GstBaseTransform * trans, GstPadDirection direction,
   GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
   GstCfBaseFilterPrivate *priv = PRIV (self);
 
+  if (gst_cf_gpu_query_context (&priv->gpu, GST_ELEMENT (self), query))
+    return TRUE;
   if (!GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->query
       (trans, direction, query))
     return FALSE;
@@ -742,7 +960,7 @@ gst_cf_base_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     guint held;
 
     GST_OBJECT_LOCK (self);
-    held = priv->use_cuda ? priv->frames_in_flight - 1 : 0;
+    held = priv->gpu.cuda ? priv->frames_in_flight - 1 : 0;
     GST_OBJECT_UNLOCK (self);
     if (held && priv->have_info && GST_VIDEO_INFO_FPS_N (&priv->info) > 0)
       ours = gst_util_uint64_scale (held * GST_SECOND,
@@ -756,51 +974,90 @@ gst_cf_base_filter_query (GstBaseTransform * trans, GstPadDirection direction,
   return TRUE;
 }
 
-/* Adds to @query a video pool for @caps, keeping at least @min buffers,
- * and its allocator: pinned memory with @pinned (CUDA builds only), else
- * the default allocator's. */
+/* ---- allocation ------------------------------------------------------ */
+
+/* Configures @pool for @caps with at least @min buffers, adds it to
+ * @query and takes it. System memory pools get @allocator (NULL: the
+ * default one) and 16-byte alignment. */
 static gboolean
-add_pool (GstCfBaseFilter * self, GstQuery * query, GstCaps * caps,
-    guint min, gboolean video_meta, gboolean pinned)
+add_pool (GstCfBaseFilter * self, GstQuery * query, GstBufferPool * pool,
+    GstCaps * caps, guint min, GstAllocator * allocator)
 {
   GstAllocationParams params;
   GstStructure *config;
-  GstAllocator *allocator = NULL;
-  GstBufferPool *pool;
   GstVideoInfo info;
+  guint size;
   gboolean ok;
 
-  if (!gst_video_info_from_caps (&info, caps))
+  if (!pool || !gst_video_info_from_caps (&info, caps)) {
+    gst_clear_object (&pool);
     return FALSE;
-#ifdef HAVE_CUDA
-  if (pinned)
-    allocator = gst_cf_pinned_allocator_new (PRIV (self)->device);
-#endif
+  }
   gst_allocation_params_init (&params);
   params.align = DEVICE_ROW_ALIGN - 1;
-  pool = gst_video_buffer_pool_new ();
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, info.size, min, 0);
-  gst_buffer_pool_config_set_allocator (config, allocator, &params);
-  if (video_meta)
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!caps_in_cuda_memory (caps))
+    gst_buffer_pool_config_set_allocator (config, allocator, &params);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   ok = gst_buffer_pool_set_config (pool, config);
   if (ok) {
-    gst_query_add_allocation_pool (query, pool, info.size, min, 0);
-    gst_query_add_allocation_param (query, allocator, &params);
+    /* what the pool made of it (CUDA memory: its pitched size) */
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+    gst_structure_free (config);
+    gst_query_add_allocation_pool (query, pool, size, min, 0);
+    if (!caps_in_cuda_memory (caps))
+      gst_query_add_allocation_param (query, allocator, &params);
   } else {
     GST_WARNING_OBJECT (self, "pool rejected its configuration");
   }
   gst_object_unref (pool);
+  return ok;
+}
+
+/* A pool for frames of @caps: CUDA memory of the element's context, or
+ * page-locked system memory. */
+static gboolean
+add_own_pool (GstCfBaseFilter * self, GstQuery * query, GstCaps * caps,
+    guint min)
+{
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  GstAllocator *allocator;
+  gboolean ok;
+
+  if (caps_in_cuda_memory (caps))
+    return add_pool (self, query, gst_cf_gpu_cuda_pool_new (&priv->gpu), caps,
+        min, NULL);
+  allocator = priv->gpu.cuda ? gst_cf_pinned_allocator_new (&priv->gpu) :
+      NULL;
+  ok = add_pool (self, query, gst_video_buffer_pool_new (), caps, min,
+      allocator);
   gst_clear_object (&allocator);
   return ok;
 }
 
+static guint
+frames_in_flight (GstCfBaseFilter * self)
+{
+  guint n;
+
+  GST_OBJECT_LOCK (self);
+  n = PRIV (self)->frames_in_flight;
+  GST_OBJECT_UNLOCK (self);
+  return n;
+}
+
+/* Upstream gets a pool of what the element reads fastest: CUDA memory of
+ * its context for CUDA caps, page-locked memory for system memory caps on
+ * the CUDA backend. */
 static gboolean
 gst_cf_base_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
+  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
+  GstCaps *caps;
+
   /* the parent copies downstream's metas; what it answers does not decide
    * what we offer (a sink without an allocation answer must still get the
    * pinned pool) */
@@ -809,63 +1066,71 @@ gst_cf_base_filter_propose_allocation (GstBaseTransform * trans,
   if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
-#ifdef HAVE_CUDA
-  GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
-
-  if (PRIV (self)->use_cuda && gst_query_get_n_allocation_pools (query) == 0) {
-    GstCaps *caps;
-    guint min;
-
-    gst_query_parse_allocation (query, &caps, NULL);
-    GST_OBJECT_LOCK (self);
-    min = PRIV (self)->frames_in_flight;
-    GST_OBJECT_UNLOCK (self);
-    if (!caps || !add_pool (self, query, caps, min, TRUE, TRUE))
-      return FALSE;
-    GST_DEBUG_OBJECT (self, "proposing a pool of pinned memory");
-  }
-#endif
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!PRIV (self)->gpu.cuda || gst_query_get_n_allocation_pools (query) > 0)
+    return TRUE;
+  if (!caps || !add_own_pool (self, query, caps, frames_in_flight (self)))
+    return FALSE;
+  GST_DEBUG_OBJECT (self, "proposing a pool for %" GST_PTR_FORMAT, caps);
   return TRUE;
 }
 
-/* When downstream offers no pool, transforms take output buffers from a
- * pool of their own, so nothing is allocated per frame: of pinned memory on
- * CUDA, so downloads run at full speed too. */
+/* Output buffers, when the element makes them: from downstream's pool when
+ * it is of the right memory (a GstCudaBufferPool only of the element's own
+ * context), else from a pool of its own, so nothing is allocated per frame;
+ * system memory is page-locked on CUDA, so downloads run at full speed. An
+ * ANALYSE element that passes its input on needs none. */
 static gboolean
 gst_cf_base_filter_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
   GstCfBaseFilter *self = GST_CF_BASE_FILTER (trans);
   GstCfBaseFilterPrivate *priv = PRIV (self);
+  const gboolean cuda = priv->gpu.cuda;
   GstBufferPool *pool = NULL;
+  GstCaps *caps;
+  gboolean needed;
 
-  if (GST_CF_BASE_FILTER_GET_CLASS (self)->transform) {
-    if (gst_query_get_n_allocation_pools (query) > 0)
-      gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
-    if (!pool) {
-      GstCaps *caps;
-      guint min;
-
-      gst_query_parse_allocation (query, &caps, NULL);
-      GST_OBJECT_LOCK (self);
-      min = priv->frames_in_flight + 1;
-      GST_OBJECT_UNLOCK (self);
-      GST_DEBUG_OBJECT (self, "downstream offers no pool: using a pool of "
-          "%s memory", priv->use_cuda ? "pinned" : "system");
-      /* configured here: the parent would replace our allocator */
-      while (gst_query_get_n_allocation_pools (query) > 0)
-        gst_query_remove_nth_allocation_pool (query, 0);
-      while (gst_query_get_n_allocation_params (query) > 0)
-        gst_query_remove_nth_allocation_param (query, 0);
-      return caps && add_pool (self, query, caps, min,
-          gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE,
-              NULL), priv->use_cuda);
-    }
-    gst_object_unref (pool);
+  switch (KIND (self)) {
+    case GST_CF_FILTER_ANALYSE:
+      needed = priv->in_cuda != priv->out_cuda;
+      break;
+    case GST_CF_FILTER_DRAW:
+      needed = cuda;            /* the CPU draws on the input itself */
+      break;
+    default:
+      needed = TRUE;
+      break;
   }
-  return GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->
-      decide_allocation (trans, query);
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+  if (needed && pool && !priv->out_cuda) {
+    /* downstream's system memory pool: the parent configures it */
+    gst_object_unref (pool);
+    return GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->
+        decide_allocation (trans, query);
+  }
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  while (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_remove_nth_allocation_param (query, 0);
+  if (!needed || !caps) {
+    gst_clear_object (&pool);
+    return !needed;
+  }
+  if (pool && gst_cf_gpu_is_own_pool (&priv->gpu, pool)) {
+    GST_DEBUG_OBJECT (self, "downstream's CUDA pool, of our context");
+    return add_pool (self, query, pool, caps, frames_in_flight (self) + 1,
+        NULL);
+  }
+  gst_clear_object (&pool);
+  GST_DEBUG_OBJECT (self, "using a pool of %s memory of its own",
+      priv->out_cuda ? "CUDA" : cuda ? "page-locked" : "system");
+  return add_own_pool (self, query, caps, frames_in_flight (self) + 1);
 }
+
+/* ---- properties and type --------------------------------------------- */
 
 static void
 gst_cf_base_filter_set_property (GObject * object, guint prop_id,
@@ -876,10 +1141,10 @@ gst_cf_base_filter_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
     case PROP_BACKEND:
-      priv->backend = g_value_get_enum (value);
+      priv->gpu.backend = g_value_get_enum (value);
       break;
     case PROP_CUDA_DEVICE_ID:
-      priv->device_id = g_value_get_int (value);
+      priv->gpu.device_id = g_value_get_int (value);
       break;
     case PROP_FRAMES_IN_FLIGHT:
       priv->frames_in_flight = g_value_get_uint (value);
@@ -900,10 +1165,10 @@ gst_cf_base_filter_get_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
     case PROP_BACKEND:
-      g_value_set_enum (value, priv->backend);
+      g_value_set_enum (value, priv->gpu.backend);
       break;
     case PROP_CUDA_DEVICE_ID:
-      g_value_set_int (value, priv->device_id);
+      g_value_set_int (value, priv->gpu.device_id);
       break;
     case PROP_FRAMES_IN_FLIGHT:
       g_value_set_uint (value, priv->frames_in_flight);
@@ -918,16 +1183,18 @@ gst_cf_base_filter_get_property (GObject * object, guint prop_id,
 static void
 gst_cf_base_filter_finalize (GObject * object)
 {
-  free_slots (GST_CF_BASE_FILTER (object));
+  GstCfBaseFilter *self = GST_CF_BASE_FILTER (object);
+
+  free_slots (self);
+  gst_cf_gpu_clear (&PRIV (self)->gpu);
   G_OBJECT_CLASS (gst_cf_base_filter_parent_class)->finalize (object);
 }
 
 /* Never called: basetransform calls transform () only from its own
  * generate_output (), which this class replaces. Installing it is what
- * makes basetransform treat a transform as not always in place, so that
+ * makes basetransform treat the element as not always in place, so that
  * it queries downstream for a pool and prepare_output_buffer () takes
- * buffers from the decided pool; without it every output buffer would be a
- * fresh allocation of ordinary memory. */
+ * buffers from the decided pool. */
 static GstFlowReturn
 gst_cf_base_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -938,24 +1205,24 @@ gst_cf_base_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 }
 
 void
-gst_cf_base_filter_class_set_transform (GstCfBaseFilterClass * klass)
+gst_cf_base_filter_class_set_kind (GstCfBaseFilterClass * klass,
+    GstCfFilterKind kind)
 {
-  klass->transform = TRUE;
-  GST_BASE_TRANSFORM_CLASS (klass)->transform =
-      GST_DEBUG_FUNCPTR (gst_cf_base_filter_transform);
+  klass->kind = kind;
 }
 
 static void
 gst_cf_base_filter_class_init (GstCfBaseFilterClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->set_property = gst_cf_base_filter_set_property;
   gobject_class->get_property = gst_cf_base_filter_get_property;
   gobject_class->finalize = gst_cf_base_filter_finalize;
 
-  gst_cf_backend_install_properties (gobject_class, PROP_BACKEND,
+  gst_cf_gpu_install_properties (gobject_class, PROP_BACKEND,
       PROP_CUDA_DEVICE_ID);
   /**
    * GstCfBaseFilter:frames-in-flight:
@@ -973,8 +1240,13 @@ gst_cf_base_filter_class_init (GstCfBaseFilterClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cf_base_filter_set_context);
+
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cf_base_filter_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cf_base_filter_stop);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cf_base_filter_transform_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cf_base_filter_set_caps);
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_cf_base_filter_submit_input_buffer);
@@ -990,6 +1262,9 @@ gst_cf_base_filter_class_init (GstCfBaseFilterClass * klass)
       GST_DEBUG_FUNCPTR (gst_cf_base_filter_get_unit_size);
   trans_class->transform_size =
       GST_DEBUG_FUNCPTR (gst_cf_base_filter_transform_size);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cf_base_filter_transform);
+
+  klass->kind = GST_CF_FILTER_ANALYSE;
 
   GST_DEBUG_CATEGORY_INIT (gst_cf_base_filter_debug, "cfbasefilter", 0,
       "gst-cudafilters base class");
@@ -1001,8 +1276,7 @@ gst_cf_base_filter_init (GstCfBaseFilter * self)
 {
   GstCfBaseFilterPrivate *priv = PRIV (self);
 
-  priv->backend = GST_CF_DEFAULT_BACKEND;
-  priv->device_id = GST_CF_DEFAULT_CUDA_DEVICE_ID;
+  gst_cf_gpu_init (&priv->gpu);
   priv->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
   priv->format = CF_FORMAT_COUNT;
   /* frames are handed out by generate_output (): never passthrough, which
@@ -1031,5 +1305,11 @@ gst_cf_base_filter_get_format (GstCfBaseFilter * self)
 gboolean
 gst_cf_base_filter_uses_cuda (GstCfBaseFilter * self)
 {
-  return PRIV (self)->use_cuda;
+  return PRIV (self)->gpu.cuda;
+}
+
+GstCfGpu *
+gst_cf_base_filter_get_gpu (GstCfBaseFilter * self)
+{
+  return &PRIV (self)->gpu;
 }

@@ -1,17 +1,14 @@
 /* Page-locked host memory for the buffer pools proposed upstream. */
-#ifdef HAVE_CUDA
-
 #include "gstcfpinnedallocator.h"
 
 #include <string.h>
-#include <cuda_runtime_api.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cf_pinned_allocator_debug);
 #define GST_CAT_DEFAULT gst_cf_pinned_allocator_debug
 
 struct _GstCfPinnedAllocator {
   GstAllocator parent;
-  gint device_id;
+  GstCfGpu *gpu;                /* the context made current to allocate */
 };
 
 typedef struct {
@@ -31,7 +28,7 @@ pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params
   gsize align = params->align | gst_memory_alignment;
   gsize maxsize = size + params->prefix + params->padding;
   GstCfPinnedMemory *mem;
-  cudaError_t err;
+  CfDeviceError err;
   void *ptr = NULL;
 
   if (align >= 4096) {
@@ -39,11 +36,16 @@ pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params
         align + 1);
     return NULL;
   }
-  if ((err = cudaSetDevice (MAX (self->device_id, 0))) != cudaSuccess ||
-      (err = cudaHostAlloc (&ptr, maxsize, cudaHostAllocPortable))
-      != cudaSuccess) {
-    GST_ERROR_OBJECT (self, "cudaHostAlloc of %" G_GSIZE_FORMAT " bytes: %s",
-        maxsize, cudaGetErrorName (err));
+  /* upstream's thread: the element's context, not whatever is current */
+  if (!gst_cf_gpu_push (self->gpu, NULL)) {
+    GST_ERROR_OBJECT (self, "could not make the CUDA context current");
+    return NULL;
+  }
+  err = cf_host_alloc (&ptr, maxsize);
+  gst_cf_gpu_pop (self->gpu);
+  if (err != CF_DEVICE_OK) {
+    GST_ERROR_OBJECT (self, "page-locked allocation of %" G_GSIZE_FORMAT
+        " bytes: %s", maxsize, cf_device_error_name (err));
     return NULL;
   }
   GST_DEBUG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes at %p", maxsize, ptr);
@@ -64,12 +66,13 @@ pinned_free (GstAllocator * allocator, GstMemory * memory)
   GstCfPinnedMemory *mem = (GstCfPinnedMemory *) memory;
 
   if (!memory->parent) {
-    cudaError_t err;
+    GstCfPinnedAllocator *self = GST_CF_PINNED_ALLOCATOR (allocator);
 
     GST_DEBUG_OBJECT (allocator, "freeing %p", mem->data);
-    err = cudaFreeHost (mem->data);
-    if (err != cudaSuccess)
-      GST_ERROR_OBJECT (allocator, "cudaFreeHost: %s", cudaGetErrorName (err));
+    if (gst_cf_gpu_push (self->gpu, NULL)) {
+      cf_host_free (mem->data);
+      gst_cf_gpu_pop (self->gpu);
+    }
   }
   g_free (mem);
 }
@@ -133,10 +136,23 @@ pinned_is_span (GstMemory * mem1, GstMemory * mem2, gsize * offset)
 }
 
 static void
+gst_cf_pinned_allocator_finalize (GObject * object)
+{
+  GstCfPinnedAllocator *self = GST_CF_PINNED_ALLOCATOR (object);
+
+  if (self->gpu) {
+    gst_cf_gpu_clear (self->gpu);
+    g_free (self->gpu);
+  }
+  G_OBJECT_CLASS (gst_cf_pinned_allocator_parent_class)->finalize (object);
+}
+
+static void
 gst_cf_pinned_allocator_class_init (GstCfPinnedAllocatorClass * klass)
 {
   GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
 
+  G_OBJECT_CLASS (klass)->finalize = gst_cf_pinned_allocator_finalize;
   allocator_class->alloc = GST_DEBUG_FUNCPTR (pinned_alloc);
   allocator_class->free = GST_DEBUG_FUNCPTR (pinned_free);
   GST_DEBUG_CATEGORY_INIT (gst_cf_pinned_allocator_debug, "cfpinnedallocator",
@@ -157,13 +173,13 @@ gst_cf_pinned_allocator_init (GstCfPinnedAllocator * self)
 }
 
 GstAllocator *
-gst_cf_pinned_allocator_new (gint device_id)
+gst_cf_pinned_allocator_new (const GstCfGpu * gpu)
 {
   GstCfPinnedAllocator *self =
       g_object_new (GST_TYPE_CF_PINNED_ALLOCATOR, NULL);
 
   gst_object_ref_sink (self);
-  self->device_id = device_id;
+  self->gpu = gst_cf_gpu_copy (gpu);
   return GST_ALLOCATOR (self);
 }
 
@@ -179,5 +195,3 @@ gst_cf_buffer_is_pinned (GstBuffer * buffer)
   }
   return n > 0;
 }
-
-#endif /* HAVE_CUDA */

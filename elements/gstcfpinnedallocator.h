@@ -2,12 +2,14 @@
  *
  * The pool that the project's elements propose upstream allocates from it,
  * so uploads and downloads of those buffers run asynchronously at full PCIe
- * speed. Only built with the CUDA backend.
+ * speed. Used on the CUDA backend only.
  */
 #ifndef __GST_CF_PINNED_ALLOCATOR_H__
 #define __GST_CF_PINNED_ALLOCATOR_H__
 
 #include <gst/gst.h>
+
+#include "gstcfgpu.h"
 
 G_BEGIN_DECLS
 
@@ -17,9 +19,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstCfPinnedAllocator, gst_cf_pinned_allocator, GST,
     CF_PINNED_ALLOCATOR, GstAllocator)
 
-/* Memory is pinned for every CUDA context (cudaHostAllocPortable);
- * @device_id is the device made current to allocate it. */
-GstAllocator *gst_cf_pinned_allocator_new (gint device_id);
+/* Memory is pinned for every CUDA context (portable); @gpu's context is
+ * made current to allocate and free it, on whatever thread does. */
+GstAllocator *gst_cf_pinned_allocator_new (const GstCfGpu * gpu);
 
 /* TRUE when every memory of @buffer is pinned memory of this allocator. */
 gboolean gst_cf_buffer_is_pinned (GstBuffer * buffer);

@@ -10,17 +10,33 @@ gst_cf_stats_slot_free (GstCfBaseFilter * base, gpointer user, gboolean cuda)
 {
   GstCfStatsSlot *s = user;
 
-#ifdef HAVE_CUDA
   if (cuda) {
-    cudaFreeHost (s->h_result);
-    cudaFree (s->d_result);
-    cudaFree (s->d_workspace);
-    g_free (s);
-    return;
+    cf_host_free (s->h_result);
+    cf_device_free (s->d_result);
+    cf_device_free (s->d_workspace);
+  } else {
+    g_free (s->h_result);
   }
-#endif
-  g_free (s->h_result);
   g_free (s);
+}
+
+/* The kernel's workspace, cleared once on the context's default stream;
+ * frames then run on non-blocking streams, hence the wait. */
+static CfDeviceError
+workspace_new (void **d_workspace)
+{
+#ifdef HAVE_CUDA
+  CfDeviceError err = cf_device_alloc (d_workspace,
+      cf_stats_workspace_bytes ());
+
+  if (err == CF_DEVICE_OK)
+    err = cf_stats_workspace_init (*d_workspace, 0);
+  if (err == CF_DEVICE_OK)
+    err = cudaStreamSynchronize (0);
+  return err;
+#else
+  return CF_DEVICE_NO_CUDA;
+#endif
 }
 
 gboolean
@@ -29,22 +45,12 @@ gst_cf_stats_slot_alloc (GstCfBaseFilter * base, gboolean cuda, gpointer * user)
   GstCfStatsSlot *s = g_new0 (GstCfStatsSlot, 1);
 
   *user = s;
-#ifdef HAVE_CUDA
-  if (cuda) {
-    /* the workspace is cleared on the legacy stream once; frames then run
-     * on non-blocking streams, hence the synchronize */
-    if (!GST_CF_CUDA_OK (base, cudaHostAlloc ((void **) &s->h_result,
-                sizeof (CfStats), cudaHostAllocPortable)) ||
-        !GST_CF_CUDA_OK (base, cudaMalloc ((void **) &s->d_result,
-                sizeof (CfStats))) ||
-        !GST_CF_CUDA_OK (base, cudaMalloc (&s->d_workspace,
-                cf_stats_workspace_bytes ())) ||
-        !GST_CF_CUDA_OK (base, cf_stats_workspace_init (s->d_workspace, 0)) ||
-        !GST_CF_CUDA_OK (base, cudaStreamSynchronize (0)))
-      return FALSE;
+  if (!cuda) {
+    s->h_result = g_new0 (CfStats, 1);
     return TRUE;
   }
-#endif
-  s->h_result = g_new0 (CfStats, 1);
-  return TRUE;
+  return GST_CF_OK (base, cf_host_alloc ((void **) &s->h_result,
+          sizeof (CfStats))) &&
+      GST_CF_OK (base, cf_device_alloc ((void **) &s->d_result,
+          sizeof (CfStats))) && GST_CF_OK (base, workspace_new (&s->d_workspace));
 }

@@ -12,11 +12,9 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  CfStats *h_result;            /* host; pinned with CUDA */
-#ifdef HAVE_CUDA
+  CfStats *h_result;            /* host; page-locked on CUDA */
   CfStats *d_result;            /* device, CUDA only */
-  void *d_workspace;            /* cf_stats_cuda ()'s, cleared */
-#endif
+  void *d_workspace;            /* cf_stats_cuda ()'s, cleared; CUDA only */
 } GstCfStatsSlot;
 
 gboolean gst_cf_stats_slot_alloc (GstCfBaseFilter * base, gboolean cuda,

@@ -59,13 +59,10 @@
 #endif
 
 #include "gstcudaaudiofir.h"
-#include "gstcfbackend.h"
+#include "gstcfgpu.h"
+#include "gstcfpinnedallocator.h"
 #include "gstcftaps.h"
 #include "fir.h"
-
-#ifdef HAVE_CUDA
-#include "gstcfpinnedallocator.h"
-#endif
 
 #include <stdint.h>
 #include <string.h>
@@ -127,8 +124,7 @@ struct _GstCfAudioFir
 
   /* properties, under the object lock; changed is set whenever one of the
    * filter's is, and cleared by the streaming thread taking them */
-  GstCfBackend backend;
-  gint device_id;
+  GstCfGpu gpu;                 /* backend and device-id, the context */
   FirConfig config;
   gboolean changed;
   /* what the LATENCY query reports, under the object lock */
@@ -136,8 +132,6 @@ struct _GstCfAudioFir
   gint rate;
 
   /* streaming thread */
-  gboolean use_cuda;
-  gint device;
   CfFir fir;                    /* taps and history (the CPU backend's) */
   gboolean have_fir;
   GArray *taps;                 /* the filter's taps */
@@ -149,12 +143,11 @@ struct _GstCfAudioFir
   gboolean setup_failed;        /* and said so: once, not at every retry */
   guint8 *cpu_in, *cpu_out;     /* aligned copies of misaligned buffers */
   gsize cpu_in_bytes, cpu_out_bytes;
-#ifdef HAVE_CUDA
-  CfFirDevice *d_fir;
-  cudaStream_t stream;
-  void *h_in, *h_out, *d_in, *d_out;    /* staging, staging_bytes each */
-  gsize staging_bytes;
-#endif
+  /* CUDA: the filter's device state (a CfFirDevice), the stream, staging
+   * (page-locked) and device copies of a buffer */
+  gpointer d_fir;
+  CfStream *stream;
+  CfGrowBuffer h_in, h_out, d_in, d_out;
 };
 
 G_DEFINE_TYPE (GstCfAudioFir, gst_cf_audio_fir, GST_TYPE_AUDIO_FILTER);
@@ -289,88 +282,111 @@ make_taps (const FirConfig * config, gint rate, GArray ** taps,
   return TRUE;
 }
 
+/* ---- the filter on the GPU ---------------------------------------------
+ * Every call with the element's CUDA context current. */
+
 #ifdef HAVE_CUDA
-static gboolean
-activate_device (GstCfAudioFir * self)
+static CfDeviceError
+device_filter_new (const CfFir * fir, gpointer * d_fir)
 {
-  return GST_CF_CUDA_OK (self, cudaSetDevice (self->device));
+  return cf_fir_device_new (fir, (CfFirDevice **) d_fir);
 }
+
+static void
+device_filter_free (gpointer d_fir)
+{
+  cf_fir_device_free (d_fir);
+}
+
+static CfDeviceError
+device_filter_reset (gpointer d_fir, CfStream * stream)
+{
+  return cf_fir_device_reset (d_fir, cf_stream_handle (stream));
+}
+
+static CfDeviceError
+device_filter_run (gpointer d_fir, const void *d_in, void *d_out,
+    guint n_frames, CfStream * stream)
+{
+  return cf_fir_cuda (d_fir, d_in, d_out, n_frames, cf_stream_handle (stream));
+}
+#else
+static CfDeviceError
+device_filter_new (const CfFir * fir, gpointer * d_fir)
+{
+  return CF_DEVICE_NO_CUDA;
+}
+
+static void
+device_filter_free (gpointer d_fir)
+{
+}
+
+static CfDeviceError
+device_filter_reset (gpointer d_fir, CfStream * stream)
+{
+  return CF_DEVICE_NO_CUDA;
+}
+
+static CfDeviceError
+device_filter_run (gpointer d_fir, const void *d_in, void *d_out,
+    guint n_frames, CfStream * stream)
+{
+  return CF_DEVICE_NO_CUDA;
+}
+#endif
 
 static void
 free_staging (GstCfAudioFir * self)
 {
-  if (self->h_in)
-    cudaFreeHost (self->h_in);
-  if (self->h_out)
-    cudaFreeHost (self->h_out);
-  if (self->d_in)
-    cudaFree (self->d_in);
-  if (self->d_out)
-    cudaFree (self->d_out);
-  self->h_in = self->h_out = self->d_in = self->d_out = NULL;
-  self->staging_bytes = 0;
+  cf_grow_buffer_clear (&self->h_in);
+  cf_grow_buffer_clear (&self->h_out);
+  cf_grow_buffer_clear (&self->d_in);
+  cf_grow_buffer_clear (&self->d_out);
 }
 
-/* Staging for @bytes of input and output: grown only for a bigger buffer
- * than any before, to twice the old size at least, so that a stream of
- * growing buffers does not reallocate each time. */
-static gboolean
-ensure_staging (GstCfAudioFir * self, gsize bytes)
-{
-  gsize size;
-
-  if (bytes <= self->staging_bytes)
-    return TRUE;
-  size = MAX (bytes, 2 * self->staging_bytes);
-  free_staging (self);
-  GST_DEBUG_OBJECT (self, "staging of %" G_GSIZE_FORMAT " bytes", size);
-  if (!GST_CF_CUDA_OK (self, cudaHostAlloc (&self->h_in, size,
-              cudaHostAllocPortable)) ||
-      !GST_CF_CUDA_OK (self, cudaHostAlloc (&self->h_out, size,
-              cudaHostAllocPortable)) ||
-      !GST_CF_CUDA_OK (self, cudaMalloc (&self->d_in, size)) ||
-      !GST_CF_CUDA_OK (self, cudaMalloc (&self->d_out, size))) {
-    free_staging (self);
-    return FALSE;
-  }
-  self->staging_bytes = size;
-  return TRUE;
-}
-
-/* One buffer on the GPU: upload, one launch for every channel and frame,
- * download, then wait, so that the buffers may be released. */
+/* One buffer on the GPU: upload (from the buffer itself when it is
+ * page-locked, else through staging), one launch for every channel and
+ * frame, download, then wait, so that the buffers may be released. Staging
+ * grows only for a bigger buffer than any before. */
 static gboolean
 filter_cuda (GstCfAudioFir * self, const guint8 * in, gboolean in_pinned,
     guint8 * out, gboolean out_pinned, guint n_frames)
 {
   const gsize bytes = n_frames * self->bpf;
+  gboolean ok;
   void *dst;
 
-  if (!activate_device (self) || !ensure_staging (self, bytes))
+  if (!gst_cf_gpu_push (&self->gpu, GST_ELEMENT (self)))
     return FALSE;
-  if (in) {
+  ok = GST_CF_OK (self, cf_grow_buffer_reserve (&self->d_in, bytes)) &&
+      GST_CF_OK (self, cf_grow_buffer_reserve (&self->d_out, bytes)) &&
+      (in_pinned || !in || GST_CF_OK (self,
+              cf_grow_buffer_reserve (&self->h_in, bytes))) &&
+      (out_pinned || GST_CF_OK (self,
+              cf_grow_buffer_reserve (&self->h_out, bytes)));
+  if (ok && in) {
     const void *src = in;
 
     if (!in_pinned) {
-      memcpy (self->h_in, in, bytes);
-      src = self->h_in;
+      memcpy (self->h_in.data, in, bytes);
+      src = self->h_in.data;
     }
-    if (!GST_CF_CUDA_OK (self, cudaMemcpyAsync (self->d_in, src, bytes,
-                cudaMemcpyHostToDevice, self->stream)))
-      return FALSE;
+    ok = GST_CF_OK (self, cf_copy_async (self->d_in.data, src, bytes,
+            self->stream));
   }
-  dst = out_pinned ? (void *) out : self->h_out;
-  if (!GST_CF_CUDA_OK (self, cf_fir_cuda (self->d_fir, in ? self->d_in : NULL,
-              self->d_out, n_frames, self->stream)) ||
-      !GST_CF_CUDA_OK (self, cudaMemcpyAsync (dst, self->d_out, bytes,
-              cudaMemcpyDeviceToHost, self->stream)) ||
-      !GST_CF_CUDA_OK (self, cudaStreamSynchronize (self->stream)))
-    return FALSE;
-  if (dst != out)
+  dst = out_pinned ? (void *) out : self->h_out.data;
+  ok = ok && GST_CF_OK (self, device_filter_run (self->d_fir,
+          in ? self->d_in.data : NULL, self->d_out.data, n_frames,
+          self->stream)) &&
+      GST_CF_OK (self, cf_copy_async (dst, self->d_out.data, bytes,
+          self->stream)) &&
+      GST_CF_OK (self, cf_stream_finish (self->stream));
+  gst_cf_gpu_pop (&self->gpu);
+  if (ok && dst != out)
     memcpy (out, dst, bytes);
-  return TRUE;
+  return ok;
 }
-#endif
 
 static guint8 *
 grow (guint8 ** p, gsize * size, gsize bytes)
@@ -396,10 +412,8 @@ filter_frames (GstCfAudioFir * self, const guint8 * in, gboolean in_pinned,
 
   if (n_frames == 0)
     return TRUE;
-#ifdef HAVE_CUDA
-  if (self->use_cuda)
+  if (self->gpu.cuda)
     return filter_cuda (self, in, in_pinned, out, out_pinned, n_frames);
-#endif
   /* cf_fir_cpu () reads and writes whole samples: sub-buffers may start
    * anywhere */
   if (in && (uintptr_t) in % self->sample_bytes) {
@@ -429,24 +443,26 @@ reset_stream (GstCfAudioFir * self)
   if (!self->have_fir)
     return TRUE;
   cf_fir_reset (&self->fir);
-#ifdef HAVE_CUDA
-  if (self->use_cuda)
-    return activate_device (self) &&
-        GST_CF_CUDA_OK (self, cf_fir_device_reset (self->d_fir, self->stream));
-#endif
+  if (self->gpu.cuda) {
+    gboolean ok;
+
+    if (!gst_cf_gpu_push (&self->gpu, GST_ELEMENT (self)))
+      return FALSE;
+    ok = GST_CF_OK (self, device_filter_reset (self->d_fir, self->stream));
+    gst_cf_gpu_pop (&self->gpu);
+    return ok;
+  }
   return TRUE;
 }
 
 static void
 free_filter (GstCfAudioFir * self)
 {
-#ifdef HAVE_CUDA
-  if (self->d_fir) {
-    cudaSetDevice (self->device);
-    cf_fir_device_free (self->d_fir);
-    self->d_fir = NULL;
+  if (self->d_fir && gst_cf_gpu_push (&self->gpu, NULL)) {
+    device_filter_free (self->d_fir);
+    gst_cf_gpu_pop (&self->gpu);
   }
-#endif
+  self->d_fir = NULL;
   cf_fir_clear (&self->fir);
   g_clear_pointer (&self->taps, g_array_unref);
   self->have_fir = FALSE;
@@ -476,20 +492,26 @@ install_filter (GstCfAudioFir * self, const GstAudioInfo * info,
   self->fir = fir;
   self->taps = taps;
   self->have_fir = TRUE;
-#ifdef HAVE_CUDA
-  if (self->use_cuda && (!activate_device (self) ||
-          !GST_CF_CUDA_OK (self, cf_fir_device_new (&self->fir,
-                  &self->d_fir)))) {
-    free_filter (self);
-    return FALSE;
+  if (self->gpu.cuda) {
+    gboolean ok;
+
+    if (!gst_cf_gpu_push (&self->gpu, GST_ELEMENT (self))) {
+      free_filter (self);
+      return FALSE;
+    }
+    ok = GST_CF_OK (self, device_filter_new (&self->fir, &self->d_fir));
+    gst_cf_gpu_pop (&self->gpu);
+    if (!ok) {
+      free_filter (self);
+      return FALSE;
+    }
   }
-#endif
   self->bpf = GST_AUDIO_INFO_BPF (info);
   self->sample_bytes = cf_fir_sample_bytes (format);
   GST_INFO_OBJECT (self, "%u taps, latency %" G_GUINT64_FORMAT " frames, "
       "%d channels of %s at %d Hz on the %s backend", taps->len, latency,
       GST_AUDIO_INFO_CHANNELS (info), GST_AUDIO_INFO_NAME (info), rate,
-      self->use_cuda ? "CUDA" : "CPU");
+      self->gpu.cuda ? "CUDA" : "CPU");
 
   GST_OBJECT_LOCK (self);
   latency_changed = self->latency != latency || self->rate != rate;
@@ -694,22 +716,19 @@ static gboolean
 gst_cf_audio_fir_start (GstBaseTransform * trans)
 {
   GstCfAudioFir *self = GST_CF_AUDIO_FIR (trans);
-  GstCfBackend backend;
-  gint device_id;
 
-  GST_OBJECT_LOCK (self);
-  backend = self->backend;
-  device_id = self->device_id;
-  GST_OBJECT_UNLOCK (self);
-  if (!gst_cf_backend_choose (GST_ELEMENT (self), backend, device_id,
-          &self->use_cuda, &self->device))
+  if (!gst_cf_gpu_start (&self->gpu, GST_ELEMENT (self)))
     return FALSE;
-#ifdef HAVE_CUDA
-  if (self->use_cuda && (!activate_device (self) ||
-          !GST_CF_CUDA_OK (self, cudaStreamCreateWithFlags (&self->stream,
-                  cudaStreamNonBlocking))))
-    return FALSE;
-#endif
+  if (self->gpu.cuda) {
+    gboolean ok;
+
+    if (!gst_cf_gpu_push (&self->gpu, GST_ELEMENT (self)))
+      return FALSE;
+    ok = GST_CF_OK (self, cf_stream_new (&self->stream));
+    gst_cf_gpu_pop (&self->gpu);
+    if (!ok)
+      return FALSE;
+  }
   self->discont = FALSE;
   self->setup_failed = FALSE;
   return reset_stream (self);
@@ -721,14 +740,13 @@ gst_cf_audio_fir_stop (GstBaseTransform * trans)
   GstCfAudioFir *self = GST_CF_AUDIO_FIR (trans);
 
   free_filter (self);
-#ifdef HAVE_CUDA
-  if (self->use_cuda)
-    cudaSetDevice (self->device);
-  free_staging (self);
-  if (self->stream)
-    cudaStreamDestroy (self->stream);
+  if (self->gpu.cuda && gst_cf_gpu_push (&self->gpu, NULL)) {
+    free_staging (self);
+    cf_stream_free (self->stream);
+    gst_cf_gpu_pop (&self->gpu);
+  }
   self->stream = NULL;
-#endif
+  gst_cf_gpu_clear (&self->gpu);
   g_clear_pointer (&self->cpu_in, g_free);
   g_clear_pointer (&self->cpu_out, g_free);
   self->cpu_in_bytes = self->cpu_out_bytes = 0;
@@ -739,6 +757,14 @@ gst_cf_audio_fir_stop (GstBaseTransform * trans)
   self->changed = FALSE;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
+}
+
+static void
+gst_cf_audio_fir_set_context (GstElement * element, GstContext * context)
+{
+  gst_cf_gpu_set_context (&GST_CF_AUDIO_FIR (element)->gpu, element, context);
+  GST_ELEMENT_CLASS (gst_cf_audio_fir_parent_class)->set_context (element,
+      context);
 }
 
 static GstFlowReturn
@@ -794,12 +820,10 @@ gst_cf_audio_fir_transform (GstBaseTransform * trans, GstBuffer * inbuf,
             out.size, n));
     return GST_FLOW_ERROR;
   }
-#ifdef HAVE_CUDA
-  if (self->use_cuda) {
+  if (self->gpu.cuda) {
     in_pinned = gst_cf_buffer_is_pinned (inbuf);
     out_pinned = gst_cf_buffer_is_pinned (outbuf);
   }
-#endif
   ok = filter_frames (self, in.data, in_pinned, out.data, out_pinned, n);
   gst_buffer_unmap (outbuf, &out);
   gst_buffer_unmap (inbuf, &in);
@@ -860,6 +884,8 @@ gst_cf_audio_fir_query (GstBaseTransform * trans, GstPadDirection direction,
 {
   GstCfAudioFir *self = GST_CF_AUDIO_FIR (trans);
 
+  if (gst_cf_gpu_query_context (&self->gpu, GST_ELEMENT (self), query))
+    return TRUE;
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     GstClockTime min, max, ours;
     gboolean live;
@@ -913,10 +939,10 @@ gst_cf_audio_fir_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_BACKEND:
-      self->backend = g_value_get_enum (value);
+      self->gpu.backend = g_value_get_enum (value);
       break;
     case PROP_CUDA_DEVICE_ID:
-      self->device_id = g_value_get_int (value);
+      self->gpu.device_id = g_value_get_int (value);
       break;
     case PROP_TAPS:
       g_clear_pointer (&config->taps, g_array_unref);
@@ -968,10 +994,10 @@ gst_cf_audio_fir_get_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_BACKEND:
-      g_value_set_enum (value, self->backend);
+      g_value_set_enum (value, self->gpu.backend);
       break;
     case PROP_CUDA_DEVICE_ID:
-      g_value_set_int (value, self->device_id);
+      g_value_set_int (value, self->gpu.device_id);
       break;
     case PROP_TAPS:
       g_value_take_string (value, config->taps ?
@@ -1013,6 +1039,7 @@ gst_cf_audio_fir_finalize (GObject * object)
 
   config_clear (&self->config);
   free_filter (self);
+  gst_cf_gpu_clear (&self->gpu);
   G_OBJECT_CLASS (gst_cf_audio_fir_parent_class)->finalize (object);
 }
 
@@ -1031,7 +1058,7 @@ gst_cf_audio_fir_class_init (GstCfAudioFirClass * klass)
   gobject_class->get_property = gst_cf_audio_fir_get_property;
   gobject_class->finalize = gst_cf_audio_fir_finalize;
 
-  gst_cf_backend_install_properties (gobject_class, PROP_BACKEND,
+  gst_cf_gpu_install_properties (gobject_class, PROP_BACKEND,
       PROP_CUDA_DEVICE_ID);
   /**
    * GstCfAudioFir:taps:
@@ -1127,6 +1154,8 @@ gst_cf_audio_fir_class_init (GstCfAudioFirClass * klass)
       "FIR filter with custom taps or windowed-sinc low-pass, high-pass and "
       "band-pass presets, on the GPU", "gst-cudafilters developers");
 
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cf_audio_fir_set_context);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cf_audio_fir_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cf_audio_fir_stop);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cf_audio_fir_transform);
@@ -1143,8 +1172,8 @@ gst_cf_audio_fir_class_init (GstCfAudioFirClass * klass)
 static void
 gst_cf_audio_fir_init (GstCfAudioFir * self)
 {
-  self->backend = GST_CF_DEFAULT_BACKEND;
-  self->device_id = GST_CF_DEFAULT_CUDA_DEVICE_ID;
+  gst_cf_gpu_init (&self->gpu);
+  self->h_in.host = self->h_out.host = TRUE;
   self->config.mode = DEFAULT_MODE;
   self->config.cutoff = DEFAULT_CUTOFF;
   self->config.lower_frequency = DEFAULT_LOWER_FREQUENCY;

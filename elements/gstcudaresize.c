@@ -118,7 +118,7 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CF_VIDEO_CAPS));
 
-/* Any size, any pixel aspect ratio; the format stays. */
+/* Any size, any pixel aspect ratio, either memory; the format stays. */
 static GstCaps *
 gst_cf_resize_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -140,15 +140,9 @@ gst_cf_resize_transform_caps (GstBaseTransform * trans,
           G_MAXINT, G_MAXINT, 1, NULL);
     gst_caps_append_structure_full (ret, s, gst_caps_features_copy (f));
   }
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
-  GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
-      ret);
-  return ret;
+  /* either memory, as every element of the project */
+  return gst_cf_base_filter_caps_in_memories (GST_CF_BASE_FILTER (trans),
+      direction, ret, filter);
 }
 
 /* The value @field of @s would fixate to, nearest @target (on a copy). */
@@ -388,7 +382,7 @@ make_plan (GstCfResize * self, gint in_width, gint in_height)
   self->have_plan = TRUE;
 #ifdef HAVE_CUDA
   if (gst_cf_base_filter_uses_cuda (base) &&
-      !GST_CF_CUDA_OK (self, cf_resize_device_plan_new (&self->plan,
+      !GST_CF_OK (self, cf_resize_device_plan_new (&self->plan,
               CF_RESIZE_KERNELS_AUTO, &self->d_plan)))
     return FALSE;
 #endif
@@ -463,74 +457,47 @@ ensure_plan (GstCfResize * self, CfRect r)
   return make_plan (self, r.width, r.height);
 }
 
+/* Device scratch of one frame in flight (the two-pass kernels' rows; most
+ * plans need none): a CfGrowBuffer, grown to what the current plan needs.
+ * Plans change only at negotiation and when a crop's size changes, after
+ * the frames in flight are done, so it grows only then. */
+static gsize
+workspace_bytes (GstCfResize * self)
+{
 #ifdef HAVE_CUDA
-/* Device scratch of one frame in flight (the two-pass kernels' rows); most
- * plans need none. */
-typedef struct
-{
-  void *d_data;
-  gsize bytes;
-} Workspace;
-
-/* Grows @ws to what the current plan needs. Plans change only at
- * negotiation and when a crop's size changes, after the frames in flight
- * are done, so this allocates only then. */
-static cudaError_t
-ensure_workspace (GstCfResize * self, Workspace * ws)
-{
-  const gsize need = cf_resize_device_plan_workspace_bytes (self->d_plan);
-  cudaError_t err;
-
-  if (need <= ws->bytes)
-    return cudaSuccess;
-  GST_DEBUG_OBJECT (self, "workspace of %" G_GSIZE_FORMAT " bytes", need);
-  cudaFree (ws->d_data);
-  ws->d_data = NULL;
-  ws->bytes = 0;
-  if ((err = cudaMalloc (&ws->d_data, need)) == cudaSuccess)
-    ws->bytes = need;
-  return err;
-}
+  return cf_resize_device_plan_workspace_bytes (self->d_plan);
+#else
+  return 0;
 #endif
+}
 
 static gboolean
 gst_cf_resize_slot_alloc (GstCfBaseFilter * base, gboolean cuda,
     gpointer * user)
 {
-#ifdef HAVE_CUDA
-  GstCfResize *self = GST_CF_RESIZE (base);
+  CfGrowBuffer *ws = g_new0 (CfGrowBuffer, 1);
 
-  if (cuda) {
-    Workspace *ws = g_new0 (Workspace, 1);
-
-    *user = ws;
-    return GST_CF_CUDA_OK (self, ensure_workspace (self, ws));
-  }
-#endif
-  *user = NULL;
-  return TRUE;
+  *user = ws;
+  return !cuda || GST_CF_OK (base, cf_grow_buffer_reserve (ws,
+          workspace_bytes (GST_CF_RESIZE (base))));
 }
 
 static void
 gst_cf_resize_slot_free (GstCfBaseFilter * base, gpointer user,
     gboolean cuda)
 {
-#ifdef HAVE_CUDA
-  Workspace *ws = user;
-
-  if (cuda && ws) {
-    cudaFree (ws->d_data);
-    g_free (ws);
-  }
-#endif
+  cf_grow_buffer_clear (user);
+  g_free (user);
 }
 
 #ifdef HAVE_CUDA
-static cudaError_t
+static CfDeviceError
 gst_cf_resize_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 {
   GstCfResize *self = GST_CF_RESIZE (base);
   const CfRect r = input_rect (self, slot->buffer);
+  cudaStream_t stream = cf_stream_handle (slot->stream);
+  CfGrowBuffer *ws = slot->user;
   CfImage src, inner;
   cudaError_t err;
   guint i;
@@ -541,13 +508,11 @@ gst_cf_resize_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
       || cf_image_view (&slot->d_out, self->inner.x, self->inner.y,
           self->inner.width, self->inner.height, &inner) != 0)
     return cudaErrorInvalidValue;
-  err = ensure_workspace (self, slot->user);
+  err = cf_grow_buffer_reserve (ws, workspace_bytes (self));
   if (err == cudaSuccess)
-    err = cf_resize_cuda (self->d_plan, &src, &inner,
-        ((Workspace *) slot->user)->d_data, slot->stream);
+    err = cf_resize_cuda (self->d_plan, &src, &inner, ws->data, stream);
   for (i = 0; err == cudaSuccess && i < self->n_borders; i++)
-    err = cf_fill_cuda (&slot->d_out, self->borders[i], self->black,
-        slot->stream);
+    err = cf_fill_cuda (&slot->d_out, self->borders[i], self->black, stream);
   return err;
 }
 #endif
@@ -593,11 +558,16 @@ gst_cf_resize_propose_allocation (GstBaseTransform * trans,
 static gboolean
 gst_cf_resize_stop (GstBaseTransform * trans)
 {
-  gboolean ok =
-      GST_BASE_TRANSFORM_CLASS (gst_cf_resize_parent_class)->stop (trans);
+  GstCfResize *self = GST_CF_RESIZE (trans);
+  GstCfGpu *gpu = gst_cf_base_filter_get_gpu (GST_CF_BASE_FILTER (self));
 
-  clear_plan (GST_CF_RESIZE (trans));
-  return ok;
+  /* the device tables, in the context they were made in */
+  if (gpu->cuda && gst_cf_gpu_push (gpu, NULL)) {
+    clear_plan (self);
+    gst_cf_gpu_pop (gpu);
+  }
+  clear_plan (self);
+  return GST_BASE_TRANSFORM_CLASS (gst_cf_resize_parent_class)->stop (trans);
 }
 
 static void
@@ -698,7 +668,7 @@ gst_cf_resize_class_init (GstCfResizeClass * klass)
       GST_DEBUG_FUNCPTR (gst_cf_resize_propose_allocation);
   trans_class->passthrough_on_same_caps = TRUE;
 
-  gst_cf_base_filter_class_set_transform (filter_class);
+  gst_cf_base_filter_class_set_kind (filter_class, GST_CF_FILTER_TRANSFORM);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cf_resize_set_info);
   filter_class->slot_alloc = GST_DEBUG_FUNCPTR (gst_cf_resize_slot_alloc);
   filter_class->slot_free = GST_DEBUG_FUNCPTR (gst_cf_resize_slot_free);

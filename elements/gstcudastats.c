@@ -24,9 +24,13 @@
  * With `interval` set, frames are accumulated and one message is posted per
  * interval and at end of stream, as `level` does.
  *
- * Frames are uploaded from the host while the previous ones are analysed:
- * see `frames-in-flight`. Upstream is offered a pool of page-locked memory,
- * so uploads run at full PCIe speed.
+ * Frames in CUDA memory (`video/x-raw(memory:CUDAMemory)`, from NVIDIA's
+ * decoders, `cudaupload` or another element of this plugin) are read where
+ * they are and pass through untouched. Frames in system memory are uploaded
+ * while the previous ones are analysed (see `frames-in-flight`), from a
+ * pool of page-locked memory offered upstream, so uploads run at full PCIe
+ * speed; when downstream takes CUDA memory, the uploaded copy goes on, so
+ * the elements after this one need not upload the frame again.
  *
  * ## Example launch line
  * |[
@@ -40,6 +44,10 @@
  *     video/x-raw,width=1280,height=720 ! cudastats interval=1000000000 ! \
  *     fakesink
  * ]| posts the statistics of each second of video, histograms included.
+ * |[
+ * gst-launch-1.0 -m filesrc location=clip.mp4 ! qtdemux ! h264parse ! \
+ *     nvh264dec ! cudastats ! fakesink
+ * ]| measures frames decoded on the GPU without copying them.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -90,18 +98,20 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CF_VIDEO_CAPS));
 
 #ifdef HAVE_CUDA
-static cudaError_t
+/* Reads the frame where it is: in the buffer's own CUDA memory, or in the
+ * copy the base class uploaded. */
+static CfDeviceError
 gst_cf_stats_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 {
   GstCfStatsSlot *s = slot->user;
+  cudaStream_t stream = cf_stream_handle (slot->stream);
   cudaError_t err;
 
-  err = cf_stats_cuda (&slot->d_image, s->d_workspace, s->d_result,
-      slot->stream);
+  err = cf_stats_cuda (&slot->d_image, s->d_workspace, s->d_result, stream);
   if (err != cudaSuccess)
     return err;
   return cudaMemcpyAsync (s->h_result, s->d_result, sizeof (CfStats),
-      cudaMemcpyDeviceToHost, slot->stream);
+      cudaMemcpyDeviceToHost, stream);
 }
 #endif
 
@@ -280,13 +290,6 @@ gst_cf_stats_start (GstBaseTransform * trans)
   return GST_BASE_TRANSFORM_CLASS (gst_cf_stats_parent_class)->start (trans);
 }
 
-/* The input buffer goes downstream: no output buffers to allocate. */
-static gboolean
-gst_cf_stats_decide_allocation (GstBaseTransform * trans, GstQuery * query)
-{
-  return TRUE;
-}
-
 static void
 gst_cf_stats_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -381,6 +384,7 @@ gst_cf_stats_class_init (GstCfStatsClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 
+  gst_cf_base_filter_class_set_kind (filter_class, GST_CF_FILTER_ANALYSE);
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -390,8 +394,6 @@ gst_cf_stats_class_init (GstCfStatsClass * klass)
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cf_stats_start);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cf_stats_sink_event);
-  trans_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_cf_stats_decide_allocation);
 
   filter_class->slot_alloc = GST_DEBUG_FUNCPTR (gst_cf_stats_slot_alloc);
   filter_class->slot_free = GST_DEBUG_FUNCPTR (gst_cf_stats_slot_free);

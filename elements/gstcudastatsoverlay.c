@@ -20,6 +20,12 @@
  * identical bytes. The frame rate is measured from the buffers' timestamps
  * over the last 16 frames.
  *
+ * The frame is drawn on where it is: a writable buffer in CUDA memory is
+ * changed in place, only the panel's pixels (and, with zebra, the luma
+ * plane) touched; a buffer someone else holds is first copied once on the
+ * device. Frames in system memory are uploaded, drawn on and, unless
+ * downstream takes CUDA memory, downloaded.
+ *
  * Every property can change while PLAYING; the next frame uses it.
  *
  * ## Example launch lines
@@ -32,6 +38,11 @@
  *     cudastatsoverlay position=bottom-right channels=each zebra=true \
  *     zebra-level=235 ! videoconvert ! autovideosink
  * ]| one graph per channel, and stripes over everything at 235 or above.
+ * |[
+ * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! \
+ *     nvh264dec ! cudastats ! cudastatsoverlay ! cudadownload ! \
+ *     videoconvert ! autovideosink
+ * ]| decoded frames measured and drawn on without leaving the GPU.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -248,17 +259,18 @@ meta_stats (GstCfStatsOverlay * self, GstBuffer * buf)
 }
 
 #ifdef HAVE_CUDA
-static cudaError_t
+/* Draws on the frame where it is: in place in a writable buffer of CUDA
+ * memory, else on the copy the base class made (once) on the device. */
+static CfDeviceError
 gst_cf_stats_overlay_process_cuda (GstCfBaseFilter * base,
     GstCfFrameSlot * slot)
 {
   GstCfStatsOverlay *self = GST_CF_STATS_OVERLAY (base);
   GstCfStatsSlot *s = slot->user;
   const CfStats *meta = meta_stats (self, slot->buffer);
-  const CfFormatInfo *fi = cf_format_info (slot->d_image.format);
   const gint fps = fps_x10 (self, GST_BUFFER_PTS (slot->buffer));
-  cudaError_t err = cudaSuccess;
-  gint p;
+  cudaStream_t stream = cf_stream_handle (slot->stream);
+  cudaError_t err;
 
   if (!ensure_plan (self))
     return cudaErrorInvalidValue;       /* (the error is posted) */
@@ -266,24 +278,18 @@ gst_cf_stats_overlay_process_cuda (GstCfBaseFilter * base,
     /* the pinned copy stays until the frame is finished */
     *s->h_result = *meta;
     err = cudaMemcpyAsync (s->d_result, s->h_result, sizeof (CfStats),
-        cudaMemcpyHostToDevice, slot->stream);
+        cudaMemcpyHostToDevice, stream);
   } else {
-    err = cf_stats_cuda (&slot->d_image, s->d_workspace, s->d_result,
-        slot->stream);
+    err = cf_stats_cuda (&slot->d_image, s->d_workspace, s->d_result, stream);
   }
-  for (p = 0; err == cudaSuccess && p < fi->n_planes; p++)
-    err = cudaMemcpy2DAsync (slot->d_out.data[p], slot->d_out.pitch[p],
-        slot->d_image.data[p], slot->d_image.pitch[p],
-        cf_plane_row_bytes (slot->d_image.format, p, slot->d_image.width),
-        cf_plane_height (slot->d_image.format, p, slot->d_image.height),
-        cudaMemcpyDeviceToDevice, slot->stream);
   if (err == cudaSuccess)
-    err = cf_overlay_cuda (&self->plan, &slot->d_out, s->d_result, fps,
-        slot->stream);
+    err = cf_overlay_cuda (&self->plan, &slot->d_image, s->d_result, fps,
+        stream);
   return err;
 }
 #endif
 
+/* Draws on the (writable) host frame. */
 static gboolean
 gst_cf_stats_overlay_process_cpu (GstCfBaseFilter * base,
     GstCfFrameSlot * slot, const CfImage * image, const CfImage * out)
@@ -300,8 +306,7 @@ gst_cf_stats_overlay_process_cpu (GstCfBaseFilter * base,
       goto bad_frame;
     stats = s->h_result;
   }
-  if (cf_image_copy (image, out) != 0 ||
-      cf_overlay_cpu (&self->plan, out, stats, fps) != 0)
+  if (cf_overlay_cpu (&self->plan, image, stats, fps) != 0)
     goto bad_frame;
   return TRUE;
 
@@ -513,7 +518,7 @@ gst_cf_stats_overlay_class_init (GstCfStatsOverlayClass * klass)
       "Draws the histogram, min, max and mean of each frame and zebra "
       "stripes onto the video on the GPU", "gst-cudafilters developers");
 
-  gst_cf_base_filter_class_set_transform (filter_class);
+  gst_cf_base_filter_class_set_kind (filter_class, GST_CF_FILTER_DRAW);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cf_stats_overlay_set_info);
   filter_class->slot_alloc = GST_DEBUG_FUNCPTR (gst_cf_stats_slot_alloc);
   filter_class->slot_free = GST_DEBUG_FUNCPTR (gst_cf_stats_slot_free);

@@ -363,18 +363,17 @@ gst_cf_stencil_set_info (GstCfBaseFilter * base, const GstVideoInfo * in,
     return FALSE;
 #ifdef HAVE_CUDA
   if (gst_cf_base_filter_uses_cuda (base) &&
-      !GST_CF_CUDA_OK (self, make_device_plan (self)))
+      !GST_CF_OK (self, make_device_plan (self)))
     return FALSE;
 #endif
   return TRUE;
 }
 
 #ifdef HAVE_CUDA
-static cudaError_t
+static CfDeviceError
 gst_cf_stencil_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 {
   GstCfStencil *self = GST_CF_STENCIL (base);
-
   cudaError_t err;
 
   /* the base class posts a CUDA error */
@@ -382,7 +381,7 @@ gst_cf_stencil_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
       (err = make_device_plan (self)) != cudaSuccess)
     return err;
   return cf_stencil_cuda (self->d_plan, &slot->d_image, &slot->d_out, NULL,
-      slot->stream);
+      cf_stream_handle (slot->stream));
 }
 #endif
 
@@ -671,7 +670,7 @@ gst_cf_stencil_class_init (GstCfStencilClass * klass)
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cf_stencil_stop);
 
-  gst_cf_base_filter_class_set_transform (filter_class);
+  gst_cf_base_filter_class_set_kind (filter_class, GST_CF_FILTER_TRANSFORM);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cf_stencil_set_info);
 #ifdef HAVE_CUDA
   filter_class->process_cuda =

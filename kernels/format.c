@@ -145,3 +145,45 @@ cf_image_copy (const CfImage * src, const CfImage * dst)
   }
   return 0;
 }
+
+#define PLANE_ALIGN 256
+
+static size_t
+round_up (size_t n, size_t align)
+{
+  return (n + align - 1) & ~(align - 1);
+}
+
+size_t
+cf_image_layout (CfFormat format, int width, int height, size_t row_align,
+    CfImage * layout)
+{
+  const CfFormatInfo *info = cf_format_info (format);
+  size_t offset = 0;
+  int p;
+
+  memset (layout, 0, sizeof (*layout));
+  layout->format = format;
+  layout->width = width;
+  layout->height = height;
+  for (p = 0; info && p < info->n_planes; p++) {
+    layout->pitch[p] = round_up (cf_plane_row_bytes (format, p, width),
+        row_align);
+    layout->data[p] = (void *) (uintptr_t) offset;
+    offset += round_up (layout->pitch[p] *
+        cf_plane_height (format, p, height), PLANE_ALIGN);
+  }
+  return offset;
+}
+
+CfImage
+cf_image_at (const CfImage * layout, void *base)
+{
+  CfImage image = *layout;
+  int p;
+
+  for (p = 0; p < CF_MAX_PLANES; p++)
+    if (image.pitch[p])
+      image.data[p] = (uint8_t *) base + (uintptr_t) layout->data[p];
+  return image;
+}

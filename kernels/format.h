@@ -97,6 +97,15 @@ int cf_image_view (const CfImage * image, int x, int y, int width, int height,
  * Returns 0, or -1 when the images do not match. */
 int cf_image_copy (const CfImage * src, const CfImage * dst);
 
+/* Lays a @width x @height picture of @format out as one allocation: every
+ * plane's rows rounded up to @row_align bytes (a power of two), planes on
+ * 256-byte boundaries. @layout gets the format, size and pitches, and in
+ * data[] each plane's offset from the start; returns the bytes of the
+ * whole. cf_image_at () places it. */
+size_t cf_image_layout (CfFormat format, int width, int height,
+    size_t row_align, CfImage * layout);
+CfImage cf_image_at (const CfImage * layout, void *base);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,13 +6,11 @@
 #include <cuda_runtime_api.h>
 
 #include "batch-cuda.h"
+#include "device.h"
 
 /* Device rows start on 256-byte boundaries: the kernels read aligned
  * vectors, and cf_stats_cuda () needs at least 16. */
 #define PITCH_ALIGN 256
-/* Buffers grow in steps of this many bytes, so that pictures of nearly the
- * same size share them. */
-#define GROW_STEP ((size_t) 4 << 20)
 
 /* The plans of one resize or stencil op, for the last picture size it saw. */
 typedef struct
@@ -24,72 +22,47 @@ typedef struct
   CfStencilDevicePlan *stencil;
 } OpPlans;
 
-/* A device buffer that grows on its stream (stream-ordered, so growing never
- * waits for the other streams of the device). */
-typedef struct
-{
-  void *ptr;
-  size_t size;
-} DeviceBuffer;
-
 struct BatchGpu
 {
   int device;
-  cudaStream_t stream;
+  CfStream *stream;
   BatchOp *const *ops;
   int n_ops, n_stats;
   OpPlans *plans;               /* [n_ops] */
 
-  void *host_in, *host_out;     /* page-locked */
-  size_t host_in_size, host_out_size;
-
-  DeviceBuffer image[2];        /* ping-pong between the ops */
-  DeviceBuffer workspace;       /* resize scratch */
+  CfGrowBuffer host_in, host_out;       /* page-locked */
+  CfGrowBuffer image[2];        /* ping-pong between the ops */
+  CfGrowBuffer workspace;       /* resize scratch */
   void *stats_workspace;        /* cf_stats_workspace_bytes (), kept cleared */
   CfStats *d_stats, *h_stats;   /* [n_stats], device and page-locked */
 };
 
-static size_t
-round_up (size_t n, size_t step)
-{
-  return (n + step - 1) / step * step;
-}
-
 static int
-set_cuda_error (char *err, size_t err_len, cudaError_t e, const char *what)
+set_cuda_error (char *err, size_t err_len, CfDeviceError e, const char *what)
 {
   snprintf (err, err_len, "CUDA error in %s: %s (%s)", what,
-      cudaGetErrorName (e), cudaGetErrorString (e));
+      cf_device_error_name (e), cf_device_error_string (e));
   return -1;
 }
 
 /* Returns -1 from the calling function, with @err set, unless @call
  * succeeded. */
 #define TRY(call, what) do {                                            \
-    cudaError_t e_ = (call);                                            \
-    if (e_ != cudaSuccess)                                              \
+    CfDeviceError e_ = (call);                                          \
+    if (e_ != CF_DEVICE_OK)                                             \
       return set_cuda_error (err, err_len, e_, what);                   \
   } while (0)
 
 int
 batch_cuda_device_count (void)
 {
-  int n = 0;
-
-  if (cudaGetDeviceCount (&n) != cudaSuccess)
-    return 0;
-  return n;
+  return cf_device_count (NULL);
 }
 
 void
 batch_cuda_device_name (int device, char *name, size_t len)
 {
-  struct cudaDeviceProp prop;
-
-  if (cudaGetDeviceProperties (&prop, device) == cudaSuccess)
-    snprintf (name, len, "%s", prop.name);
-  else if (len)
-    name[0] = '\0';
+  cf_device_name (device, name, len);
 }
 
 BatchGpu *
@@ -97,8 +70,8 @@ batch_gpu_new (int device, BatchOp * const *ops, int n_ops, char *err,
     size_t err_len)
 {
   BatchGpu *gpu = calloc (1, sizeof *gpu);
-  cudaError_t e;
-  const char *what = "cudaSetDevice";
+  CfDeviceError e;
+  const char *what = "the device";
 
   if (!gpu || !(gpu->plans = calloc (n_ops ? n_ops : 1, sizeof (OpPlans)))) {
     free (gpu);
@@ -108,28 +81,31 @@ batch_gpu_new (int device, BatchOp * const *ops, int n_ops, char *err,
   gpu->device = device;
   gpu->ops = ops;
   gpu->n_ops = n_ops;
+  gpu->host_in.host = gpu->host_out.host = 1;
   for (int k = 0; k < n_ops; k++)
     gpu->n_stats += ops[k]->kind == OP_STATS;
 
-  e = cudaSetDevice (device);
-  if (e == cudaSuccess) {
-    what = "cudaStreamCreateWithFlags";
-    e = cudaStreamCreateWithFlags (&gpu->stream, cudaStreamNonBlocking);
+  e = cf_device_use (device);
+  if (e == CF_DEVICE_OK) {
+    what = "the stream";
+    e = cf_stream_new (&gpu->stream);
   }
-  if (e == cudaSuccess && gpu->n_stats) {
+  if (e == CF_DEVICE_OK && gpu->n_stats) {
     what = "the statistics buffers";
-    e = cudaMalloc (&gpu->stats_workspace, cf_stats_workspace_bytes ());
-    if (e == cudaSuccess)
-      e = cf_stats_workspace_init (gpu->stats_workspace, gpu->stream);
-    if (e == cudaSuccess)
-      e = cudaMalloc ((void **) &gpu->d_stats, gpu->n_stats * sizeof (CfStats));
-    if (e == cudaSuccess)
-      e = cudaHostAlloc ((void **) &gpu->h_stats,
-          gpu->n_stats * sizeof (CfStats), cudaHostAllocPortable);
-    if (e == cudaSuccess)
-      e = cudaStreamSynchronize (gpu->stream);
+    e = cf_device_alloc (&gpu->stats_workspace, cf_stats_workspace_bytes ());
+    if (e == CF_DEVICE_OK)
+      e = cf_stats_workspace_init (gpu->stats_workspace,
+          cf_stream_handle (gpu->stream));
+    if (e == CF_DEVICE_OK)
+      e = cf_device_alloc ((void **) &gpu->d_stats,
+          gpu->n_stats * sizeof (CfStats));
+    if (e == CF_DEVICE_OK)
+      e = cf_host_alloc ((void **) &gpu->h_stats,
+          gpu->n_stats * sizeof (CfStats));
+    if (e == CF_DEVICE_OK)
+      e = cf_stream_finish (gpu->stream);
   }
-  if (e != cudaSuccess) {
+  if (e != CF_DEVICE_OK) {
     set_cuda_error (err, err_len, e, what);
     batch_gpu_free (gpu);
     return NULL;
@@ -142,23 +118,20 @@ batch_gpu_free (BatchGpu * gpu)
 {
   if (!gpu)
     return;
-  cudaSetDevice (gpu->device);
-  if (gpu->stream)
-    cudaStreamSynchronize (gpu->stream);
+  cf_device_use (gpu->device);
+  cf_stream_free (gpu->stream);
   for (int k = 0; k < gpu->n_ops; k++) {
     cf_resize_device_plan_free (gpu->plans[k].resize);
     cf_stencil_device_plan_free (gpu->plans[k].stencil);
   }
   for (int i = 0; i < 2; i++)
-    cudaFree (gpu->image[i].ptr);
-  cudaFree (gpu->workspace.ptr);
-  cudaFree (gpu->stats_workspace);
-  cudaFree (gpu->d_stats);
-  cudaFreeHost (gpu->h_stats);
-  cudaFreeHost (gpu->host_in);
-  cudaFreeHost (gpu->host_out);
-  if (gpu->stream)
-    cudaStreamDestroy (gpu->stream);
+    cf_grow_buffer_clear (&gpu->image[i]);
+  cf_grow_buffer_clear (&gpu->workspace);
+  cf_grow_buffer_clear (&gpu->host_in);
+  cf_grow_buffer_clear (&gpu->host_out);
+  cf_device_free (gpu->stats_workspace);
+  cf_device_free (gpu->d_stats);
+  cf_host_free (gpu->h_stats);
   free (gpu->plans);
   free (gpu);
 }
@@ -166,75 +139,33 @@ batch_gpu_free (BatchGpu * gpu)
 int
 batch_gpu_bind (BatchGpu * gpu, char *err, size_t err_len)
 {
-  TRY (cudaSetDevice (gpu->device), "cudaSetDevice");
+  TRY (cf_device_use (gpu->device), "cudaSetDevice");
   return 0;
 }
 
-/* Makes *@ptr at least @bytes of page-locked memory. Its old contents have
+/* The page-locked input buffer, grown when needed. Its old contents have
  * been used: every run ends with a synchronisation. */
-static cudaError_t
-grow_host (void **ptr, size_t *size, size_t bytes)
-{
-  cudaError_t e;
-
-  if (bytes <= *size)
-    return cudaSuccess;
-  bytes = round_up (bytes, GROW_STEP);
-  cudaFreeHost (*ptr);
-  *ptr = NULL;
-  *size = 0;
-  /* portable: any context may copy from it */
-  e = cudaHostAlloc (ptr, bytes, cudaHostAllocPortable);
-  if (e == cudaSuccess)
-    *size = bytes;
-  else
-    *ptr = NULL;
-  return e;
-}
-
 void *
 batch_gpu_input_alloc (size_t bytes, void *data)
 {
   BatchGpu *gpu = data;
 
-  if (grow_host (&gpu->host_in, &gpu->host_in_size, bytes) != cudaSuccess)
+  if (cf_grow_buffer_reserve (&gpu->host_in, bytes) != CF_DEVICE_OK)
     return NULL;
-  return gpu->host_in;
-}
-
-static cudaError_t
-grow_device (BatchGpu * gpu, DeviceBuffer * buf, size_t bytes)
-{
-  cudaError_t e;
-
-  if (bytes <= buf->size)
-    return cudaSuccess;
-  bytes = round_up (bytes, GROW_STEP);
-  if (buf->ptr) {
-    e = cudaFreeAsync (buf->ptr, gpu->stream);
-    buf->ptr = NULL;
-    buf->size = 0;
-    if (e != cudaSuccess)
-      return e;
-  }
-  e = cudaMallocAsync (&buf->ptr, bytes, gpu->stream);
-  if (e == cudaSuccess)
-    buf->size = bytes;
-  else
-    buf->ptr = NULL;
-  return e;
+  return gpu->host_in.data;
 }
 
 /* @img (format and size set) laid out in @buf with aligned rows. */
-static cudaError_t
-device_image (BatchGpu * gpu, DeviceBuffer * buf, CfImage * img)
+static CfDeviceError
+device_image (CfGrowBuffer * buf, CfImage * img)
 {
-  size_t pitch = round_up (cf_plane_row_bytes (img->format, 0, img->width),
-      PITCH_ALIGN);
-  cudaError_t e = grow_device (gpu, buf, pitch * img->height);
+  CfImage layout;
+  size_t bytes = cf_image_layout (img->format, img->width, img->height,
+      PITCH_ALIGN, &layout);
+  CfDeviceError e = cf_grow_buffer_reserve (buf, bytes);
 
-  img->data[0] = buf->ptr;
-  img->pitch[0] = pitch;
+  if (e == CF_DEVICE_OK)
+    *img = cf_image_at (&layout, buf->data);
   return e;
 }
 
@@ -289,16 +220,14 @@ int
 batch_gpu_run (BatchGpu * gpu, CfPngImage * img, BatchStats * stats,
     char *err, size_t err_len)
 {
-  cudaStream_t s = gpu->stream;
-  CfImage cur = img->image, next;
+  cudaStream_t s = cf_stream_handle (gpu->stream);
+  CfImage cur = img->image, next, out;
   int b = 0;                    /* gpu->image[b] holds cur */
-  size_t row;
 
-  TRY (device_image (gpu, &gpu->image[0], &cur), "cudaMallocAsync");
-  row = cf_plane_row_bytes (cur.format, 0, cur.width);
-  TRY (cudaMemcpy2DAsync (cur.data[0], cur.pitch[0], img->image.data[0],
-          img->image.pitch[0], row, cur.height, cudaMemcpyHostToDevice, s),
-      "the upload");
+  TRY (device_image (&gpu->image[0], &cur), "cudaMalloc");
+  /* decoded into page-locked memory, or (before the contexts were made)
+   * into ordinary memory, which makes the copy synchronous */
+  TRY (cf_image_copy_async (&img->image, &cur, gpu->stream), "the upload");
 
   for (int k = 0; k < gpu->n_ops; k++) {
     const BatchOp *op = gpu->ops[k];
@@ -315,15 +244,15 @@ batch_gpu_run (BatchGpu * gpu, CfPngImage * img, BatchStats * stats,
     next = cur;
     if (op->kind == OP_RESIZE)
       batch_output_size (op, cur.width, cur.height, &next.width, &next.height);
-    TRY (device_image (gpu, &gpu->image[1 - b], &next), "cudaMallocAsync");
+    TRY (device_image (&gpu->image[1 - b], &next), "cudaMalloc");
     if (prepare_plans (gpu, k, &cur, &next, err, err_len) < 0)
       return -1;
     if (op->kind == OP_RESIZE) {
       OpPlans *p = &gpu->plans[k];
-      TRY (grow_device (gpu, &gpu->workspace,
+      TRY (cf_grow_buffer_reserve (&gpu->workspace,
               cf_resize_device_plan_workspace_bytes (p->resize)),
-          "cudaMallocAsync");
-      TRY (cf_resize_cuda (p->resize, &cur, &next, gpu->workspace.ptr, s),
+          "cudaMalloc");
+      TRY (cf_resize_cuda (p->resize, &cur, &next, gpu->workspace.data, s),
           "cf_resize_cuda");
     } else {
       TRY (cf_stencil_cuda (gpu->plans[k].stencil, &cur, &next, NULL, s),
@@ -333,27 +262,24 @@ batch_gpu_run (BatchGpu * gpu, CfPngImage * img, BatchStats * stats,
     b = 1 - b;
   }
 
-  row = cf_plane_row_bytes (cur.format, 0, cur.width);
-  TRY (grow_host (&gpu->host_out, &gpu->host_out_size, row * cur.height),
+  out = cur;
+  out.pitch[0] = cf_plane_row_bytes (cur.format, 0, cur.width);
+  TRY (cf_grow_buffer_reserve (&gpu->host_out, out.pitch[0] * cur.height),
       "cudaHostAlloc");
-  TRY (cudaMemcpy2DAsync (gpu->host_out, row, cur.data[0], cur.pitch[0], row,
-          cur.height, cudaMemcpyDeviceToHost, s), "the download");
+  out.data[0] = gpu->host_out.data;
+  TRY (cf_image_copy_async (&cur, &out, gpu->stream), "the download");
   if (gpu->n_stats)
-    TRY (cudaMemcpyAsync (gpu->h_stats, gpu->d_stats,
-            gpu->n_stats * sizeof (CfStats), cudaMemcpyDeviceToHost, s),
+    TRY (cf_copy_async (gpu->h_stats, gpu->d_stats,
+            gpu->n_stats * sizeof (CfStats), gpu->stream),
         "the statistics download");
-  TRY (cudaStreamSynchronize (s), "the file's GPU work");
+  TRY (cf_stream_finish (gpu->stream), "the file's GPU work");
 
   for (int k = 0; k < gpu->n_ops; k++)
     if (gpu->ops[k]->kind == OP_STATS)
       stats[gpu->ops[k]->stats_index].stats =
           gpu->h_stats[gpu->ops[k]->stats_index];
 
-  img->image.format = cur.format;
-  img->image.width = cur.width;
-  img->image.height = cur.height;
-  img->image.data[0] = gpu->host_out;
-  img->image.pitch[0] = row;
+  img->image = out;
   img->borrowed = 1;
   return 0;
 }
