@@ -10,6 +10,7 @@
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 
@@ -112,33 +113,32 @@ cuda_context (const GstCfGpu * gpu)
   return (GstCudaContext *) gpu->context;
 }
 
-/* Finds or makes the pipeline's context on @wanted (-1: any device). */
+/* Finds or makes the pipeline's context on @wanted (-1: any device). The
+ * neighbours' and the application's answers arrive through set_context,
+ * into gpu->context, which gst_cuda_ensure_element_context () watches. */
 static gboolean
 ensure_context (GstCfGpu * gpu, GstElement * element, gint wanted,
     gchar ** why)
 {
-  GstCudaContext *ctx;
   guint device = 0;
 
+  /* GStreamer's CUDA library finds the driver only when asked to */
+  if (!gst_cuda_load_library ()) {
+    *why = g_strdup ("GStreamer's CUDA library could not load the CUDA "
+        "driver (libcuda)");
+    return FALSE;
+  }
   gst_cuda_memory_init_once ();
-  /* set_context may have stored one already (under the object lock) */
-  GST_OBJECT_LOCK (element);
-  ctx = (GstCudaContext *) gpu->context;
-  gpu->context = NULL;
-  GST_OBJECT_UNLOCK (element);
-  if (!gst_cuda_ensure_element_context (element, wanted, &ctx)) {
+  if (!gst_cuda_ensure_element_context (element, wanted,
+          (GstCudaContext **) & gpu->context)) {
     *why = g_strdup_printf ("could not make a CUDA context on device %d",
         MAX (wanted, 0));
     return FALSE;
   }
-  g_object_get (ctx, "cuda-device-id", &device, NULL);
-  GST_OBJECT_LOCK (element);
-  gst_clear_object (&gpu->context);
-  gpu->context = GST_OBJECT (ctx);
-  GST_OBJECT_UNLOCK (element);
+  g_object_get (gpu->context, "cuda-device-id", &device, NULL);
   gpu->device = device;
   GST_INFO_OBJECT (element, "CUDA context %" GST_PTR_FORMAT " on device %u",
-      ctx, device);
+      gpu->context, device);
   return TRUE;
 }
 #else
@@ -174,9 +174,7 @@ gst_cf_gpu_start (GstCfGpu * gpu, GstElement * element)
   g_clear_pointer (&gpu->why_not, g_free);
   gpu->cuda = FALSE;
   if (backend == GST_CF_BACKEND_CPU) {
-    GST_OBJECT_LOCK (element);
     gst_clear_object (&gpu->context);
-    GST_OBJECT_UNLOCK (element);
     gpu->why_not = g_strdup ("backend=cpu");
     return TRUE;
   }
@@ -208,14 +206,16 @@ gst_cf_gpu_set_context (GstCfGpu * gpu, GstElement * element,
     GstContext * context)
 {
 #ifdef HAVE_GST_CUDA
-  GstCudaContext *ctx;
+  gint device_id;
 
   GST_OBJECT_LOCK (element);
-  ctx = (GstCudaContext *) gpu->context;
-  /* keeps a context it has; takes one of the wanted device */
-  gst_cuda_handle_set_context (element, context, gpu->device_id, &ctx);
-  gpu->context = (GstObject *) ctx;
+  device_id = gpu->device_id;
   GST_OBJECT_UNLOCK (element);
+  /* keeps a context it has; takes one of the wanted device. As nvcodec's
+   * elements, unlocked: the state change that starts the element (and
+   * gst_cuda_ensure_element_context ()) is the one to look at it. */
+  gst_cuda_handle_set_context (element, context, device_id,
+      (GstCudaContext **) & gpu->context);
 #endif
 }
 
@@ -224,15 +224,9 @@ gst_cf_gpu_query_context (GstCfGpu * gpu, GstElement * element,
     GstQuery * query)
 {
 #ifdef HAVE_GST_CUDA
-  gboolean ret = FALSE;
-
-  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT || !gpu->cuda)
     return FALSE;
-  GST_OBJECT_LOCK (element);
-  if (gpu->cuda && gpu->context)
-    ret = gst_cuda_handle_context_query (element, query, cuda_context (gpu));
-  GST_OBJECT_UNLOCK (element);
-  return ret;
+  return gst_cuda_handle_context_query (element, query, cuda_context (gpu));
 #else
   return FALSE;
 #endif
