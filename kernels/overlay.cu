@@ -1,20 +1,49 @@
-/* The statistics overlay on the GPU (see overlay.h): one launch per plane,
- * one thread per pixel of the plane's rectangle: the panel's, or the whole
- * plane of channel 0 when zebra is on.
+/* The statistics overlay on the GPU (see overlay.h): one launch for every
+ * plane of the frame. Each plane's rectangle (the panel's samples, or the
+ * whole plane of channel 0 when zebra is on) is cut into tiles of
+ * CF_OVERLAY_BLOCK_W x (CF_OVERLAY_BLOCK_H x CF_OVERLAY_THREAD_ROWS) = 32 x
+ * 64 samples, one block of 256 threads per tile, the planes' tiles one
+ * after the other in a one-dimensional grid (Plane.first_tile). A thread
+ * owns one column of its tile and every CF_OVERLAY_BLOCK_H-th row of it (a
+ * warp is a row of 32 neighbouring pixels): 8 pixels, which it loads, all
+ * of them at once, before the setup below, so that their memory latency
+ * overlaps it.
  *
- * A block that meets the panel first works out, in shared memory, what the
- * whole panel needs: the largest bin of each graph channel (a shared
- * atomicMax over the 256 bins, one thread per bin) and the text lines,
- * formatted from the device CfStats by one thread per line. Then each
- * thread draws its pixel exactly as cf_overlay_cpu () does: zebra, then the
- * panel's palette index (text glyph, bar or background) blended into the
- * colour samples. The text, bar and panel rules are the C reference's own
- * code (overlay-shared.h, included by both); the tests compare the bytes.
+ * Per-frame data: each block works out only what its tile needs, into
+ * shared memory (Shared), each part by its own warps so that the parts run
+ * side by side; a tile away from the panel (zebra only) skips all of it.
+ * - Text (a tile that reaches the text rows and columns): warp 3 first,
+ *   before it loads its own pixels, lane l formats line l from the device
+ *   CfStats, then each lane works out the glyph pixels of its column, every
+ *   line's in one word (text_column ()).
+ * - Histogram (a tile that meets it): thread t loads bin t of each graph
+ *   channel before its pixels, into shared memory; after a barrier, warps
+ *   0 .. 2 each find the largest bin of every graph channel from there (a
+ *   shuffle reduction, no atomics) and warp c the height of channel c's
+ *   bar in each of the tile's 32 columns.
+ * - Rows: the last 64 threads, one per tile row, work out what the row is
+ *   in the panel (ovl_row ()); each thread works out its column
+ *   (ovl_column ()) in registers.
+ * A second barrier, then each thread draws its pixels exactly as
+ * cf_overlay_cpu () does: zebra, then the panel's palette index
+ * (ovl_index () of its column's and the row's parts, with the column's
+ * bars and glyphs), blended into the colour samples; it writes a pixel
+ * back only when it changed. The text, bar and panel rules are the C
+ * reference's own code (overlay-shared.h, included by both); the tests
+ * compare the bytes. The grid is done when every block has drawn its tile:
+ * blocks share nothing, no workspace, no atomics.
+ *
+ * A pixel is one 32-bit word of its bytes (little-endian, as in memory).
+ * Planes of 8-bit samples whose pixels are aligned words of 1, 2 or 4
+ * bytes (Plane.word: Y, NV12's UV, RGBA and kin, when address and pitch
+ * allow) are read and written a word at a time, through code compiled for
+ * that size (draw_tile<W>), with no test of the layout per pixel; the rest
+ * (RGB, GRAY16_LE, unaligned planes) byte by byte. The palette is packed
+ * per plane on the host into such words.
  *
  * The plan travels by value as a __grid_constant__ kernel argument (about
- * 0.6 KiB: palette and font), so no device memory and no copy per frame.
- * The panel is small and zebra a read-modify-write of one plane: clarity
- * wins over vector loads here.
+ * 0.6 KiB: palette and font), with the planes' layouts and packed colours:
+ * no device memory and no copy per frame.
  */
 #include "overlay.h"
 #include "cuda-common.cuh"
@@ -22,119 +51,365 @@
 #include <cuda_runtime.h>
 
 #include <stdint.h>
+#include <type_traits>
 
 namespace {
 
-struct Args {
-  CfOverlayPlan plan;
+/* One plane's share of the launch. */
+struct Plane {
   uint8_t *data;
   size_t pitch;
-  int plane;
-  int x0, y0, width, height;    /* the rectangle drawn, plane samples */
-  int pixel_bytes, sample_bytes, samples, shift_x, shift_y;
-  int8_t channel[4];
+  int x0, y0, x1, y1;           /* the rectangle drawn, plane samples */
+  int tiles_x;                  /* tiles across the rectangle */
+  int first_tile;               /* the block of its first tile */
+  int shift_x, shift_y;
+  int pixel_bytes, sample_bytes, samples;
+  int word;                     /* 4, 2 or 1: every pixel is one aligned word
+                                 * of that many bytes of 8-bit samples; 0:
+                                 * read byte by byte */
+  int zebra;                    /* the plane of channel 0, zebra on */
+  int zebra_shift[3];           /* first bit of the R, G, B (Y, gray) sample
+                                 * in a pixel's word, -1: none */
+  uint32_t colour_mask;         /* the bits of the colour samples */
+  uint32_t colour[CF_OVERLAY_COLOURS];  /* each palette entry as a pixel's
+                                         * word, colour samples only */
+  uint32_t background[2];       /* c a + 128 of the background, see paint () */
+};
+
+struct Args {
+  CfOverlayPlan plan;
+  Plane plane[CF_MAX_PLANES];   /* those with something to draw, in order */
+  int n_planes;
   const CfStats *stats;
   int fps_x10;
 };
 
 #include "overlay-shared.h"
 
-__global__ void
-overlay_kernel (const __grid_constant__ Args a)
+constexpr int WARP = 32;
+constexpr int TILE_W = CF_OVERLAY_BLOCK_W;
+constexpr int ROWS = CF_OVERLAY_THREAD_ROWS;
+constexpr int TILE_H = CF_OVERLAY_BLOCK_H * ROWS;
+constexpr int THREADS = CF_OVERLAY_BLOCK_W * CF_OVERLAY_BLOCK_H;
+/* Resident blocks per multiprocessor asked of the compiler, so at most 64
+ * registers a thread (left alone it takes about 78: 3 blocks). The default
+ * panel at 2160p is 432 tiles of RGBA, 540 of NV12, for the 132
+ * multiprocessors of an H100: with 3 a second wave of blocks would double
+ * the time. */
+constexpr int BLOCKS_PER_SM = 4;
+/* the setup's roles, by warp */
+constexpr int BAR_THREADS = 3 * WARP;   /* warps 0 .. 2 */
+constexpr int TEXT_WARP = 3;
+constexpr int ROW_THREAD = THREADS - TILE_H;    /* the last TILE_H threads */
+
+static_assert (TILE_W == WARP, "a warp is one row of a tile");
+static_assert (BAR_THREADS <= TEXT_WARP * WARP
+    && (TEXT_WARP + 1) * WARP <= ROW_THREAD && ROW_THREAD % WARP == 0,
+    "the setup's roles are separate warps");
+static_assert (CF_STATS_BINS == THREADS, "a graph bin per thread");
+static_assert (CF_OVERLAY_MAX_LINES * CF_OVERLAY_CELL_H <= 32,
+    "every line's glyph rows in one word (text_column ())");
+static_assert (CF_OVERLAY_MAX_LINES <= WARP, "a text line per lane");
+static_assert (CF_STATS_BINS % WARP == 0, "whole bins per lane");
+
+/* What a block keeps in shared memory: the per-frame data of its tile. */
+struct Shared {
+  uint32_t bin[3][CF_STATS_BINS];       /* graph bins (bin_value ()) */
+  int bar[3][TILE_W];           /* column_bar () per channel and column */
+  uint32_t glyph[TILE_W];       /* text_column () per column */
+  CfOvlRow row[TILE_H];
+  char text[CF_OVERLAY_MAX_LINES][CF_OVERLAY_LINE_CHARS + 1];
+  int len[CF_OVERLAY_MAX_LINES];
+};
+
+/* A pixel as a word of its bytes. W (Plane.word): 4, 2 or 1, the pixel is
+ * one aligned word of that many bytes of 8-bit samples; 0, anything else,
+ * read byte by byte. The kernel is compiled once per W: on the per-pixel
+ * path the layout is no test. */
+template <int W> __device__ __forceinline__ uint32_t
+load_pixel (const uint8_t * p, int pixel_bytes)
 {
-  __shared__ unsigned long long s_top[3];
-  __shared__ char s_text[CF_OVERLAY_MAX_LINES][CF_OVERLAY_LINE_CHARS + 1];
-  __shared__ int s_len[CF_OVERLAY_MAX_LINES];
-  const CfOverlayPlan *plan = &a.plan;
-  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-  const int x = a.x0 + blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = a.y0 + blockIdx.y * blockDim.y + threadIdx.y;
+  uint32_t v;
 
-  /* Does the block meet the panel? The same answer for all its threads. */
-  const int bx0 = (a.x0 + (int) (blockIdx.x * blockDim.x)) << a.shift_x;
-  const int by0 = (a.y0 + (int) (blockIdx.y * blockDim.y)) << a.shift_y;
-  const int bx1 = (a.x0 + (int) ((blockIdx.x + 1) * blockDim.x)) << a.shift_x;
-  const int by1 = (a.y0 + (int) ((blockIdx.y + 1) * blockDim.y)) << a.shift_y;
-  const bool panel = bx0 < plan->panel_x + plan->panel_width
-      && bx1 > plan->panel_x && by0 < plan->panel_y + plan->panel_height
-      && by1 > plan->panel_y;
+  if (W == 4)
+    return *(const uint32_t *) p;
+  if (W == 2)
+    return *(const uint16_t *) p;
+  v = p[0];
+#pragma unroll
+  for (int k = 1; k < 4; k++)
+    if (W == 0 && k < pixel_bytes)
+      v |= (uint32_t) p[k] << 8 * k;
+  return v;
+}
 
-  if (panel) {
-    const int n = graph_channels (plan);
-
-    if (tid < 3)
-      s_top[tid] = 0;
-    if (tid < plan->text_lines)
-      s_len[tid] = cf_ovl_text_line (plan, a.stats, a.fps_x10, tid, s_text[tid]);
-    __syncthreads ();
-    for (int b = tid; b < CF_STATS_BINS; b += blockDim.x * blockDim.y)
-      for (int c = 0; c < n; c++)
-        atomicMax (&s_top[c], (unsigned long long) bin_value (plan, a.stats,
-                c, b));
-    __syncthreads ();
-    if (tid == 0) {
-      unsigned long long all = 0;
-
-      for (int c = 0; c < 3; c++) {
-        s_top[c] = scaled (plan, s_top[c]);
-        all = s_top[c] > all ? s_top[c] : all;
-      }
-      if (plan->channels == CF_OVERLAY_CHANNELS_RGB)
-        for (int c = 0; c < 3; c++)
-          s_top[c] = all;
-    }
-    __syncthreads ();
+template <int W> __device__ __forceinline__ void
+store_pixel (uint8_t * p, uint32_t v, int pixel_bytes)
+{
+  if (W == 4) {
+    *(uint32_t *) p = v;
+  } else if (W == 2) {
+    *(uint16_t *) p = (uint16_t) v;
+  } else {
+    p[0] = (uint8_t) v;
+#pragma unroll
+    for (int k = 1; k < 4; k++)
+      if (W == 0 && k < pixel_bytes)
+        p[k] = (uint8_t) (v >> 8 * k);
   }
-  if (x >= a.x0 + a.width || y >= a.y0 + a.height)
-    return;
+}
 
-  uint8_t *px = a.data + (size_t) y * a.pitch + (size_t) x * a.pixel_bytes;
-  const int lx = x << a.shift_x, ly = y << a.shift_y;
-  const int sb = a.sample_bytes;
-  unsigned v[4];
+/* Zebra on pixel @v of the plane of channel 0, on a stripe:
+ * draw_pixel () of the C reference on the samples of the word. */
+__device__ __forceinline__ uint32_t
+zebra (const CfOverlayPlan * plan, const Plane & pl, uint32_t v)
+{
+  const uint32_t sample = pl.sample_bytes == 2 ? 0xffff : 0xff;
+  unsigned rgb[3], luma, value;
   int idx;
 
-  for (int k = 0; k < a.samples; k++)
-    v[k] = sb == 2 ? px[2 * k] | (unsigned) px[2 * k + 1] << 8 : px[k];
+#pragma unroll
+  for (int c = 0; c < 3; c++)
+    rgb[c] = pl.zebra_shift[c] >= 0 ? v >> pl.zebra_shift[c] & sample : 0;
+  if (pl.samples >= 3) {
+    luma = (77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8;
+    value = luma;
+  } else {
+    value = rgb[0];
+    luma = pl.sample_bytes == 2 ? value >> 8 : value;
+  }
+  idx = luma >= (unsigned) plan->zebra_level ? CF_OVERLAY_ZEBRA_HIGH :
+      plan->zebra_zero && value == 0 ? CF_OVERLAY_ZEBRA_ZERO : -1;
+  return idx < 0 ? v : (v & ~pl.colour_mask) | pl.colour[idx];
+}
 
-  if (plan->zebra && a.plane == 0 && (lx + ly) / plan->zebra_period % 2 == 0) {
-    unsigned rgb[3] = { 0, 0, 0 }, luma, value;
+/* Pixel @v's colour samples blended into palette entry @idx:
+ * out = (in (256 - a) + c a + 128) >> 8 (overlay.h). a = 256 (bars, text)
+ * gives c itself: the entry's word. The background (a = 256 - @keep)
+ * blends 8-bit samples two at a time, in the 16-bit halves of a word (even
+ * samples, then odd): in (256 - a) + c a + 128 <= 255 * 256 + 128 < 65536,
+ * so no carry crosses a half; background[] holds c a + 128 of each half.
+ * 16-bit samples (two at most) one at a time, background[k] that of
+ * sample k. */
+template <int W> __device__ __forceinline__ uint32_t
+paint (const Plane & pl, uint32_t v, int idx, uint32_t keep)
+{
+  uint32_t c;
 
-    for (int k = 0; k < a.samples; k++)
-      if (a.channel[k] >= 0 && a.channel[k] < 3)
-        rgb[a.channel[k]] = v[k];
-    if (a.samples >= 3) {
-      luma = (77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8;
-      value = luma;
-    } else {
-      value = rgb[0];
-      luma = sb == 2 ? value >> 8 : value;
+  if (W != 0 || pl.sample_bytes == 1) {
+    const uint32_t even = (v & 0x00ff00ff) * keep + pl.background[0];
+    const uint32_t odd = (v >> 8 & 0x00ff00ff) * keep + pl.background[1];
+
+    c = (even >> 8 & 0x00ff00ff) | (odd & 0xff00ff00);
+  } else {
+    c = 0;
+#pragma unroll
+    for (int k = 0; k < 2; k++)
+      c |= ((v >> 16 * k & 0xffff) * keep + pl.background[k]) >> 8 << 16 * k;
+  }
+  c = idx == CF_OVERLAY_BACKGROUND ? c : pl.colour[idx];
+  return (v & ~pl.colour_mask) | (c & pl.colour_mask);
+}
+
+/* The whole work of a block on a plane of word W (see the top). */
+template <int W> __device__ __forceinline__ void
+draw_tile (const Args & a, const Plane & pl, Shared & s)
+{
+  const CfOverlayPlan *plan = &a.plan;
+  const int tid = threadIdx.x, lane = tid % WARP, warp = tid / WARP;
+  const int pb = W ? W : pl.pixel_bytes;
+  const int sx = pl.shift_x, sy = pl.shift_y;
+  /* W > 0: byte offsets in the tile fit 32 bits (the launcher sees to it),
+   * which spares registers; W = 0, any pitch */
+  typedef typename std::conditional < W == 0, size_t, uint32_t >::type Off;
+  const Off step = (Off) (CF_OVERLAY_BLOCK_H * pl.pitch);
+  const int tile = (int) blockIdx.x - pl.first_tile;
+  const int x0 = pl.x0 + tile % pl.tiles_x * TILE_W;
+  const int y0 = pl.y0 + tile / pl.tiles_x * TILE_H;
+  const int x = x0 + lane;
+  /* this thread's rows y0 + warp + i CF_OVERLAY_BLOCK_H, i < its count */
+  const int rows = x < pl.x1 ? pl.y1 - y0 - warp : 0;
+  uint8_t *const first = pl.data + (size_t) y0 * pl.pitch + (size_t) x0 * pb;
+  const Off start = (Off) warp * (Off) pl.pitch + (Off) (lane * pb);
+
+  /* The tile's first and last luma column and row (of the top-left luma
+   * pixels of its samples): what it meets of the panel. The same answers
+   * for the whole block; supersets of what its pixels read. */
+  const int x1 = x0 + TILE_W < pl.x1 ? x0 + TILE_W : pl.x1;
+  const int y1 = y0 + TILE_H < pl.y1 ? y0 + TILE_H : pl.y1;
+  const int lx0 = x0 << sx, lx1 = (x1 - 1) << sx;
+  const int ly0 = y0 << sy, ly1 = (y1 - 1) << sy;
+  const bool panel = lx1 >= plan->panel_x
+      && lx0 < plan->panel_x + plan->panel_width && ly1 >= plan->panel_y
+      && ly0 < plan->panel_y + plan->panel_height;
+  const bool text = panel && plan->text_lines > 0 && lx1 >= plan->text_x
+      && ly1 >= plan->text_y;
+  const bool hist = panel && plan->hist_width > 0 && plan->hist_height > 0
+      && lx1 >= plan->hist_x && lx0 < plan->hist_x + plan->hist_width
+      && ly1 >= plan->hist_y && ly0 < plan->hist_y + plan->hist_height;
+  uint32_t bin[3] = { 0, 0, 0 }, px[ROWS];
+  CfOvlColumn col;
+
+  /* (without text in the tile, no pixel needs the text column: no
+   * division) */
+  ovl_column (plan, x << sx, text, &col);
+
+  /* 0. the text, by warp 3 before it loads any pixel: lane l formats line
+   * l, then each lane works out the glyphs of its column. First, so that
+   * this serial work overlaps the other warps' loads, and before the
+   * pixels so that its registers do not add to theirs (occupancy). */
+  if (text && warp == TEXT_WARP) {
+    if (lane < plan->text_lines) {
+      CfOvlLineStats ls;
+
+      text_line_stats (plan, a.stats, lane, &ls);
+      s.len[lane] = text_line_format (plan, &ls, a.fps_x10, lane,
+          s.text[lane]);
     }
-    idx = luma >= (unsigned) plan->zebra_level ? CF_OVERLAY_ZEBRA_HIGH :
-        plan->zebra_zero && value == 0 ? CF_OVERLAY_ZEBRA_ZERO : -1;
-    for (int k = 0; idx >= 0 && k < a.samples; k++)
-      if (a.channel[k] >= 0 && a.channel[k] < 3)
-        v[k] = plan->palette[idx][a.channel[k]];
+    __syncwarp ();
+    s.glyph[lane] = col.text >= 0 ?
+        text_column (plan, s.text, s.len, col.text) : 0;
   }
 
-  idx = panel ? panel_index (plan, a.stats, s_top, s_text, s_len, lx, ly) :
-      -1;
-  if (idx >= 0) {
-    const unsigned alpha = idx == CF_OVERLAY_BACKGROUND ? plan->alpha : 256;
-
-    for (int k = 0; k < a.samples; k++)
-      if (a.channel[k] >= 0 && a.channel[k] < 3)
-        v[k] = (v[k] * (256 - alpha) + plan->palette[idx][a.channel[k]] *
-            alpha + 128) >> 8;
+  /* 1. the statistics the tile needs: loads issued before the pixels', so
+   * that the setup's path does not wait behind them. Thread t: bin t of
+   * each graph channel (a bin fits 32 bits: a histogram count, or the luma
+   * weighting, (256 (2^32 - 1) + 128) >> 8). */
+  if (hist) {
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      if (c < graph_channels (plan))
+        bin[c] = (uint32_t) bin_value (plan, a.stats, c, tid);
   }
 
-  for (int k = 0; k < a.samples; k++) {
-    if (sb == 2) {
-      px[2 * k] = (uint8_t) v[k];
-      px[2 * k + 1] = (uint8_t) (v[k] >> 8);
-    } else {
-      px[k] = (uint8_t) v[k];
+  /* 2. this thread's pixels: all the loads in flight at once */
+#pragma unroll
+  for (int i = 0; i < ROWS; i++)
+    px[i] = i * CF_OVERLAY_BLOCK_H < rows ?
+        load_pixel<W> (first + (start + i * step), pb) : 0;
+
+  /* 3. the rest of the tile's per-frame data, in shared memory */
+  int bar[3] = { 0, 0, 0 };
+  uint32_t glyph = 0;
+
+  if (panel) {
+    if (hist) {
+#pragma unroll
+      for (int c = 0; c < 3; c++)
+        s.bin[c][tid] = bin[c];
     }
+    if (tid >= ROW_THREAD) {
+      CfOvlRow row;
+
+      ovl_row (plan, (y0 + tid - ROW_THREAD) << sy, &row);
+      s.row[tid - ROW_THREAD] = row;
+    }
+    __syncthreads ();
+    if (hist && tid < BAR_THREADS) {
+      /* warp c: the tops (graph_tops () of the C reference: each lane
+       * takes bins l, l + 32, ..., then a butterfly of shuffles), then
+       * channel c's bar in column lane */
+      const int c = warp;
+      unsigned long long top[3], all = 0;
+      int h = 0;
+
+#pragma unroll
+      for (int k = 0; k < 3; k++) {
+        uint32_t m = 0;
+
+#pragma unroll
+        for (int j = 0; j < CF_STATS_BINS / WARP; j++)
+          m = max (m, s.bin[k][lane + WARP * j]);
+#pragma unroll
+        for (int d = WARP / 2; d > 0; d /= 2)
+          m = max (m, __shfl_xor_sync (0xffffffffu, m, d));
+        top[k] = scaled (plan, m);
+        all = top[k] > all ? top[k] : all;
+      }
+      if (c < graph_channels (plan) && col.hist >= 0) {
+        int b1, b = column_bins (plan, col.hist, &b1);
+        uint32_t v = 0;
+
+        for (; b < b1; b++)
+          v = max (v, s.bin[c][b]);
+        h = bar_rows (plan, v, plan->channels == CF_OVERLAY_CHANNELS_RGB ?
+            all : c == 0 ? top[0] : c == 1 ? top[1] : top[2],
+            graph_rows (plan, c));
+      }
+      s.bar[c][lane] = h;
+    }
+    __syncthreads ();
+    if (hist) {
+#pragma unroll
+      for (int c = 0; c < 3; c++)
+        bar[c] = s.bar[c][lane];
+    }
+    if (text)
+      glyph = s.glyph[lane];
+  }
+
+  /* 4. draw; zebra's stripe (lx + ly) / period follows the rows as a
+   * quotient and a remainder */
+  const bool zebra_on = pl.zebra;
+  const uint32_t keep = 256 - plan->alpha;
+  const int period = plan->zebra_period;
+  const int zstep = CF_OVERLAY_BLOCK_H << sy;
+  int stripe = 0, rest = 0;
+
+  if (zebra_on) {
+    const int z = (x << sx) + ((y0 + warp) << sy);
+
+    stripe = z / period;
+    rest = z % period;
+  }
+#pragma unroll
+  for (int i = 0; i < ROWS; i++) {
+    uint32_t v = px[i];
+
+    if (i * CF_OVERLAY_BLOCK_H >= rows)
+      break;
+    if (zebra_on) {
+      if (stripe % 2 == 0)
+        v = zebra (plan, pl, v);
+      for (rest += zstep; rest >= period; rest -= period)
+        stripe++;
+    }
+    if (panel) {
+      const CfOvlRow row = s.row[warp + i * CF_OVERLAY_BLOCK_H];
+      const int idx = ovl_index (plan, NULL, NULL, bar, &glyph, NULL, NULL,
+          &col, &row);
+
+      if (idx >= 0)
+        v = paint<W> (pl, v, idx, keep);
+    }
+    if (v != px[i])
+      store_pixel<W> (first + (start + i * step), v, pb);
+  }
+}
+
+__global__ void __launch_bounds__ (THREADS, BLOCKS_PER_SM)
+overlay_kernel (const __grid_constant__ Args a)
+{
+  __shared__ Shared s;
+  int p = 0;
+
+  /* the plane of this block's tile */
+  for (int k = 1; k < a.n_planes; k++)
+    if ((int) blockIdx.x >= a.plane[k].first_tile)
+      p = k;
+  switch (a.plane[p].word) {
+    case 4:
+      draw_tile<4> (a, a.plane[p], s);
+      break;
+    case 2:
+      draw_tile<2> (a, a.plane[p], s);
+      break;
+    case 1:
+      draw_tile<1> (a, a.plane[p], s);
+      break;
+    default:
+      draw_tile<0> (a, a.plane[p], s);
+      break;
   }
 }
 
@@ -145,45 +420,76 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
     const CfStats * d_stats, int fps_x10, cudaStream_t stream)
 {
   const CfFormatInfo *info;
+  Args a;
+  int tiles = 0;
 
   if (!plan || !d_image || !d_stats || plan->format == CF_FORMAT_COUNT
       || cf_image_check (d_image) != 0 || d_image->format != plan->format
       || d_image->width != plan->width || d_image->height != plan->height)
     return cudaErrorInvalidValue;
   info = cf_format_info (d_image->format);
+  a.plan = *plan;
+  a.n_planes = 0;
+  a.stats = d_stats;
+  a.fps_x10 = fps_x10;
   for (int p = 0; p < info->n_planes; p++) {
     const CfPlaneLayout *l = &info->plane[p];
+    const int sb = l->sample_bytes, pb = l->pixel_bytes;
+    const uint32_t sample = sb == 2 ? 0xffff : 0xff;
     int x0, y0, x1, y1;
-    Args a;
 
     cf_ovl_plane_rect (plan, d_image, p, &x0, &y0, &x1, &y1);
     if (x1 <= x0 || y1 <= y0)
       continue;
-    a.plan = *plan;
-    a.data = (uint8_t *) d_image->data[p];
-    a.pitch = d_image->pitch[p];
-    a.plane = p;
-    a.x0 = x0;
-    a.y0 = y0;
-    a.width = x1 - x0;
-    a.height = y1 - y0;
-    a.pixel_bytes = l->pixel_bytes;
-    a.sample_bytes = l->sample_bytes;
-    a.samples = l->pixel_bytes / l->sample_bytes;
-    a.shift_x = l->shift_x;
-    a.shift_y = l->shift_y;
-    for (int k = 0; k < 4; k++)
-      a.channel[k] = k < a.samples ? l->channel[k] : -1;
-    a.stats = d_stats;
-    a.fps_x10 = fps_x10;
 
-    const dim3 block (CF_OVERLAY_BLOCK_W, CF_OVERLAY_BLOCK_H);
-    const dim3 grid ((a.width + CF_OVERLAY_BLOCK_W - 1) / CF_OVERLAY_BLOCK_W,
-        (a.height + CF_OVERLAY_BLOCK_H - 1) / CF_OVERLAY_BLOCK_H);
-    overlay_kernel<<<grid, block, 0, stream>>> (a);
-    const cudaError_t err = cudaGetLastError ();
-    if (err != cudaSuccess)
-      return err;
+    Plane & pl = a.plane[a.n_planes++];
+
+    pl.data = (uint8_t *) d_image->data[p];
+    pl.pitch = d_image->pitch[p];
+    pl.x0 = x0;
+    pl.y0 = y0;
+    pl.x1 = x1;
+    pl.y1 = y1;
+    pl.tiles_x = (x1 - x0 + TILE_W - 1) / TILE_W;
+    pl.first_tile = tiles;
+    tiles += pl.tiles_x * ((y1 - y0 + TILE_H - 1) / TILE_H);
+    pl.shift_x = l->shift_x;
+    pl.shift_y = l->shift_y;
+    pl.pixel_bytes = pb;
+    pl.sample_bytes = sb;
+    pl.samples = pb / sb;
+    /* words when the pixels are aligned ones of 8-bit samples and a
+     * tile's byte offsets fit 32 bits (draw_tile ()) */
+    pl.word = sb == 1 && (pb == 1 || ((pb == 2 || pb == 4)
+            && (uintptr_t) pl.data % pb == 0 && pl.pitch % pb == 0))
+        && pl.pitch <= INT32_MAX / TILE_H ? pb : 0;
+    pl.zebra = plan->zebra && p == 0;
+    pl.colour_mask = 0;
+    pl.background[0] = pl.background[1] = 0;
+    for (int c = 0; c < 3; c++)
+      pl.zebra_shift[c] = -1;
+    for (int i = 0; i < CF_OVERLAY_COLOURS; i++)
+      pl.colour[i] = 0;
+    for (int k = 0; k < pl.samples; k++) {
+      const int c = l->channel[k], shift = 8 * sb * k;
+
+      if (c < 0 || c >= 3)
+        continue;               /* alpha or padding: never written */
+      pl.zebra_shift[c] = shift;
+      pl.colour_mask |= sample << shift;
+      for (int i = 0; i < CF_OVERLAY_COLOURS; i++)
+        pl.colour[i] |= (uint32_t) plan->palette[i][c] << shift;
+      /* c a + 128: 8-bit samples by halves of even and odd samples */
+      const uint32_t ca = (uint32_t) plan->palette[CF_OVERLAY_BACKGROUND][c] *
+          (uint32_t) plan->alpha + 128;
+      if (sb == 1)
+        pl.background[k % 2] |= ca << 16 * (k / 2);
+      else
+        pl.background[k] = ca;
+    }
   }
-  return cudaSuccess;
+  if (a.n_planes == 0)
+    return cudaSuccess;
+  overlay_kernel<<<tiles, THREADS, 0, stream>>> (a);
+  return cudaGetLastError ();
 }

@@ -186,17 +186,22 @@ int cf_overlay_cpu (const CfOverlayPlan * plan, const CfImage * image,
     const CfStats * stats, int fps_x10);
 
 #ifdef HAVE_CUDA
+/* Threads per block of the kernel, CF_OVERLAY_BLOCK_W x CF_OVERLAY_BLOCK_H,
+ * each drawing CF_OVERLAY_THREAD_ROWS pixels of one column: a block draws
+ * a tile of 32 x 64 samples of a plane (overlay.cu says why). */
 #define CF_OVERLAY_BLOCK_W 32
 #define CF_OVERLAY_BLOCK_H 8
+#define CF_OVERLAY_THREAD_ROWS 8
 
 /* GPU launcher: draws onto @d_image (device, any pitch and alignment) on
  * @stream from @d_stats, DEVICE memory (as cf_stats_cuda () writes it: no
  * synchronisation between the two); @plan is host memory, copied into the
- * launches. One launch per plane; the panel's rectangle only, or every
- * pixel of the plane of channel 0 with zebra. The stats' channel count is
- * not checked (it is on the device). Returns cudaErrorInvalidValue when an
+ * launch. One launch for all the planes, none when there is nothing to
+ * draw; the panel's rectangle only, or every pixel of the plane of channel
+ * 0 with zebra. No device scratch memory. The stats' channel count is not
+ * checked (it is on the device). Returns cudaErrorInvalidValue when an
  * argument is missing or the image does not match the plan, otherwise the
- * launches' error. */
+ * launch's error. */
 cudaError_t cf_overlay_cuda (const CfOverlayPlan * plan,
     const CfImage * d_image, const CfStats * d_stats, int fps_x10,
     cudaStream_t stream);
