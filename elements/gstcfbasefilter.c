@@ -175,6 +175,30 @@ gst_cf_base_filter_caps_in_memories (GstCfBaseFilter * self,
   return ret;
 }
 
+/* @caps with its structures in CUDA memory first, the order kept within
+ * each memory (a new reference). */
+static GstCaps *
+cuda_memory_first (GstCaps * caps)
+{
+  GstCaps *ret = gst_caps_new_empty ();
+  guint pass, i;
+
+  if (gst_caps_is_any (caps))
+    return gst_caps_ref (caps);
+  for (pass = 0; pass < 2; pass++)
+    for (i = 0; i < gst_caps_get_size (caps); i++) {
+      GstCapsFeatures *f = gst_caps_get_features (caps, i);
+      gboolean cuda = f && !gst_caps_features_is_any (f) &&
+          gst_caps_features_contains (f, GST_CF_CAPS_FEATURE_CUDA_MEMORY);
+
+      if (cuda == (pass == 0))
+        ret = gst_caps_merge_structure_full (ret,
+            gst_structure_copy (gst_caps_get_structure (caps, i)),
+            f ? gst_caps_features_copy (f) : NULL);
+    }
+  return ret;
+}
+
 /* The same frames in either memory. */
 static GstCaps *
 gst_cf_base_filter_transform_caps (GstBaseTransform * trans,
@@ -573,6 +597,13 @@ map_output (GstCfBaseFilter * self, GstCfFrameSlot * slot, CfImage * image)
           ("Could not get an output buffer"), ("%s", gst_flow_get_name (ret)));
     return FALSE;
   }
+  if (priv->out_cuda && !(gst_buffer_n_memory (slot->outbuf) == 1 &&
+          gst_cf_gpu_owns_memory (&priv->gpu,
+              gst_buffer_peek_memory (slot->outbuf, 0)))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Unusable output buffer"),
+        ("not CUDA memory of the element's context"));
+    return FALSE;
+  }
   if (!map_image (self, &slot->out_frame, &priv->out_info, priv->out_format,
           slot->outbuf, GST_MAP_WRITE | (priv->out_cuda ? GST_CF_MAP_CUDA : 0),
           FALSE, image))
@@ -954,6 +985,21 @@ gst_cf_base_filter_query (GstBaseTransform * trans, GstPadDirection direction,
       (trans, direction, query))
     return FALSE;
 
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && cuda_memory_possible (self)) {
+    GstCaps *caps;
+
+    /* basetransform puts the peer's own caps first, to favour passthrough:
+     * a system memory sink downstream would then pull system memory into
+     * every link of a chain of ours. CUDA memory first, as the templates
+     * say. */
+    gst_query_parse_caps_result (query, &caps);
+    if (caps) {
+      caps = cuda_memory_first (caps);
+      gst_query_set_caps_result (query, caps);
+      gst_caps_unref (caps);
+    }
+  }
+
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     GstClockTime min, max, ours = 0;
     gboolean live;
@@ -1090,10 +1136,16 @@ gst_cf_base_filter_decide_allocation (GstBaseTransform * trans,
   GstBufferPool *pool = NULL;
   GstCaps *caps;
   gboolean needed;
+  guint min = frames_in_flight (self) + 1;
 
+  /* An ANALYSE element whose frames come in the memory they leave in
+   * passes them on, but a buffer of another context or of system memory
+   * under CUDA caps still needs a CUDA buffer to go on in: a pool that
+   * allocates only then (no minimum). */
   switch (KIND (self)) {
     case GST_CF_FILTER_ANALYSE:
-      needed = priv->in_cuda != priv->out_cuda;
+      needed = priv->out_cuda || priv->in_cuda != priv->out_cuda;
+      min = priv->in_cuda == priv->out_cuda ? 0 : frames_in_flight (self) + 1;
       break;
     case GST_CF_FILTER_DRAW:
       needed = cuda;            /* the CPU draws on the input itself */
@@ -1121,13 +1173,12 @@ gst_cf_base_filter_decide_allocation (GstBaseTransform * trans,
   }
   if (pool && gst_cf_gpu_is_own_pool (&priv->gpu, pool)) {
     GST_DEBUG_OBJECT (self, "downstream's CUDA pool, of our context");
-    return add_pool (self, query, pool, caps, frames_in_flight (self) + 1,
-        NULL);
+    return add_pool (self, query, pool, caps, min, NULL);
   }
   gst_clear_object (&pool);
   GST_DEBUG_OBJECT (self, "using a pool of %s memory of its own",
       priv->out_cuda ? "CUDA" : cuda ? "page-locked" : "system");
-  return add_own_pool (self, query, caps, frames_in_flight (self) + 1);
+  return add_own_pool (self, query, caps, min);
 }
 
 /* ---- properties and type --------------------------------------------- */
