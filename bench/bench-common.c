@@ -326,6 +326,23 @@ buffer_is_pinned (GstBuffer * buf)
   return pinned;
 }
 
+gboolean
+caps_in_cuda_memory (const GstCaps * caps)
+{
+  GstCapsFeatures *f = gst_caps_get_size (caps) ?
+      gst_caps_get_features (caps, 0) : NULL;
+
+  return f && gst_caps_features_contains (f, BENCH_CAPS_FEATURE_CUDA_MEMORY);
+}
+
+/* GStreamer's GST_CUDA_MEMORY_TYPE_NAME: its allocator's memory type. */
+gboolean
+buffer_is_cuda (GstBuffer * buf)
+{
+  return gst_buffer_n_memory (buf) > 0 &&
+      gst_memory_is_type (gst_buffer_peek_memory (buf, 0), "gst.cuda.memory");
+}
+
 /* Pushes a shallow copy of @buf: the same (pinned) memory in a buffer of its
  * own, so that a PTS is never written into a buffer still in flight. */
 gboolean
@@ -371,12 +388,49 @@ table_header (const char *const meta[][2], guint n_meta)
       "median_us,min_us,gbps,fps,note", meta, n_meta);
 }
 
+/* Into @buf, the memory of each element's output from @src down to the
+ * sink as negotiated: "system > CUDA > ...". Capsfilters are left out:
+ * they pass on the caps of the element before them. */
+static void
+link_memories (GstElement * src, char *buf, size_t size)
+{
+  GString *s = g_string_new (NULL);
+  GstElement *e = gst_object_ref (src);
+
+  while (e) {
+    GstElementFactory *factory = gst_element_get_factory (e);
+    GstPad *pad = gst_element_get_static_pad (e, "src"), *peer = NULL;
+    GstCaps *caps;
+
+    gst_object_unref (e);
+    e = NULL;
+    if (!pad)
+      break;
+    if (!factory || strcmp (GST_OBJECT_NAME (factory), "capsfilter")) {
+      caps = gst_pad_get_current_caps (pad);
+      g_string_append_printf (s, "%s%s", s->len ? " > " : "", !caps ? "?" :
+          caps_in_cuda_memory (caps) ? "CUDA" : "system");
+      if (caps)
+        gst_caps_unref (caps);
+    }
+    peer = gst_pad_get_peer (pad);
+    gst_object_unref (pad);
+    if (peer) {
+      e = gst_pad_get_parent_element (peer);
+      gst_object_unref (peer);
+    }
+  }
+  g_strlcpy (buf, s->str, size);
+  g_string_free (s, TRUE);
+}
+
 /* Runs appsrc ! @element ! [@out_caps !] fakesink with @frames frames of
  * @caps after a warm-up (@held: frames the element may hold back): buffers
  * from the pool the element proposes (when @use_pool; the note says whether
- * they are pinned), else malloc'ed ones, filled with random bytes once and
- * pushed as shallow copies. frames/s from the wall clock between the first
- * timed push and EOS; GB/s counts @bytes_per_frame per frame. */
+ * they are pinned, or CUDA memory), else malloc'ed ones, filled with random
+ * bytes once and pushed as shallow copies. frames/s from the wall clock
+ * between the first timed push and EOS; GB/s counts @bytes_per_frame per
+ * frame; r->memories what was negotiated. */
 gboolean
 run_pipeline (const char *element, const char *out_caps, GstCaps * caps,
     gboolean use_pool, int frames, int held, double bytes_per_frame,
@@ -390,6 +444,8 @@ run_pipeline (const char *element, const char *out_caps, GstCaps * caps,
       "fakesink name=sink sync=false enable-last-sample=false", element,
       named ? "" : " name=el", out_caps ? out_caps : "",
       out_caps ? " ! " : "");
+  const gboolean in_cuda = caps_in_cuda_memory (caps);
+  GstCaps *first_caps = gst_caps_copy (caps);
   GstElement *pipeline, *src = NULL;
   GstBufferPool *pool = NULL;
   GstBuffer *bufs[POOL_BUFFERS] = { NULL };
@@ -403,8 +459,14 @@ run_pipeline (const char *element, const char *out_caps, GstCaps * caps,
   gboolean ok = FALSE;
 
   r->fps = r->gbps = -1;
-  r->note[0] = '\0';
+  r->note[0] = r->memories[0] = '\0';
   gst_video_info_from_caps (&info, caps);
+  /* the negotiation frame below is ordinary memory: under CUDA memory caps
+   * the element would take its host pointer for a device one. It goes in
+   * system memory; the caps change to @caps after it. */
+  if (in_cuda)
+    gst_caps_set_features (first_caps, 0,
+        gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY));
   pipeline = gst_parse_launch (desc, &err);
   g_free (desc);
   if (err) {
@@ -415,8 +477,8 @@ run_pipeline (const char *element, const char *out_caps, GstCaps * caps,
   src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   /* an unbounded queue: a push never blocks (nor hangs on an error
    * downstream) and the element never waits for input */
-  g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, "block", FALSE,
-      "max-bytes", (guint64) 0, NULL);
+  g_object_set (src, "caps", first_caps, "format", GST_FORMAT_TIME, "block",
+      FALSE, "max-bytes", (guint64) 0, NULL);
   add_counter (pipeline, "el", &entered);
   add_counter (pipeline, "sink", &out);
   bus = gst_element_get_bus (pipeline);
@@ -432,8 +494,16 @@ run_pipeline (const char *element, const char *out_caps, GstCaps * caps,
   if (!push_copy (src, bufs[0], pushed++, r) || !wait_count (bus, &entered, 1, r))
     goto done;
   gst_buffer_replace (&bufs[0], NULL);
+  if (in_cuda && !use_pool) {
+    fail (r, "frames in CUDA memory come from the element's pool only");
+    goto done;
+  }
+  /* the element answers for @caps, whatever it negotiated */
   if (use_pool && !pool_buffers (src, caps, info.size, bufs, &pool, r))
     goto done;
+  /* appsrc sends the new caps in order with the buffers */
+  if (in_cuda)
+    g_object_set (src, "caps", caps, NULL);
   for (int i = 0; i < POOL_BUFFERS; i++) {
     GstMapInfo map;
     if (!bufs[i])
@@ -444,12 +514,23 @@ run_pipeline (const char *element, const char *out_caps, GstCaps * caps,
   }
   {
     /* what the element gets: push_copy () shares the memory, unless it is
-     * marked NO_SHARE (as does the element's own gst_buffer_make_writable) */
+     * marked NO_SHARE (as does the element's own gst_buffer_make_writable);
+     * CUDA memory is not mapped here (that would stage it on the host) */
     GstBuffer *copy = gst_buffer_copy (bufs[0]);
-    snprintf (r->note, sizeof (r->note), "%s%s", buffer_is_pinned (copy) ?
-        "pinned" : "not pinned", gst_buffer_peek_memory (copy, 0) ==
-        gst_buffer_peek_memory (bufs[0], 0) ? "" : " (a copy re-allocates)");
+    const gboolean cuda = buffer_is_cuda (copy);
+
+    snprintf (r->note, sizeof (r->note), "%s%s", cuda ? "CUDA memory" :
+        buffer_is_pinned (copy) ? "pinned" : "not pinned",
+        gst_buffer_peek_memory (copy, 0) == gst_buffer_peek_memory (bufs[0],
+            0) ? "" : " (a copy re-allocates)");
     gst_buffer_unref (copy);
+    /* frames meant for the GPU must be there: else the row measures
+     * something else */
+    if (use_pool && caps_in_cuda_memory (caps) && !cuda) {
+      fail (r, "the proposed pool gave no CUDA memory for %s caps",
+          BENCH_CAPS_FEATURE_CUDA_MEMORY);
+      goto done;
+    }
   }
 
   /* warm up; what is still in flight then comes out in the timed window,
@@ -477,10 +558,12 @@ run_pipeline (const char *element, const char *out_caps, GstCaps * caps,
     r->fps = (g_atomic_int_get (&out) - out0) * 1e6 / elapsed_us;
     r->gbps = r->fps * bytes_per_frame / 1e9;
     gst_message_unref (msg);
+    link_memories (src, r->memories, sizeof (r->memories));
     ok = TRUE;
   }
 
 done:
+  gst_caps_unref (first_caps);
   if (pipeline)
     gst_element_set_state (pipeline, GST_STATE_NULL);
   for (int i = 0; i < POOL_BUFFERS; i++)
@@ -626,10 +709,11 @@ bench_frames_check (const BenchFrames * fs, int i, char *note, size_t note_size)
   return bad;
 }
 
-void
+double
 bench_transfers (const char *format, const char *size, size_t up,
     const char *up_name, size_t down, const char *down_name, int iters)
 {
+  double overlapped_us = -1;
   cudaStream_t s2;
   cudaEvent_t e[3];
   void *h_up, *h_down, *d_up, *d_down;
@@ -676,6 +760,8 @@ bench_transfers (const char *format, const char *size, size_t up,
         t[i] = ms * 1e3;
     }
     qsort (t, iters, sizeof (double), cmp_double);
+    if (what == 2)
+      overlapped_us = t[iters / 2];
     snprintf (note, sizeof (note), "cudaMemcpyAsync, %s; frames/s: one "
         "frame's copies per median", what == 2 ? "two streams" : "one stream");
     row ("ceiling", name, format, size, "pinned", t[iters / 2], t[0],
@@ -690,6 +776,7 @@ bench_transfers (const char *format, const char *size, size_t up,
   CHECK_CUDA (cudaFree (d_up));
   CHECK_CUDA (cudaFree (d_down));
   g_free (t);
+  return overlapped_us;
 }
 
 gboolean

@@ -63,6 +63,10 @@ gchar *git_commit (const gchar * given);
 typedef struct {
   double fps, gbps;
   char note[160];
+  /* run_pipeline (): the memory of each element's output as negotiated,
+   * from appsrc to the last element before fakesink (capsfilters left out),
+   * e.g. "system > CUDA > system"; empty when the run stopped before */
+  char memories[96];
 } PipeResult;
 
 gboolean fail (PipeResult * r, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
@@ -70,17 +74,30 @@ void add_counter (GstElement * pipeline, const char *name, gint * counter);
 gboolean bus_error (GstMessage * msg, PipeResult * r);
 gboolean wait_count (GstBus * bus, gint * counter, gint target, PipeResult * r);
 /* POOL_BUFFERS buffers from the pool the element downstream of @src
- * proposes for @caps, filled with random bytes. */
+ * proposes for @caps (a GstCudaBufferPool for CUDA memory caps). */
 #define POOL_BUFFERS 8
 gboolean pool_buffers (GstElement * src, GstCaps * caps, guint size,
     GstBuffer ** bufs, GstBufferPool ** pool, PipeResult * r);
 gboolean buffer_is_pinned (GstBuffer * buf);
+/* The caps feature of frames in CUDA memory (GStreamer's
+ * GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY; the benchmarks do not link
+ * gstreamer-cuda), and whether @caps (its first structure) has it. */
+#define BENCH_CAPS_FEATURE_CUDA_MEMORY "memory:CUDAMemory"
+gboolean caps_in_cuda_memory (const GstCaps * caps);
+/* Whether @buf's first memory is GStreamer's CUDA memory. */
+gboolean buffer_is_cuda (GstBuffer * buf);
 gboolean push_copy (GstElement * src, GstBuffer * buf, guint64 n,
     PipeResult * r);
 
 /* appsrc ! @element ! [@out_caps !] fakesink; @element is named "el" (the
  * counter of frames in, and where the caps and the pool come from) unless
- * it says "name=el" itself, as the first element of a chain must. */
+ * it says "name=el" itself, as the first element of a chain must. The
+ * elements of gst-cudafilters on CUDA offer CUDA memory first: @out_caps
+ * says which memory the last one gives fakesink (which takes anything),
+ * "video/x-raw" for system memory, "video/x-raw(memory:CUDAMemory)" for
+ * frames that stay on the GPU. @caps in CUDA memory (@use_pool needed):
+ * frames from the GstCudaBufferPool the element proposes (the note says
+ * "CUDA memory"), after one frame in system memory that negotiates. */
 gboolean run_pipeline (const char *element, const char *out_caps,
     GstCaps * caps, gboolean use_pool, int frames, int held,
     double bytes_per_frame, GRand * rand, PipeResult * r);
@@ -165,8 +182,8 @@ size_t bench_frames_check (const BenchFrames * fs, int i, char *note,
  * same time on two streams (what frames in flight overlap), as rows
  * "pinned h2d @up_name", "pinned d2h @down_name" and both overlapped, of
  * @format and @size; frames/s is what the pipeline could reach if the
- * copies were all it did. */
-void bench_transfers (const char *format, const char *size, size_t up,
+ * copies were all it did. Returns the median µs of the overlapped pair. */
+double bench_transfers (const char *format, const char *size, size_t up,
     const char *up_name, size_t down, const char *down_name, int iters);
 
 /* Prints the "plugin:" header line of @element (its plugin's file and the

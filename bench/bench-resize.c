@@ -9,9 +9,10 @@
  * ceiling   per size and format: a device-to-device copy of (source +
  *           destination) / 2 bytes, which moves as many bytes as reading the
  *           source and writing the destination once: the memory floor.
- * pipeline  appsrc (4K RGBA) ! cudaresize ! 1080p ! fakesink, buffers from
- *           the element's proposed (pinned) pool, frames-in-flight 1 and
- *           the default: frames/s from the first timed push to EOS.
+ * pipeline  appsrc (4K RGBA) ! cudaresize ! video/x-raw (1080p, system
+ *           memory) ! fakesink, buffers from the element's proposed
+ *           (pinned) pool, frames-in-flight 1 and the default: frames/s
+ *           from the first timed push to EOS.
  *           Beside them, the PCIe ceiling: the upload and the download alone
  *           and overlapped, from and to pinned memory.
  * cpu       the same with videoscale (n-threads = CPU cores) and with
@@ -198,6 +199,7 @@ run_case (const PipeCase * pc, GRand * rand, PipeResult * r)
       "RGBA", "width", G_TYPE_INT, IN_W, "height", G_TYPE_INT, IN_H,
       "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1,
       "framerate", GST_TYPE_FRACTION, 0, 1, NULL);
+  /* no caps feature: system memory out, which the PCIe ceiling assumes */
   gchar *out_caps = g_strdup_printf ("video/x-raw,width=%d,height=%d", OUT_W,
       OUT_H);
   gboolean ok = run_pipeline (pc->element, out_caps, caps, pc->pool,
