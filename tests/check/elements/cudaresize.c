@@ -73,7 +73,8 @@ teardown (void)
 /* ---- elements and frames ---------------------------------------------- */
 
 /* A harness around @e (the harness takes it over): downstream answers caps
- * queries with @sink_caps (printf-style; NULL: anything), then upstream
+ * queries with @sink_caps (printf-style; NULL: any system memory caps),
+ * then upstream
  * sends @in's caps (when given). */
 static GstHarness *
 harness_for (GstElement * e, const GstVideoInfo * in, const gchar * sink_caps,
@@ -91,6 +92,9 @@ harness_for (GstElement * e, const GstVideoInfo * in, const gchar * sink_caps,
     va_end (args);
     gst_harness_set_sink_caps_str (h, str);
     g_free (str);
+  } else {
+    /* the system memory path (CUDA memory out is cudamemory.c's) */
+    gst_harness_set_sink_caps_str (h, "video/x-raw");
   }
   if (in)
     gst_harness_set_src_caps (h, gst_video_info_to_caps (in));

@@ -79,8 +79,9 @@ teardown (void)
 
 /* ---- elements and frames ---------------------------------------------- */
 
-/* A harness around @e (the harness takes it over). With @bus, a bus is set
- * on the element before it starts, so that the messages of start are seen. */
+/* A harness around @e (the harness takes it over), system memory out. With
+ * @bus, a bus is set on the element before it starts, so that the messages
+ * of start are seen. */
 static GstHarness *
 harness_for (GstElement * e, GstBus ** bus, const GstVideoInfo * info)
 {
@@ -92,6 +93,9 @@ harness_for (GstElement * e, GstBus ** bus, const GstVideoInfo * info)
   }
   h = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
+  /* the system memory path: the buffer passes untouched (CUDA memory out is
+   * cudamemory.c's) */
+  gst_harness_set_sink_caps_str (h, "video/x-raw");
   if (info)
     gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
   return h;
