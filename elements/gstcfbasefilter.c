@@ -199,6 +199,32 @@ cuda_memory_first (GstCaps * caps)
   return ret;
 }
 
+GstCaps *
+gst_cf_base_filter_prefer_memory (GstCfBaseFilter * self, GstCaps * caps)
+{
+  GstCaps *ret;
+
+  if (!cuda_memory_possible (self))
+    return caps;
+  ret = cuda_memory_first (caps);
+  gst_caps_unref (caps);
+  return ret;
+}
+
+/* What a peer that takes both memories answers comes in its order (a
+ * basetransform such as cudadownload puts system memory first, to favour
+ * its passthrough): CUDA memory first, so that the frames stay on the GPU
+ * up to the element that wants them elsewhere. */
+static GstCaps *
+gst_cf_base_filter_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  othercaps = gst_cf_base_filter_prefer_memory (GST_CF_BASE_FILTER (trans),
+      othercaps);
+  return GST_BASE_TRANSFORM_CLASS (gst_cf_base_filter_parent_class)->
+      fixate_caps (trans, direction, caps, othercaps);
+}
+
 /* The same frames in either memory. */
 static GstCaps *
 gst_cf_base_filter_transform_caps (GstBaseTransform * trans,
@@ -1298,6 +1324,8 @@ gst_cf_base_filter_class_init (GstCfBaseFilterClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cf_base_filter_stop);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cf_base_filter_transform_caps);
+  trans_class->fixate_caps =
+      GST_DEBUG_FUNCPTR (gst_cf_base_filter_fixate_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cf_base_filter_set_caps);
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_cf_base_filter_submit_input_buffer);

@@ -142,6 +142,11 @@ GstFlowReturn gst_cf_base_filter_drain (GstCfBaseFilter * self);
 GstCaps *gst_cf_base_filter_caps_in_memories (GstCfBaseFilter * self,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 
+/* For a subclass's fixate_caps: @caps (taken) with CUDA memory first when
+ * the element works in it, as the base class fixates. */
+GstCaps *gst_cf_base_filter_prefer_memory (GstCfBaseFilter * self,
+    GstCaps * caps);
+
 CfFormat gst_cf_format_from_video_format (GstVideoFormat format);
 
 G_END_DECLS

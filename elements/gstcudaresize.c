@@ -293,6 +293,8 @@ static GstCaps *
 gst_cf_resize_fixate_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
 {
+  othercaps = gst_cf_base_filter_prefer_memory (GST_CF_BASE_FILTER (trans),
+      othercaps);
   othercaps = gst_caps_make_writable (gst_caps_truncate (othercaps));
   fixate_size (gst_caps_get_structure (caps, 0),
       gst_caps_get_structure (othercaps, 0));
