@@ -108,6 +108,29 @@ to_cuda (GstBufferPool * pool, const GstVideoInfo * info, GstBuffer * src)
   return buf;
 }
 
+/* The frames of @in, moved into buffers of @pool (the same timestamps). */
+static void
+frames_to_cuda (GstBufferPool * pool, const GstVideoInfo * info,
+    GstBuffer ** in, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstBuffer *b = to_cuda (pool, info, in[i]);
+    gst_buffer_unref (in[i]);
+    in[i] = b;
+  }
+}
+
+static void
+pool_free (GstBufferPool * pool)
+{
+  if (pool) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
+}
+
 /* @n random frames of @info in system memory, 30 frames/s. */
 static void
 random_frames (const GstVideoInfo * info, GstBuffer ** out, guint n)
@@ -151,11 +174,7 @@ GST_START_TEST (test_negotiation)
 
   if (up_cuda) {
     pool = new_pool (ctx, &info);
-    for (i = 0; i < N_FRAMES; i++) {
-      GstBuffer *c = to_cuda (pool, &info, in[i]);
-      gst_buffer_unref (in[i]);
-      in[i] = c;
-    }
+    frames_to_cuda (pool, &info, in, N_FRAMES);
   }
   desc = g_strdup_printf ("%s name=el backend=cuda ! %s", element,
       down_caps[down]);
@@ -171,10 +190,7 @@ GST_START_TEST (test_negotiation)
   cf_run_clear (&want);
   for (i = 0; i < N_FRAMES; i++)
     gst_buffer_unref (in[i]);
-  if (pool) {
-    gst_buffer_pool_set_active (pool, FALSE);
-    gst_object_unref (pool);
-  }
+  pool_free (pool);
   gst_caps_unref (caps);
   g_free (desc);
   g_free (cpu);
@@ -235,11 +251,7 @@ GST_START_TEST (test_chains)
 
   if (links & 1) {
     pool = new_pool (ctx, &info);
-    for (i = 0; i < N_FRAMES; i++) {
-      GstBuffer *b = to_cuda (pool, &info, in[i]);
-      gst_buffer_unref (in[i]);
-      in[i] = b;
-    }
+    frames_to_cuda (pool, &info, in, N_FRAMES);
   }
   desc = chain_desc (c, "cuda", links);
   caps = cf_caps_in_memory (&info, links & 1);
@@ -250,10 +262,7 @@ GST_START_TEST (test_chains)
   cf_run_clear (&want);
   for (i = 0; i < N_FRAMES; i++)
     gst_buffer_unref (in[i]);
-  if (pool) {
-    gst_buffer_pool_set_active (pool, FALSE);
-    gst_object_unref (pool);
-  }
+  pool_free (pool);
   gst_caps_unref (caps);
   g_free (desc);
   gst_object_unref (ctx);
@@ -284,11 +293,7 @@ GST_START_TEST (test_foreign_context)
   cf_run_pipeline (&want, "cudastats backend=cpu ! cudastatsoverlay backend=cpu"
       " ! " SYS, caps, in, N_FRAMES, NULL);
   gst_caps_unref (caps);
-  for (i = 0; i < N_FRAMES; i++) {
-    GstBuffer *b = to_cuda (pool, &info, in[i]);
-    gst_buffer_unref (in[i]);
-    in[i] = b;
-  }
+  frames_to_cuda (pool, &info, in, N_FRAMES);
   caps = cf_caps_in_memory (&info, TRUE);
   cf_run_pipeline (&got, "cudastats name=e0 backend=cuda ! " CUDA
       " ! cudastatsoverlay name=e1 backend=cuda ! " SYS, caps, in, N_FRAMES,
@@ -305,8 +310,7 @@ GST_START_TEST (test_foreign_context)
   cf_run_clear (&want);
   for (i = 0; i < N_FRAMES; i++)
     gst_buffer_unref (in[i]);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
+  pool_free (pool);
   gst_caps_unref (caps);
   gst_object_unref (other);
   gst_object_unref (ctx);
@@ -543,10 +547,7 @@ GST_START_TEST (test_overlay_in_place)
   g_bytes_unref (want);
   gst_buffer_unref (oracle);
   gst_context_unref (c);
-  if (pool) {
-    gst_buffer_pool_set_active (pool, FALSE);
-    gst_object_unref (pool);
-  }
+  pool_free (pool);
   gst_object_unref (ctx);
 }
 
