@@ -95,6 +95,45 @@ time_launches (BenchLaunch launch, const void *work, int n, int warmup,
   return t;
 }
 
+/* Per call when the calls run back to back: batches of BATCH calls (call
+ * i on work i % @n) queued behind a GPU sleep, one event pair around each
+ * batch, the batch's time over BATCH; median and least over the batches
+ * (@iters calls in all, at least 3 batches). Launch gaps and each call's
+ * setup overlap the previous call, as in a stream of frames. */
+Timing
+time_back_to_back (BenchLaunch launch, const void *work, int n, int warmup,
+    int iters)
+{
+  const int batches = MAX (3, iters / BATCH);
+  double *us = g_new (double, batches);
+  Timing t = { 0 };
+
+  for (int k = 0; k < warmup; k++)
+    CHECK_CUDA (launch (work, k % n));
+  for (int i = 0; i < batches; i++) {
+    gint64 start;
+    float ms;
+
+    CHECK_CUDA (bench_gpu_sleep (SLEEP_US, bench_stream));
+    start = g_get_monotonic_time ();
+    CHECK_CUDA (cudaEventRecord (events[0], bench_stream));
+    for (int j = 0; j < BATCH; j++)
+      CHECK_CUDA (launch (work, (warmup + i * BATCH + j) % n));
+    CHECK_CUDA (cudaEventRecord (events[1], bench_stream));
+    if (g_get_monotonic_time () - start > SLEEP_US * 9 / 10)
+      t.host_bound = TRUE;
+    CHECK_CUDA (cudaStreamSynchronize (bench_stream));
+    CHECK_CUDA (cudaEventElapsedTime (&ms, events[0], events[1]));
+    us[i] = 1000.0 * ms / BATCH;
+  }
+  qsort (us, batches, sizeof (double), cmp_double);
+  t.median_us = batches % 2 ? us[batches / 2] :
+      (us[batches / 2 - 1] + us[batches / 2]) / 2;
+  t.min_us = us[0];
+  g_free (us);
+  return t;
+}
+
 const char *
 timing_flag (Timing t)
 {

@@ -130,6 +130,10 @@ typedef cudaError_t (*BenchLaunch) (const void *work, int i);
  * queueing when the sleep ended). */
 Timing time_launches (BenchLaunch launch, const void *work, int n,
     int warmup, int iters, gboolean queue_ahead);
+/* The same calls back to back: one event pair around each batch of calls
+ * queued behind a GPU sleep, the time per call (bench-common.c). */
+Timing time_back_to_back (BenchLaunch launch, const void *work, int n,
+    int warmup, int iters);
 /* "; HOST-BOUND ..." when @t is, else "". */
 const char *timing_flag (Timing t);
 

@@ -1,9 +1,11 @@
 /* bench-overlay: what the statistics overlay (cudastatsoverlay) costs per
  * frame, beside the statistics it draws.
  *
- * kernel    GPU time of one cf_overlay_cuda () call, in place on frames
+ * kernel    GPU time of one cf_overlay_cuda () call (an event pair around
+ *           each; the "back to back" rows: batches of calls queued one after
+ *           the other, the batch's time per call), in place on frames
  *           already in device memory, rotating over enough frames that L2
- *           cannot hold them; random frames, each with its statistics
+ *           cannot hold them, nor their panels; random frames, each with its statistics
  *           (cf_stats_cuda (), computed once before). The element's
  *           defaults: the panel 0.3 x 0.35 of the frame in the top-left
  *           corner at opacity 0.6, the colour histogram, the text on; zebra
@@ -143,7 +145,10 @@ case_open (Case * c, CfFormat format, int width, int height, size_t l2_bytes,
   c->iters = iters;
   c->warmup = warmup;
   bench_frames_layout (&c->fs, format, width, height);
+  /* enough frames that L2 cannot hold their panels either (the overlay
+   * rows touch only the panel: about 0.3 x 0.35 of the frame) */
   n = bench_frames_pairs (&c->fs, &c->fs, l2_bytes);
+  n = MAX (n, (int) (3 * l2_bytes / (c->fs.bytes * 0.3 * 0.35)) + 1);
   bench_frames_alloc (&c->fs, n);
   bench_frames_fill_random (&c->fs, rand);
   c->original = g_memdup2 (c->fs.host, c->fs.stride);
@@ -211,6 +216,19 @@ case_time (Case * c, const char *name, WorkKind kind,
   row ("kernel", name, cf_format_info (c->fs.format)->name, c->size,
       "random", t.median_us, t.min_us, kind == WORK_OVERLAY ? -1 :
       c->fs.bytes / (t.median_us * 1e3), -1, note);
+  {
+    /* the same calls back to back, as frames follow each other in a
+     * stream: what one frame adds to the GPU's time */
+    Timing b = time_back_to_back (launch, &w, c->fs.n, c->warmup, c->iters);
+    gchar *name_b = g_strdup_printf ("%s, back to back", name);
+
+    snprintf (note, sizeof (note), "per call of batches of calls back to "
+        "back%s", timing_flag (b));
+    row ("kernel", name_b, cf_format_info (c->fs.format)->name, c->size,
+        "random", b.median_us, b.min_us, kind == WORK_OVERLAY ? -1 :
+        c->fs.bytes / (b.median_us * 1e3), -1, note);
+    g_free (name_b);
+  }
   return t;
 }
 

@@ -34,7 +34,7 @@
  *           (c1) cudastats alone, (c2) the chain of (b); frames/s and us per
  *           frame beside the kernels' own time (target: cudastats >= 20000
  *           frames/s).
- * fif       (d) (a) and (c1) at frames-in-flight 1, 2 and 4 on every
+ * fif       (d) (a) and (c1) at frames-in-flight 1, 2, 3 and 4 on every
  *           element: whether overlapping frames still pays with CUDA memory.
  *
  * A capsfilter names the memory between every two elements: without them
@@ -629,12 +629,12 @@ kernel_row (PipeId id, double fps, double kernel_us, const char *kernels)
       note);
 }
 
-/* (d): @id with 1, 2 and 4 frames in flight on every element. */
+/* (d): @id with 1, 2, 3 and 4 frames in flight on every element. */
 static void
 fif_rows (PipeId id, int frames, const guint default_fif[N_ELEMENTS],
     gboolean have_elements, GRand * rand)
 {
-  static const guint fifs[] = { 1, 2, 4 };
+  static const guint fifs[] = { 1, 2, 3, 4 };
   double fps1 = -1;
 
   for (guint k = 0; k < G_N_ELEMENTS (fifs); k++) {

@@ -99,19 +99,16 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 
 #ifdef HAVE_CUDA
 /* Reads the frame where it is: in the buffer's own CUDA memory, or in the
- * copy the base class uploaded. */
+ * copy the base class uploaded. The kernel writes the statistics straight
+ * into the slot's page-locked result: no copy that would queue on the copy
+ * engine behind frames moving the same way. */
 static CfDeviceError
 gst_cf_stats_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 {
   GstCfStatsSlot *s = slot->user;
-  cudaStream_t stream = cf_stream_handle (slot->stream);
-  cudaError_t err;
 
-  err = cf_stats_cuda (&slot->d_image, s->d_workspace, s->d_result, stream);
-  if (err != cudaSuccess)
-    return err;
-  return cudaMemcpyAsync (s->h_result, s->d_result, sizeof (CfStats),
-      cudaMemcpyDeviceToHost, stream);
+  return cf_stats_cuda (&slot->d_image, s->d_workspace, s->h_result,
+      cf_stream_handle (slot->stream));
 }
 #endif
 

@@ -275,10 +275,10 @@ gst_cf_stats_overlay_process_cuda (GstCfBaseFilter * base,
   if (!ensure_plan (self))
     return cudaErrorInvalidValue;       /* (the error is posted) */
   if (meta) {
-    /* the pinned copy stays until the frame is finished */
+    /* the pinned copy stays until the frame is finished; copied by a
+     * kernel, not behind frames on the copy engine */
     *s->h_result = *meta;
-    err = cudaMemcpyAsync (s->d_result, s->h_result, sizeof (CfStats),
-        cudaMemcpyHostToDevice, stream);
+    err = cf_stats_copy_cuda (s->d_result, s->h_result, stream);
   } else {
     err = cf_stats_cuda (&slot->d_image, s->d_workspace, s->d_result, stream);
   }

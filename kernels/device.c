@@ -157,8 +157,11 @@ cf_device_free (void *d_ptr)
 CfDeviceError
 cf_host_alloc (void **h_ptr, size_t bytes)
 {
-  /* portable: whichever context a later copy runs in may use it */
-  return cudaHostAlloc (h_ptr, bytes, cudaHostAllocPortable);
+  /* portable: whichever context a later copy runs in may use it; mapped:
+   * kernels may read and write it too, through the same pointer (unified
+   * addressing), as cf_stats_cuda () does */
+  return cudaHostAlloc (h_ptr, bytes, cudaHostAllocPortable |
+      cudaHostAllocMapped);
 }
 
 void

@@ -72,7 +72,8 @@ CfDeviceError cf_stream_poll (CfStream * stream);
 CfDeviceError cf_stream_finish (CfStream * stream);
 
 /* Device memory of the current context, and page-locked host memory (NULL
- * frees nothing). */
+ * frees nothing) that every context may copy from and to, and kernels may
+ * read and write through the same pointer. */
 CfDeviceError cf_device_alloc (void **d_ptr, size_t bytes);
 void cf_device_free (void *d_ptr);
 CfDeviceError cf_host_alloc (void **h_ptr, size_t bytes);

@@ -316,10 +316,20 @@ workspace_init_kernel (Workspace * ws)
   }
 }
 
-/* per device: multiprocessor count, and whether the kernel may use more
- * than 48 KiB of shared memory (a benign race: every writer writes the same) */
+/* One CfStats, a 32-bit word per thread (see cf_stats_copy_cuda ()). */
+__global__ void
+copy_kernel (unsigned int *dst, const unsigned int *src)
+{
+  for (unsigned int i = threadIdx.x; i < sizeof (CfStats) / 4; i += blockDim.x)
+    dst[i] = src[i];
+}
+
+static_assert (sizeof (CfStats) % 4 == 0 && alignof (CfStats) >= 4,
+    "a CfStats is whole aligned words");
+
+/* per device: multiprocessor count (a benign race: every writer writes the
+ * same) */
 int sm_count[kMaxDevices];
-bool smem_raised[kMaxDevices];
 
 }  // namespace
 
@@ -394,19 +404,29 @@ cf_stats_cuda (const CfImage * d_image, void *d_workspace, CfStats * d_result,
       return err;
   }
   const size_t smem = (size_t) a.n_channels * kBins * kLanes * sizeof (unsigned int);
-  if (!smem_raised[dev]) {
-    err = cudaFuncSetAttribute (stats_kernel,
-        cudaFuncAttributeMaxDynamicSharedMemorySize,
-        CF_MAX_CHANNELS * kBins * kLanes * sizeof (unsigned int));
-    if (err != cudaSuccess)
-      return err;
-    smem_raised[dev] = true;
-  }
+  /* above 48 KiB of shared memory a kernel must opt in, once per CUDA
+   * context (a module is loaded into each): asked at every launch, since
+   * the caller's context may be another one each time (a host-side call) */
+  err = cudaFuncSetAttribute (stats_kernel,
+      cudaFuncAttributeMaxDynamicSharedMemorySize,
+      CF_MAX_CHANNELS * kBins * kLanes * sizeof (unsigned int));
+  if (err != cudaSuccess)
+    return err;
   const unsigned long long per_block = (unsigned long long) kThreads * kUnroll;
   unsigned int grid = (unsigned int) ((total_vecs + per_block - 1) / per_block);
   grid = grid < 1 ? 1 : grid > (unsigned) sm_count[dev] ? sm_count[dev] : grid;
 
   stats_kernel<<<grid, kThreads, smem, stream>>> (a, (Workspace *) d_workspace,
       d_result);
+  return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
+cf_stats_copy_cuda (CfStats * dst, const CfStats * src, cudaStream_t stream)
+{
+  if (!dst || !src || ((uintptr_t) dst | (uintptr_t) src) % alignof (CfStats))
+    return cudaErrorInvalidValue;
+  copy_kernel<<<1, 256, 0, stream>>> ((unsigned int *) dst,
+      (const unsigned int *) src);
   return cudaGetLastError ();
 }

@@ -85,13 +85,26 @@ size_t cf_stats_workspace_bytes (void);
 cudaError_t cf_stats_workspace_init (void *d_workspace, cudaStream_t stream);
 
 /* GPU launcher: one kernel launch on @stream analyses every plane of the
- * device image @d_image and writes @d_result (device memory). Each plane
+ * device image @d_image and writes @d_result: device memory, or
+ * page-locked host memory (cf_host_alloc ()), which the last block writes
+ * over the bus (4 KiB of plain stores, no copy after the kernel). Each plane
  * must start on a 16-byte boundary with a pitch that is a multiple of 16
  * (cudaMalloc'ed planes with 16-byte-rounded rows); the bytes between a row's
  * end and its pitch are never counted. Returns cudaErrorInvalidValue for a
  * bad image, otherwise the launch's error. */
 cudaError_t cf_stats_cuda (const CfImage * d_image, void *d_workspace,
     CfStats * d_result, cudaStream_t stream);
+
+/* Copies one CfStats from @src to @dst on @stream with one block of threads
+ * rather than a copy engine. Either may be device memory or page-locked
+ * host memory (cudaHostAlloc (), cf_host_alloc ()), which kernels reach
+ * through unified addressing. A copy engine runs its copies one after
+ * another, whatever their streams: a 4 KiB cudaMemcpyAsync issued while a
+ * frame's upload (or download) is on the engine waits for it, hundreds of
+ * microseconds at 4K. Returns cudaErrorInvalidValue for a missing or
+ * misaligned pointer, otherwise the launch's error. */
+cudaError_t cf_stats_copy_cuda (CfStats * dst, const CfStats * src,
+    cudaStream_t stream);
 #endif
 
 #ifdef __cplusplus

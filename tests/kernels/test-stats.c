@@ -807,6 +807,91 @@ test_cuda_invalid (void)
   frame_clear (&i420);
   gpu_end (&g);
 }
+
+/* The result written straight into page-locked host memory (what cudastats
+ * does): the same numbers as into device memory, for random, constant and
+ * odd-sized frames, with nothing but the stream's end to wait for. */
+static void
+test_cuda_host_result (void)
+{
+  static const int frames[][3] = {
+    {CF_FORMAT_RGBA, 1920, 1080}, {CF_FORMAT_NV12, 1, 1},
+    {CF_FORMAT_GRAY16_LE, 641, 481}, {CF_FORMAT_BGR, 333, 3},
+  };
+  CfStats *h_result, want;
+  CfImage d;
+  Frame f;
+  Gpu g;
+
+  gpu_begin (&g);
+  CHECK_CUDA (cudaHostAlloc ((void **) &h_result, sizeof (CfStats),
+          cudaHostAllocPortable | cudaHostAllocMapped));
+  for (guint i = 0; i < 2 * G_N_ELEMENTS (frames); i++) {
+    const guint k = i % G_N_ELEMENTS (frames);
+    const guint v = i % 2 ? 0 : 77;
+    char *what;
+
+    frame_init (&f, frames[k][0], frames[k][1], frames[k][2], 16, 64 * (i % 2));
+    frame_fill (&f, i < G_N_ELEMENTS (frames) ? FILL_RANDOM : FILL_CONSTANT,
+        (const guint[]) { v, v, v, v }, -1, g.rand);
+    g_assert_cmpint (cf_stats_cpu (&f.img, &want), ==, 0);
+    device_upload (&f, &d);
+    memset (h_result, 0xA5, sizeof (CfStats));
+    CHECK_CUDA (cf_stats_cuda (&d, g.ws, h_result, g.stream));
+    CHECK_CUDA (cudaStreamSynchronize (g.stream));
+    what = describe (&f, "into host memory");
+    check_stats (h_result, &want, what);
+    g_free (what);
+    device_free (&d);
+    frame_clear (&f);
+  }
+  CHECK_CUDA (cudaFreeHost (h_result));
+  gpu_end (&g);
+}
+
+/* cf_stats_copy_cuda () both ways between host and device and within the
+ * device, each copy checked byte for byte against what was written, the
+ * destination poisoned first; misaligned and missing pointers refused. */
+static void
+test_cuda_copy (void)
+{
+  CfStats *h_src, *h_dst, *d_a, *d_b;
+  Gpu g;
+
+  gpu_begin (&g);
+  CHECK_CUDA (cudaHostAlloc ((void **) &h_src, sizeof (CfStats),
+          cudaHostAllocPortable | cudaHostAllocMapped));
+  CHECK_CUDA (cudaHostAlloc ((void **) &h_dst, sizeof (CfStats),
+          cudaHostAllocPortable | cudaHostAllocMapped));
+  CHECK_CUDA (cudaMalloc ((void **) &d_a, sizeof (CfStats)));
+  CHECK_CUDA (cudaMalloc ((void **) &d_b, sizeof (CfStats)));
+  for (int r = 0; r < 3; r++) {
+    guint8 *p = (guint8 *) h_src;
+
+    for (size_t i = 0; i < sizeof (CfStats); i++)
+      p[i] = (guint8) g_rand_int (g.rand);
+    memset (h_dst, 0x5A, sizeof (CfStats));
+    CHECK_CUDA (cudaMemsetAsync (d_a, 0xA5, sizeof (CfStats), g.stream));
+    CHECK_CUDA (cudaMemsetAsync (d_b, 0xA5, sizeof (CfStats), g.stream));
+    CHECK_CUDA (cf_stats_copy_cuda (d_a, h_src, g.stream));
+    CHECK_CUDA (cf_stats_copy_cuda (d_b, d_a, g.stream));
+    CHECK_CUDA (cf_stats_copy_cuda (h_dst, d_b, g.stream));
+    CHECK_CUDA (cudaStreamSynchronize (g.stream));
+    g_assert_cmpint (memcmp (h_dst, h_src, sizeof (CfStats)), ==, 0);
+  }
+  g_assert_cmpint (cf_stats_copy_cuda (NULL, d_a, g.stream), ==,
+      cudaErrorInvalidValue);
+  g_assert_cmpint (cf_stats_copy_cuda (d_a, NULL, g.stream), ==,
+      cudaErrorInvalidValue);
+  g_assert_cmpint (cf_stats_copy_cuda ((CfStats *) ((guint8 *) d_a + 2), d_b,
+          g.stream), ==, cudaErrorInvalidValue);
+  CHECK_CUDA (cudaGetLastError ());
+  CHECK_CUDA (cudaFree (d_a));
+  CHECK_CUDA (cudaFree (d_b));
+  CHECK_CUDA (cudaFreeHost (h_src));
+  CHECK_CUDA (cudaFreeHost (h_dst));
+  gpu_end (&g);
+}
 #endif /* HAVE_CUDA */
 
 int
@@ -831,6 +916,8 @@ main (int argc, char **argv)
     g_test_add_func ("/stats/cuda/reuse", test_cuda_reuse);
     g_test_add_func ("/stats/cuda/streams", test_cuda_streams);
     g_test_add_func ("/stats/cuda/invalid", test_cuda_invalid);
+    g_test_add_func ("/stats/cuda/host-result", test_cuda_host_result);
+    g_test_add_func ("/stats/cuda/copy", test_cuda_copy);
   }
 #endif
   return g_test_run ();
