@@ -748,9 +748,12 @@ bench_frames_check (const BenchFrames * fs, int i, char *note, size_t note_size)
   return bad;
 }
 
-double
-bench_transfers (const char *format, const char *size, size_t up,
-    const char *up_name, size_t down, const char *down_name, int iters)
+/* bench_transfers (), or with @print FALSE only the overlapped pair,
+ * printing nothing (bench_overlapped_us ()) */
+static double
+transfers (const char *format, const char *size, size_t up,
+    const char *up_name, size_t down, const char *down_name, int iters,
+    gboolean print)
 {
   double overlapped_us = -1;
   cudaStream_t s2;
@@ -766,7 +769,7 @@ bench_transfers (const char *format, const char *size, size_t up,
   for (int i = 0; i < 3; i++)
     CHECK_CUDA (cudaEventCreate (&e[i]));
   memset (h_up, 0x5a, up);
-  for (int what = 0; what < 3; what++) {
+  for (int what = print ? 0 : 2; what < 3; what++) {
     char name[64], note[160];
 
     if (what == 0)
@@ -801,6 +804,8 @@ bench_transfers (const char *format, const char *size, size_t up,
     qsort (t, iters, sizeof (double), cmp_double);
     if (what == 2)
       overlapped_us = t[iters / 2];
+    if (!print)
+      continue;
     snprintf (note, sizeof (note), "cudaMemcpyAsync, %s; frames/s: one "
         "frame's copies per median", what == 2 ? "two streams" : "one stream");
     row ("ceiling", name, format, size, "pinned", t[iters / 2], t[0],
@@ -816,6 +821,19 @@ bench_transfers (const char *format, const char *size, size_t up,
   CHECK_CUDA (cudaFree (d_down));
   g_free (t);
   return overlapped_us;
+}
+
+double
+bench_transfers (const char *format, const char *size, size_t up,
+    const char *up_name, size_t down, const char *down_name, int iters)
+{
+  return transfers (format, size, up, up_name, down, down_name, iters, TRUE);
+}
+
+double
+bench_overlapped_us (size_t up, size_t down, int iters)
+{
+  return transfers (NULL, NULL, up, NULL, down, NULL, iters, FALSE);
 }
 
 gboolean

@@ -189,6 +189,8 @@ size_t bench_frames_check (const BenchFrames * fs, int i, char *note,
  * copies were all it did. Returns the median µs of the overlapped pair. */
 double bench_transfers (const char *format, const char *size, size_t up,
     const char *up_name, size_t down, const char *down_name, int iters);
+/* The overlapped pair alone, printing nothing: its median µs. */
+double bench_overlapped_us (size_t up, size_t down, int iters);
 
 /* Prints the "plugin:" header line of @element (its plugin's file and the
  * frames-in-flight default, which goes to @default_fif when it has one) or,

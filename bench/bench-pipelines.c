@@ -45,10 +45,13 @@
  * row checks the memory each element negotiated (the note's "memory"
  * path) and fails when it is not the one the row names; a pipeline that
  * posts an error is a FAILED row, not a number. backend=cuda on every
- * element, post-messages=false on cudastats. Each pipeline row is the
- * median of --runs runs (5), its note giving the slowest and fastest; the
- * ceilings are medians of many copies. --pipelines runs some rows
- * only.
+ * element, post-messages=false on cudastats. The pipelines run in --runs
+ * rounds (5): each round measures the overlapped copies' ceilings, then
+ * runs every row once, so that all rows and their ceilings share the
+ * moments of a host and bus that others may be using; a row is the median
+ * of its rounds (its note gives the slowest and fastest), a target the
+ * median of the rounds' ratios to their own ceiling. --pipelines runs some
+ * rows only.
  *
  * Run with the plugin on GST_PLUGIN_PATH; --help lists the options.
  */
@@ -80,7 +83,8 @@ static GOptionEntry entries[] = {
   {"gpu-frames", 0, 0, G_OPTION_ARG_INT, &opt_gpu_frames,
       "Frames per CUDA memory pipeline run (default 20000, --quick 400)", "N"},
   {"runs", 0, 0, G_OPTION_ARG_INT, &opt_runs,
-      "Runs per pipeline row, the median reported (default 5, --quick 1)",
+      "Rounds of the pipeline rows, the median reported (default 5, --quick "
+        "1, at most 15)",
       "N"},
   {"iterations", 0, 0, G_OPTION_ARG_INT, &opt_iters,
       "Timed launches per kernel row (default 200, --quick 20)", "N"},
@@ -114,6 +118,7 @@ static GOptionEntry entries[] = {
 
 /* the targets */
 #define TARGET_A_PERCENT 95.0
+#define MAX_RUNS 15
 #define TARGET_B_PERCENT 90.0
 #define TARGET_C_FPS 20000.0
 
@@ -517,61 +522,121 @@ pipe_caps (PipeId id)
   return caps;
 }
 
-/* Runs @id (frames-in-flight @fif on every element, 0: the defaults) with
- * @frames frames; a row of @section (@name, else the pipeline's), with the
- * ratio to @base_fps when it is > 0. Returns frames/s, or -1 when the run
- * failed or negotiated other memories. */
-static double
-pipe_row (const char *section, const char *name, PipeId id, guint fif,
-    int frames, const guint default_fif[N_ELEMENTS], gboolean have_elements,
-    GRand * rand, double base_fps)
+/* A pipeline row: @id with frames-in-flight @fif on every element (0: the
+ * defaults), @frames frames a run, run once per round (main ()), so that
+ * every row and the ceilings see the same moments of a host and bus that
+ * others may share; the row is the median of its rounds. */
+typedef struct
 {
-  GstCaps *caps = pipe_caps (id);
-  PipeResult r = { -1, -1 };
-  char note[512], per_frame[48] = "", ratio[48] = "";
+  const char *section;
+  char name[64];
+  PipeId id;
+  guint fif;
+  int frames;
+  int base;                     /* the series of its fif=1 ratio, or -1 */
+  gchar *elements;
+  GstCaps *caps;
   int held;
-  gchar *elements = pipe_elements (id, fif, FALSE, default_fif, &held);
+  double fps[MAX_RUNS];         /* per round */
+  int runs;                     /* rounds run; stops at a failure */
+  gboolean failed;
+  PipeResult r;                 /* the last run's */
+} Series;
 
-  const int runs = opt_runs > 0 ? opt_runs : opt_quick ? 1 : 5;
-  double *fps = g_new (double, runs);
-  char spread[64] = "";
+static void
+series_init (Series * s, const char *section, const char *name, PipeId id,
+    guint fif, int frames, int base, const guint default_fif[N_ELEMENTS])
+{
+  memset (s, 0, sizeof (*s));
+  s->section = section;
+  snprintf (s->name, sizeof (s->name), "%s", name ? name : pipes[id].name);
+  s->id = id;
+  s->fif = fif;
+  s->frames = frames;
+  s->base = base;
+  s->caps = pipe_caps (id);
+  s->elements = pipe_elements (id, fif, FALSE, default_fif, &s->held);
+}
 
-  /* the median of @runs runs (a busy host or bus shows as a spread) */
-  for (int k = 0; k < runs; k++) {
-    if (!have_elements)
-      fail (&r, "an element is missing (is the plugin on GST_PLUGIN_PATH?)");
-    else if (run_pipeline (elements, pipes[id].out_caps, caps, TRUE, frames,
-            held, pipes[id].bytes, rand, &r)
-        && strcmp (r.memories, pipes[id].expect)) {
-      /* the row would measure another path: no number in its column */
-      fail (&r, "negotiated memory %s, not %s (ran at %.0f frames/s)",
-          r.memories, pipes[id].expect, r.fps);
-      r.fps = r.gbps = -1;
-    }
-    if (r.fps <= 0)
-      break;
-    fps[k] = r.fps;
-    if (k == runs - 1 && runs > 1) {
-      qsort (fps, runs, sizeof (double), cmp_double);
-      r.gbps *= fps[runs / 2] / r.fps;
-      r.fps = fps[runs / 2];
-      snprintf (spread, sizeof (spread), "median of %d runs (%.0f .. %.0f); ",
-          runs, fps[0], fps[runs - 1]);
-    }
+/* One run of @s, unless an earlier one failed. */
+static void
+series_run (Series * s, gboolean have_elements, GRand * rand)
+{
+  PipeResult r = { -1, -1 };
+
+  if (s->failed)
+    return;
+  if (!have_elements)
+    fail (&r, "an element is missing (is the plugin on GST_PLUGIN_PATH?)");
+  else if (run_pipeline (s->elements, pipes[s->id].out_caps, s->caps, TRUE,
+          s->frames, s->held, pipes[s->id].bytes, rand, &r)
+      && strcmp (r.memories, pipes[s->id].expect)) {
+    /* the row would measure another path: no number in its column */
+    fail (&r, "negotiated memory %s, not %s (ran at %.0f frames/s)",
+        r.memories, pipes[s->id].expect, r.fps);
+    r.fps = r.gbps = -1;
   }
-  g_free (fps);
-  if (r.fps > 0)
-    snprintf (per_frame, sizeof (per_frame), "%.2f us/frame; ", 1e6 / r.fps);
-  if (r.fps > 0 && base_fps > 0)
-    snprintf (ratio, sizeof (ratio), "x%.2f vs fif=1; ", r.fps / base_fps);
+  s->r = r;
+  if (r.fps <= 0)
+    s->failed = TRUE;
+  else
+    s->fps[s->runs++] = r.fps;
+}
+
+/* The median of @n values (sorted in place), -1 for none. */
+static double
+median (double *v, int n)
+{
+  if (n <= 0)
+    return -1;
+  qsort (v, n, sizeof (double), cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Frames/s of @s: the median of its rounds, -1 when a run failed. */
+static double
+series_fps (const Series * s)
+{
+  double v[MAX_RUNS];
+
+  if (s->failed)
+    return -1;
+  memcpy (v, s->fps, s->runs * sizeof (double));
+  return median (v, s->runs);
+}
+
+/* The row of @s, with the ratio to @base_fps when it is > 0. */
+static void
+series_row (const Series * s, double base_fps)
+{
+  const double fps = series_fps (s);
+  char note[512], per_frame[48] = "", ratio[48] = "", spread[64] = "";
+  double lo = -1, hi = -1;
+
+  for (int k = 0; k < s->runs; k++) {
+    lo = k == 0 || s->fps[k] < lo ? s->fps[k] : lo;
+    hi = k == 0 || s->fps[k] > hi ? s->fps[k] : hi;
+  }
+  if (fps > 0) {
+    snprintf (per_frame, sizeof (per_frame), "%.2f us/frame; ", 1e6 / fps);
+    snprintf (spread, sizeof (spread), "median of %d runs (%.0f .. %.0f); ",
+        s->runs, lo, hi);
+  }
+  if (fps > 0 && base_fps > 0)
+    snprintf (ratio, sizeof (ratio), "x%.2f vs fif=1; ", fps / base_fps);
   snprintf (note, sizeof (note), "%s%s%smemory %s; %s; %d frames",
-      per_frame, ratio, spread, *r.memories ? r.memories : "?", r.note,
-      frames);
-  row (section, name ? name : pipes[id].name, "RGBA", pipes[id].size,
-      pipes[id].in_cuda ? "cuda" : "pinned", -1, -1, r.gbps, r.fps, note);
-  g_free (elements);
-  gst_caps_unref (caps);
-  return r.fps;
+      per_frame, ratio, spread, *s->r.memories ? s->r.memories : "?",
+      s->r.note, s->frames);
+  row (s->section, s->name, "RGBA", pipes[s->id].size,
+      pipes[s->id].in_cuda ? "cuda" : "pinned", -1, -1,
+      fps > 0 ? fps * pipes[s->id].bytes / 1e9 : -1, fps, note);
+}
+
+static void
+series_clear (Series * s)
+{
+  g_free (s->elements);
+  gst_caps_unref (s->caps);
 }
 
 /* A check row: whether @id written without the capsfilters between its
@@ -607,25 +672,34 @@ negotiation_row (PipeId id, int frames, const guint default_fif[N_ELEMENTS],
   gst_caps_unref (caps);
 }
 
-/* A row saying whether @fps reaches @percent of the ceiling @ceiling_us. */
+/* A row saying whether @s reaches @percent of its ceiling: the median
+ * over the rounds of the round's frames/s against the round's ceiling
+ * (@ceiling_us, the overlapped copies measured just before). */
 static void
-ceiling_row (PipeId id, double fps, double ceiling_us, double percent,
+ceiling_row (const Series * s, const double *ceiling_us, double percent,
     const char *copies)
 {
-  char name[64], note[256];
-  const double ceiling = ceiling_us > 0 ? 1e6 / ceiling_us : -1;
+  char name[64], note[320];
+  double ratio[MAX_RUNS], ceiling[MAX_RUNS];
+  const double fps = series_fps (s);
 
-  snprintf (name, sizeof (name), "%s: %% of the ceiling", pipes[id].id);
-  if (fps > 0 && ceiling > 0) {
-    const double p = 100 * fps / ceiling;
+  snprintf (name, sizeof (name), "%s: %% of the ceiling", pipes[s->id].id);
+  for (int k = 0; k < s->runs; k++) {
+    ratio[k] = 100 * s->fps[k] * ceiling_us[k] / 1e6;
+    ceiling[k] = 1e6 / ceiling_us[k];
+  }
+  if (fps > 0) {
+    const double p = median (ratio, s->runs);
 
-    snprintf (note, sizeof (note), "%.0f of %.0f frames/s (%s overlapped, "
-        "%.1f us): %.1f%%; target >= %.0f%%: %s", fps, ceiling, copies,
-        ceiling_us, p, percent, p >= percent ? "met" : "NOT met");
+    snprintf (note, sizeof (note), "median %.0f of %.0f frames/s (%s "
+        "overlapped, per round, median): %.1f%% (the median of the rounds' "
+        "ratios, %.1f .. %.1f%%); target >= %.0f%%: %s", fps,
+        median (ceiling, s->runs), copies, p, ratio[0], ratio[s->runs - 1],
+        percent, p >= percent ? "met" : "NOT met");
   } else {
     snprintf (note, sizeof (note), "no ratio: the run failed");
   }
-  row ("target", name, "RGBA", pipes[id].size, "pinned", -1, -1, -1, fps,
+  row ("target", name, "RGBA", pipes[s->id].size, "pinned", -1, -1, -1, fps,
       note);
 }
 
@@ -653,26 +727,6 @@ kernel_row (PipeId id, double fps, double kernel_us, const char *kernels)
       note);
 }
 
-/* (d): @id with 1, 2, 3 and 4 frames in flight on every element. */
-static void
-fif_rows (PipeId id, int frames, const guint default_fif[N_ELEMENTS],
-    gboolean have_elements, GRand * rand)
-{
-  static const guint fifs[] = { 1, 2, 3, 4 };
-  double fps1 = -1;
-
-  for (guint k = 0; k < G_N_ELEMENTS (fifs); k++) {
-    char name[64];
-    double fps;
-
-    snprintf (name, sizeof (name), "%s fif=%u", pipes[id].id, fifs[k]);
-    fps = pipe_row ("fif", name, id, fifs[k], frames, default_fif,
-        have_elements, rand, k ? fps1 : -1);
-    if (k == 0)
-      fps1 = fps;
-  }
-}
-
 /* -------------------------------------------------------------- main */
 
 /* Whether --pipelines names @id (all when it is not given). */
@@ -698,8 +752,7 @@ main (int argc, char **argv)
   gchar *date, *commit, *gst_version, *desc[N_PIPES];
   guint default_fif[N_ELEMENTS] = { 2, 2, 2, 2 };
   int iters, warmup, frames, gpu_frames;
-  double stats_us = -1, chain_us = -1, ceiling_a = -1, ceiling_b = -1;
-  double fps[N_PIPES];
+  double stats_us = -1, chain_us = -1;
   gboolean have_elements = TRUE;
 
   if (!bench_parse_options ("bench-pipelines", "- time the video elements "
@@ -743,34 +796,72 @@ main (int argc, char **argv)
     bench_kernels (prop.l2CacheSize, rand, iters, warmup, &stats_us,
         &chain_us);
   if (!opt_no_pipeline) {
-    ceiling_a = bench_transfers ("RGBA", SIZE_4K, (size_t) BYTES_4K, "4K",
+    static const guint fifs[] = { 1, 2, 3, 4 };
+    const int runs = CLAMP (opt_runs > 0 ? opt_runs : opt_quick ? 1 : 5, 1,
+        MAX_RUNS);
+    const int ceiling_iters = MAX (iters / 10, 10);
+    double ceiling_a[MAX_RUNS], ceiling_b[MAX_RUNS];
+    Series series[N_PIPES + 2 * G_N_ELEMENTS (fifs)];
+    int n = 0, row_of[N_PIPES];
+
+    /* the ceilings' table, once */
+    bench_transfers ("RGBA", SIZE_4K, (size_t) BYTES_4K, "4K",
         (size_t) BYTES_4K, "4K", MAX (iters / 4, 10));
-    ceiling_b = bench_transfers ("RGBA", SIZE_DOWN, (size_t) BYTES_4K, "4K",
+    bench_transfers ("RGBA", SIZE_DOWN, (size_t) BYTES_4K, "4K",
         (size_t) BYTES_1080, "1080p", MAX (iters / 4, 10));
-    for (int p = 0; p < N_PIPES; p++)
-      fps[p] = !selected (pipes[p].id) ? -1 : pipe_row (pipes[p].in_cuda ?
-          "gpu" : "sysmem", NULL, (PipeId) p, 0, pipes[p].in_cuda ?
-          gpu_frames : frames, default_fif, have_elements, rand, -1);
+    for (int p = 0; p < N_PIPES; p++) {
+      row_of[p] = -1;
+      if (selected (pipes[p].id)) {
+        row_of[p] = n;
+        series_init (&series[n++], pipes[p].in_cuda ? "gpu" : "sysmem",
+            NULL, (PipeId) p, 0, pipes[p].in_cuda ? gpu_frames : frames, -1,
+            default_fif);
+      }
+    }
+    /* (d): a and c1 with 1, 2, 3 and 4 frames in flight on every element */
+    for (int d = 0; d < 2; d++) {
+      const PipeId id = d ? PIPE_C_STATS : PIPE_A;
+      const int first = n;
+
+      if (!selected (d ? "dc1" : "da"))
+        continue;
+      for (guint k = 0; k < G_N_ELEMENTS (fifs); k++) {
+        char name[64];
+
+        snprintf (name, sizeof (name), "%s fif=%u", pipes[id].id, fifs[k]);
+        series_init (&series[n++], "fif", name, id, fifs[k],
+            d ? gpu_frames : frames, k ? first : -1, default_fif);
+      }
+    }
+    for (int k = 0; k < runs; k++) {
+      ceiling_a[k] = bench_overlapped_us ((size_t) BYTES_4K,
+          (size_t) BYTES_4K, ceiling_iters);
+      ceiling_b[k] = bench_overlapped_us ((size_t) BYTES_4K,
+          (size_t) BYTES_1080, ceiling_iters);
+      for (int i = 0; i < n; i++)
+        series_run (&series[i], have_elements, rand);
+    }
+    for (int i = 0; i < n; i++)
+      series_row (&series[i], series[i].base >= 0 ?
+          series_fps (&series[series[i].base]) : -1);
     for (int p = PIPE_A; p <= PIPE_B; p++)
       if (selected (pipes[p].id))
         negotiation_row ((PipeId) p, opt_quick ? 40 : 100, default_fif,
             have_elements, rand);
-    if (selected ("a"))
-      ceiling_row (PIPE_A, fps[PIPE_A], ceiling_a, TARGET_A_PERCENT,
+    if (row_of[PIPE_A] >= 0)
+      ceiling_row (&series[row_of[PIPE_A]], ceiling_a, TARGET_A_PERCENT,
           "4K upload + 4K download");
-    if (selected ("b"))
-      ceiling_row (PIPE_B, fps[PIPE_B], ceiling_b, TARGET_B_PERCENT,
+    if (row_of[PIPE_B] >= 0)
+      ceiling_row (&series[row_of[PIPE_B]], ceiling_b, TARGET_B_PERCENT,
           "4K upload + 1080p download");
-    if (selected ("c1"))
-      kernel_row (PIPE_C_STATS, fps[PIPE_C_STATS], stats_us,
-          "cf_stats_cuda ()");
-    if (selected ("c2"))
-      kernel_row (PIPE_C_CHAIN, fps[PIPE_C_CHAIN], chain_us,
-          "the five kernels back to back");
-    if (selected ("da"))
-      fif_rows (PIPE_A, frames, default_fif, have_elements, rand);
-    if (selected ("dc1"))
-      fif_rows (PIPE_C_STATS, gpu_frames, default_fif, have_elements, rand);
+    if (row_of[PIPE_C_STATS] >= 0)
+      kernel_row (PIPE_C_STATS, series_fps (&series[row_of[PIPE_C_STATS]]),
+          stats_us, "cf_stats_cuda ()");
+    if (row_of[PIPE_C_CHAIN] >= 0)
+      kernel_row (PIPE_C_CHAIN, series_fps (&series[row_of[PIPE_C_CHAIN]]),
+          chain_us, "the five kernels back to back");
+    for (int i = 0; i < n; i++)
+      series_clear (&series[i]);
   }
 
   if (bench_exit_status)
