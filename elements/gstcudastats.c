@@ -55,7 +55,7 @@
 
 #include "gstcudastats.h"
 #include "gstcfstatsslot.h"
-#include "gstcudastatsmeta.h"
+#include <gst/cudafilters/gstcfstatsmeta.h>
 #include "stats.h"
 
 #include <string.h>
@@ -233,7 +233,10 @@ gst_cf_stats_finish (GstCfBaseFilter * base, GstCfFrameSlot * slot,
   guint64 interval;
   gboolean post;
 
-  gst_buffer_add_cf_stats_meta (buffer, GST_VIDEO_INFO_FORMAT (info), stats);
+  /* GstCfFrameStats is CfStats' public spelling, field for field (the
+   * library asserts it) */
+  gst_buffer_add_cf_stats_meta (buffer, GST_VIDEO_INFO_FORMAT (info),
+      (const GstCfFrameStats *) stats);
 
   GST_OBJECT_LOCK (self);
   post = self->post_messages;

@@ -50,7 +50,7 @@
 
 #include "gstcudastatsoverlay.h"
 #include "gstcfstatsslot.h"
-#include "gstcudastatsmeta.h"
+#include <gst/cudafilters/gstcfstatsmeta.h>
 #include "overlay.h"
 
 #include <string.h>
@@ -255,7 +255,8 @@ meta_stats (GstCfStatsOverlay * self, GstBuffer * buf)
 
   if (!meta || meta->format != GST_VIDEO_INFO_FORMAT (info))
     return NULL;
-  return &meta->stats;
+  /* GstCfFrameStats is CfStats' public spelling (the library asserts it) */
+  return (const CfStats *) &meta->stats;
 }
 
 #ifdef HAVE_CUDA

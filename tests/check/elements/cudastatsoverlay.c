@@ -26,7 +26,7 @@
 #endif
 
 #include "cf-check.h"
-#include "gstcudastatsmeta.h"
+#include "cf-meta.h"
 #include "overlay.h"
 #include "stats.h"
 
@@ -349,15 +349,6 @@ GST_END_TEST;
 
 /* ---- statistics from the cudastats meta ------------------------------- */
 
-static GType
-stats_meta_api (void)
-{
-  GType t = g_type_from_name ("GstCfStatsMetaAPI");
-
-  fail_unless (t != 0, "cudastats registered no meta");
-  return t;
-}
-
 /* The same frames through cudastats ! cudastatsoverlay (statistics from
  * the meta) and through cudastatsoverlay alone give the same bytes, the
  * oracle's. */
@@ -450,10 +441,10 @@ GST_START_TEST (test_meta_used)
   fail_unless (gst_harness_push_event (stats_h, gst_event_new_eos ()));
   a = gst_harness_pull (stats_h);
   gst_harness_teardown (stats_h);
-  meta = (GstCfStatsMeta *) gst_buffer_get_meta (a, stats_meta_api ());
+  meta = gst_buffer_get_cf_stats_meta (a);
   fail_unless (meta != NULL);
   fail_unless_equals_int (meta->format, GST_VIDEO_INFO_FORMAT (&info));
-  of_a = meta->stats;
+  of_a = cf_meta_stats (meta);
 
   h = harness_for (element_new (&s), &info);
   for (i = 0; i < 2; i++) {
@@ -461,7 +452,7 @@ GST_START_TEST (test_meta_used)
     b = gst_buffer_copy_deep (a);
     cf_check_fill_random (b, prng);
     GST_BUFFER_PTS (b) = pts[i];
-    meta = (GstCfStatsMeta *) gst_buffer_get_meta (b, stats_meta_api ());
+    meta = gst_buffer_get_cf_stats_meta (b);
     fail_unless (meta != NULL);
     if (i == 1)
       meta->format = GST_VIDEO_FORMAT_Y41B;
