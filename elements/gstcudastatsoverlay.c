@@ -18,7 +18,9 @@
  * to the format's colour space (BT.601 for YUV); drawing is integer
  * arithmetic (kernels/overlay.h), so the CUDA and CPU backends give
  * identical bytes. The frame rate is measured from the buffers' timestamps
- * over the last 16 frames.
+ * over the last 16 frames, and starts again after a flush and at a new
+ * segment that breaks the timeline (a seek without flush, a loop, the next
+ * file of a concat, a new rate), so a seek never shows the rate across it.
  *
  * The frame is drawn on where it is: a writable buffer in CUDA memory is
  * changed in place, only the panel's pixels (and, with zebra, the luma
@@ -200,13 +202,20 @@ make_plan (GstCfStatsOverlay * self)
   return TRUE;
 }
 
+/* The next frame starts a new measurement of the rate. */
+static void
+forget_frames (GstCfStatsOverlay * self)
+{
+  self->n_pts = self->next_pts = 0;
+}
+
 static gboolean
 gst_cf_stats_overlay_set_info (GstCfBaseFilter * base,
     const GstVideoInfo * in, const GstVideoInfo * out)
 {
   GstCfStatsOverlay *self = GST_CF_STATS_OVERLAY (base);
 
-  self->n_pts = self->next_pts = 0;
+  forget_frames (self);
   return make_plan (self);
 }
 
@@ -231,7 +240,7 @@ fps_x10 (GstCfStatsOverlay * self, GstClockTime pts)
   guint n;
 
   if (!GST_CLOCK_TIME_IS_VALID (pts)) {
-    self->n_pts = self->next_pts = 0;
+    forget_frames (self);
     return -1;
   }
   self->pts[self->next_pts] = pts;
@@ -243,6 +252,68 @@ fps_x10 (GstCfStatsOverlay * self, GstClockTime pts)
     return -1;
   return (gint) gst_util_uint64_scale_round (10 * (n - 1), GST_SECOND,
       pts - first);
+}
+
+/* Whether the frames under @next, a new segment, go on from those measured
+ * under @cur, the last of them at @last: whether @next gives that frame the
+ * running time @cur gave it, at the same rate, so that the two map every
+ * timestamp alike. So do the same segment sent again (sticky events after a
+ * relink) and a non-flushing seek that keeps the position (a new stop, or a
+ * start where the frames are: gst_segment_do_seek () sets base and offset
+ * to carry the running time on). Any other new segment breaks the
+ * timeline, and a rate measured across it would be wrong for a window of
+ * frames: a non-flushing seek elsewhere (the timestamps jump), a segment
+ * seek looping back (the same start, the base moved on), the next file of
+ * a concat (timestamps from 0 again), a new rate (another pace). */
+static gboolean
+continues_timeline (const GstSegment * cur, const GstSegment * next,
+    GstClockTime last)
+{
+  guint64 rt_cur, rt_next;
+  gint sign;
+
+  if (cur->format != GST_FORMAT_TIME || next->format != GST_FORMAT_TIME ||
+      cur->rate != next->rate)
+    return FALSE;
+  sign = gst_segment_to_running_time_full (cur, GST_FORMAT_TIME, last,
+      &rt_cur);
+  if (sign == 0 || gst_segment_to_running_time_full (next, GST_FORMAT_TIME,
+          last, &rt_next) != sign)
+    return FALSE;
+  /* at a rate other than 1 the base a seek computes and the running time
+   * of @last are rounded apart by up to a nanosecond */
+  return MAX (rt_cur, rt_next) - MIN (rt_cur, rt_next) <= 1;
+}
+
+static gboolean
+gst_cf_stats_overlay_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCfStatsOverlay *self = GST_CF_STATS_OVERLAY (trans);
+  const GstSegment *segment;
+  GstClockTime last;
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_STOP:
+      /* the frames after a flush come from wherever the seek went */
+      forget_frames (self);
+      break;
+    case GST_EVENT_SEGMENT:
+      if (self->n_pts == 0)
+        break;
+      /* trans->segment is still the one the frames came under */
+      gst_event_parse_segment (event, &segment);
+      last = self->pts[(self->next_pts + FPS_WINDOW - 1) % FPS_WINDOW];
+      if (!continues_timeline (&trans->segment, segment, last)) {
+        GST_DEBUG_OBJECT (self, "new timeline, the rate starts again: %"
+            GST_SEGMENT_FORMAT, segment);
+        forget_frames (self);
+      }
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cf_stats_overlay_parent_class)->
+      sink_event (trans, event);
 }
 
 /* The statistics cudastats attached, when they describe this format. */
@@ -416,6 +487,7 @@ gst_cf_stats_overlay_class_init (GstCfStatsOverlayClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCfBaseFilterClass *filter_class = GST_CF_BASE_FILTER_CLASS (klass);
 
   gobject_class->set_property = gst_cf_stats_overlay_set_property;
@@ -518,6 +590,9 @@ gst_cf_stats_overlay_class_init (GstCfStatsOverlayClass * klass)
       "CUDA statistics overlay", "Filter/Effect/Video",
       "Draws the histogram, min, max and mean of each frame and zebra "
       "stripes onto the video on the GPU", "gst-cudafilters developers");
+
+  trans_class->sink_event =
+      GST_DEBUG_FUNCPTR (gst_cf_stats_overlay_sink_event);
 
   gst_cf_base_filter_class_set_kind (filter_class, GST_CF_FILTER_DRAW);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cf_stats_overlay_set_info);

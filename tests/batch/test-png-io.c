@@ -42,7 +42,25 @@ tmp_path (const char *name)
   return g_build_filename (tmp_dir, name, NULL);
 }
 
-/* The names of the files in @dir, sorted; free with g_ptr_array_unref. */
+/* g_ptr_array_sort () hands the comparator pointers to the elements, not
+ * the elements: g_strcmp0 there would compare the bytes of the pointers. */
+static gint
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Sorts @names (strings) by name. */
+static void
+sort_names (GPtrArray * names)
+{
+  g_ptr_array_sort (names, compare_names);
+}
+
+/* The names of the files in @dir, sorted: the per-file random choices are
+ * drawn in this order, so a seed repeats a run only if it does not depend
+ * on the directory's order or where the names lie in memory. Free with
+ * g_ptr_array_unref. */
 static GPtrArray *
 list_dir (const char *dir)
 {
@@ -54,7 +72,10 @@ list_dir (const char *dir)
   while ((n = g_dir_read_name (d)))
     g_ptr_array_add (names, g_strdup (n));
   g_dir_close (d);
-  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  sort_names (names);
+  for (guint i = 1; i < names->len; i++)
+    g_assert_cmpstr (g_ptr_array_index (names, i - 1), <,
+        g_ptr_array_index (names, i));
   return names;
 }
 
@@ -131,6 +152,29 @@ assert_no_temp_files (void)
   for (guint i = 0; i < names->len; i++)
     g_assert_null (strstr (g_ptr_array_index (names, i), ".tmp-"));
   g_ptr_array_unref (names);
+}
+
+/* sort_names () orders by the names, whatever their order in memory: here
+ * they lie in one block in the reverse of their order. */
+static void
+test_sort_names (void)
+{
+  static const char backwards[] = "zyxwvutsrqponmlkjihgfedcba";
+  const guint n = sizeof backwards - 1;
+  char *block = g_malloc0 (2 * n);
+  GPtrArray *names = g_ptr_array_new ();
+
+  for (guint i = 0; i < n; i++) {
+    block[2 * i] = backwards[i];
+    g_ptr_array_add (names, block + 2 * i);
+  }
+  sort_names (names);
+  for (guint i = 0; i < n; i++) {
+    const char want[2] = { 'a' + i, 0 };
+    g_assert_cmpstr (g_ptr_array_index (names, i), ==, want);
+  }
+  g_ptr_array_unref (names);
+  g_free (block);
 }
 
 /* --------------------------------------------------------------- PngSuite */
@@ -747,6 +791,7 @@ main (int argc, char **argv)
   tmp_dir = g_dir_make_tmp ("cf-png-io-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);
 
+  g_test_add_func ("/png-io/sort-names", test_sort_names);
   g_test_add_func ("/png-io/pngsuite", test_pngsuite_formats_and_round_trip);
   g_test_add_func ("/png-io/known-answers", test_known_answers);
   g_test_add_func ("/png-io/made-png", test_made_png_reads);

@@ -5,12 +5,14 @@
  * frame and a plan made here as the element documents it: width and height
  * fractions of the frame rounded half up (pixels above 1), inset
  * min (w, h) / 60, opacity * 255 rounded, the frame rate in tenths from the
- * timestamps of the last 16 frames (-1 for the first). Every output byte of
- * a row must equal the oracle's; in the CUDA run this proves GPU == CPU
- * through the element. Also: statistics from a cudastats meta give the same
- * picture (and a meta is really used), changes while PLAYING, zebra checked
- * by hand, unsupported caps, and golden images (PNGs under
- * tests/data/golden, see its README) of synthetic frames.
+ * timestamps of the last 16 frames (-1 for the first), measured again from
+ * the first frame after a flush or a segment that breaks the timeline.
+ * Every output byte of a row must equal the oracle's; in the CUDA run this
+ * proves GPU == CPU through the element. Also: statistics from a cudastats
+ * meta give the same picture (and a meta is really used), changes while
+ * PLAYING, zebra checked by hand, unsupported caps, the frame rate across
+ * seeks and new segments, and golden images (PNGs under tests/data/golden,
+ * see its README) of synthetic frames.
  *
  * The program runs once per backend (CF_TEST_BACKEND, see ../meson.build).
  * CF_TEST_SEED=N repeats a run. CF_GOLDEN_WRITE=1 writes the golden images
@@ -343,6 +345,199 @@ GST_START_TEST (test_fps_text)
     g_free (what);
   }
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ---- the frame rate across seeks and new segments --------------------- */
+
+/* A stream into cudastatsoverlay (RGBA 200x120, the panel over the whole
+ * frame so the rate's line is drawn), its frames handed out as they are
+ * pushed (frames-in-flight 1 on CUDA), the segment upstream as a source
+ * keeps it, and the timestamps the element must measure the rate over. */
+typedef struct
+{
+  GstHarness *h;
+  GstVideoInfo info;
+  Settings s;
+  GstSegment segment;
+  GstClockTime seen[64];        /* since the timeline last broke */
+  guint n_seen;
+} FpsStream;
+
+static void
+fps_stream_init (FpsStream * f)
+{
+  GstElement *e;
+  GstBuffer *buf;
+  GBytes *with_rate, *without;
+
+  memset (f, 0, sizeof (*f));
+  cf_check_set_info (&f->info, "RGBA", 200, 120);
+  f->s = defaults;
+  f->s.width = f->s.height = 1.0;
+  e = element_new (&f->s);
+  g_object_set (e, "frames-in-flight", 1, NULL);
+  f->h = harness_for (e, &f->info);
+  gst_segment_init (&f->segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (f->h,
+          gst_event_new_segment (&f->segment)));
+  /* the rate is on the picture: "FPS 30.0" and "FPS -" differ */
+  buf = cf_check_frame_new (&f->info, prng, 0, 0, FALSE);
+  with_rate = oracle (&f->info, buf, &f->s, 300, NULL);
+  without = oracle (&f->info, buf, &f->s, -1, NULL);
+  fail_if (g_bytes_equal (with_rate, without), "no frame rate drawn");
+  g_bytes_unref (with_rate);
+  g_bytes_unref (without);
+  gst_buffer_unref (buf);
+}
+
+/* Pushes a frame at @pts (1/30 s long) and checks that it comes out drawn
+ * with the rate of the frames since the timeline last broke, this one
+ * included, which it returns (tenths of frames/s, -1: none). */
+static gint
+fps_stream_push (FpsStream * f, GstClockTime pts, const gchar * what)
+{
+  GstBuffer *buf = cf_check_frame_new (&f->info, prng, pts, GST_SECOND / 30,
+      FALSE);
+  GstBuffer *out;
+  GBytes *want;
+  gchar *ctx;
+  gint fps;
+
+  fail_unless (f->n_seen < G_N_ELEMENTS (f->seen));
+  f->seen[f->n_seen++] = pts;
+  fps = fps_for (f->seen, f->n_seen - 1);
+  want = oracle (&f->info, buf, &f->s, fps, NULL);
+  ctx = g_strdup_printf ("%s: frame at %" GST_TIME_FORMAT ", want FPS %d "
+      "tenths", what, GST_TIME_ARGS (pts), fps);
+  fail_unless_equals_int (gst_harness_push (f->h, buf), GST_FLOW_OK);
+  out = gst_harness_try_pull (f->h);
+  fail_unless (out != NULL, "%s: no output", ctx);
+  cf_check_assert_frame (&f->info, out, want, ctx);
+  /* as a source's position goes on */
+  f->segment.position = pts + GST_SECOND / 30;
+  gst_buffer_unref (out);
+  g_bytes_unref (want);
+  g_free (ctx);
+  return fps;
+}
+
+/* Pushes @n frames at 30 frames/s from @from and checks their rates: none
+ * on the first after a break (@fresh), 30.0 on every other. */
+static void
+fps_stream_run (FpsStream * f, GstClockTime from, guint n, gboolean fresh,
+    const gchar * what)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    fail_unless_equals_int (fps_stream_push (f, from + pts_of (i), what),
+        fresh && i == 0 ? -1 : 300);
+}
+
+/* Seeks upstream's segment as gst_segment_do_seek () does for a source
+ * (@flags GST_SEEK_FLAG_FLUSH: with the flush events) and sends the new
+ * segment; @breaks: the frames after it start a new timeline. */
+static void
+fps_stream_seek (FpsStream * f, gdouble rate, GstSeekFlags flags,
+    GstSeekType start_type, GstClockTime start, GstSeekType stop_type,
+    GstClockTime stop, gboolean breaks)
+{
+  fail_unless (gst_segment_do_seek (&f->segment, rate, GST_FORMAT_TIME, flags,
+          start_type, start, stop_type, stop, NULL));
+  if (flags & GST_SEEK_FLAG_FLUSH) {
+    fail_unless (gst_harness_push_event (f->h, gst_event_new_flush_start ()));
+    fail_unless (gst_harness_push_event (f->h,
+            gst_event_new_flush_stop (TRUE)));
+  }
+  fail_unless (gst_harness_push_event (f->h,
+          gst_event_new_segment (&f->segment)));
+  if (breaks)
+    f->n_seen = 0;
+}
+
+/* A flushing seek forward or back: the frame rate of the frames after it
+ * is right from the second one, not the rate across the jump (a fraction
+ * of a frame per second forward, none back) for a window of frames. */
+GST_START_TEST (test_fps_after_flushing_seek)
+{
+  FpsStream f;
+
+  fps_stream_init (&f);
+  fps_stream_run (&f, 0, 20, TRUE, "from the start");
+  fps_stream_seek (&f, 1.0, GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET,
+      30 * GST_SECOND, GST_SEEK_TYPE_NONE, 0, TRUE);
+  fps_stream_run (&f, 30 * GST_SECOND, 18, TRUE, "after a seek forward");
+  fps_stream_seek (&f, 1.0, GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET,
+      2 * GST_SECOND, GST_SEEK_TYPE_NONE, 0, TRUE);
+  fps_stream_run (&f, 2 * GST_SECOND, 18, TRUE, "after a seek back");
+  /* a flushing seek to where the frames are is a new start all the same */
+  fps_stream_seek (&f, 1.0, GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE,
+      GST_SEEK_TYPE_SET, f.segment.position, GST_SEEK_TYPE_NONE, 0, TRUE);
+  fps_stream_run (&f, f.segment.start, 3, TRUE, "after a seek in place");
+  gst_harness_teardown (f.h);
+}
+
+GST_END_TEST;
+
+/* New segments without a flush: one that gives the frames seen the running
+ * times they had goes on measuring over them (the same segment again, a
+ * seek that moves only the stop, or to where the frames are); any other
+ * starts a new timeline (a seek elsewhere, a segment seek looping back,
+ * the next file of a concat, a new rate). */
+GST_START_TEST (test_fps_new_segments)
+{
+  FpsStream f;
+  GstSegment next;
+
+  fps_stream_init (&f);
+  fps_stream_run (&f, 0, 20, TRUE, "from the start");
+
+  /* the same segment again (sticky events sent anew) */
+  fail_unless (gst_harness_push_event (f.h,
+          gst_event_new_segment (&f.segment)));
+  fps_stream_run (&f, pts_of (20), 2, FALSE, "the same segment");
+  /* a new stop: base and offset keep the running time going */
+  fps_stream_seek (&f, 1.0, GST_SEEK_FLAG_NONE, GST_SEEK_TYPE_NONE, 0,
+      GST_SEEK_TYPE_SET, 100 * GST_SECOND, FALSE);
+  fps_stream_run (&f, pts_of (22), 2, FALSE, "a new stop");
+  /* a seek to the position reached */
+  fps_stream_seek (&f, 1.0, GST_SEEK_FLAG_NONE, GST_SEEK_TYPE_SET,
+      f.segment.position, GST_SEEK_TYPE_NONE, 0, FALSE);
+  fps_stream_run (&f, pts_of (24), 2, FALSE, "a seek in place");
+
+  /* a seek forward, and back */
+  fps_stream_seek (&f, 1.0, GST_SEEK_FLAG_NONE, GST_SEEK_TYPE_SET,
+      40 * GST_SECOND, GST_SEEK_TYPE_NONE, 0, TRUE);
+  fps_stream_run (&f, 40 * GST_SECOND, 17, TRUE, "a seek forward");
+  fps_stream_seek (&f, 1.0, GST_SEEK_FLAG_NONE, GST_SEEK_TYPE_SET,
+      5 * GST_SECOND, GST_SEEK_TYPE_NONE, 0, TRUE);
+  fps_stream_run (&f, 5 * GST_SECOND, 17, TRUE, "a seek back");
+  /* a segment seek looping: the same start, the base moved on */
+  fps_stream_seek (&f, 1.0, GST_SEEK_FLAG_SEGMENT, GST_SEEK_TYPE_SET,
+      5 * GST_SECOND, GST_SEEK_TYPE_NONE, 0, TRUE);
+  fps_stream_run (&f, 5 * GST_SECOND, 17, TRUE, "a segment loop");
+  /* the next file of a concat: timestamps from 0 again, base past the
+   * first file */
+  gst_segment_init (&next, GST_FORMAT_TIME);
+  next.base = gst_segment_to_running_time (&f.segment, GST_FORMAT_TIME,
+      f.segment.position);
+  f.segment = next;
+  fail_unless (gst_harness_push_event (f.h,
+          gst_event_new_segment (&f.segment)));
+  f.n_seen = 0;
+  fps_stream_run (&f, 0, 17, TRUE, "the next file");
+  /* twice the rate, the position kept (the timestamps go on, but they
+   * are played at another pace) */
+  fps_stream_seek (&f, 2.0, GST_SEEK_FLAG_NONE, GST_SEEK_TYPE_NONE, 0,
+      GST_SEEK_TYPE_NONE, 0, TRUE);
+  fps_stream_run (&f, pts_of (17), 17, TRUE, "twice the rate");
+  /* at that rate, a new stop goes on (running times rounded alike) */
+  fps_stream_seek (&f, 2.0, GST_SEEK_FLAG_NONE, GST_SEEK_TYPE_NONE, 0,
+      GST_SEEK_TYPE_SET, 90 * GST_SECOND, FALSE);
+  fps_stream_run (&f, pts_of (34), 2, FALSE, "a new stop at twice the rate");
+  gst_harness_teardown (f.h);
 }
 
 GST_END_TEST;
@@ -875,6 +1070,8 @@ cudastatsoverlay_suite (void)
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_add_loop_test (tc, test_formats, 0, G_N_ELEMENTS (all_formats));
   tcase_add_test (tc, test_fps_text);
+  tcase_add_test (tc, test_fps_after_flushing_seek);
+  tcase_add_test (tc, test_fps_new_segments);
   tcase_add_loop_test (tc, test_meta_path, 0, G_N_ELEMENTS (all_formats));
   tcase_add_loop_test (tc, test_meta_used, 0, 3);
   tcase_add_loop_test (tc, test_change_while_playing, 0, 3);
