@@ -5,6 +5,7 @@
 
 #include "gstcftaps.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -34,6 +35,7 @@ gst_cf_taps_parse (const gchar * s, guint max_taps, GError ** error)
       p++;
     if (*p == '\0' || (bracketed && *p == '>'))
       break;
+    errno = 0;
     v = g_ascii_strtod (p, &end);
     if (end == p) {
       g_set_error (error, GST_CF_TAPS_ERROR, 0,
@@ -41,8 +43,10 @@ gst_cf_taps_parse (const gchar * s, guint max_taps, GError ** error)
       goto fail;
     }
     if (!isfinite (v)) {
+      /* "1e400" reads as infinity: say why it is not "inf" */
       g_set_error (error, GST_CF_TAPS_ERROR, 0,
-          "\"%s\": tap %u is not finite", s, taps->len);
+          "\"%s\": tap %u is not finite%s", s, taps->len,
+          errno == ERANGE ? " (it overflows a double)" : "");
       goto fail;
     }
     if (taps->len == max_taps) {

@@ -22,9 +22,12 @@
  * of two 1D unsharp masks (a close, separable stand-in for the 2D one).
  *
  * Every filter property can change while PLAYING; the next frame uses it.
- * Settings that make no filter (taps summing to 0 with `normalize`, an even
- * number of taps, a gain above 64, ...) fail negotiation with an error;
- * changed while PLAYING, they post a warning and the previous filter stays.
+ * Settings that make no filter (taps summing to 0 with `normalize`, or to a
+ * sum that overflows a double, an even number of taps, a gain above 64,
+ * ...) fail negotiation with an error naming the cause; changed while
+ * PLAYING, they post a warning and the previous filter stays. The names,
+ * limits and rules are those of cudafilters-batch's --stencil too
+ * (gstcfstencilsettings.h).
  *
  * ## Example launch lines
  * |[
@@ -50,11 +53,7 @@
 #endif
 
 #include "gstcudastencil.h"
-#include "gstcftaps.h"
-#include "stencil.h"
-
-#include <math.h>
-#include <string.h>
+#include "gstcfstencilsettings.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cf_stencil_debug);
 #define GST_CAT_DEFAULT gst_cf_stencil_debug
@@ -74,34 +73,14 @@ enum
   PROP_FILTER_ALPHA,
 };
 
-/* the preset property's "custom": the taps property */
-#define PRESET_CUSTOM CF_STENCIL_PRESET_COUNT
-
-#define DEFAULT_DIRECTION CF_STENCIL_BOTH
-#define DEFAULT_PRESET CF_STENCIL_PRESET_GAUSSIAN
-#define DEFAULT_RADIUS 0
-#define DEFAULT_SIGMA 1.0
-#define DEFAULT_AMOUNT 1.0
-#define DEFAULT_NORMALIZE TRUE
-#define DEFAULT_BORDER CF_STENCIL_MIRROR
-#define DEFAULT_FILTER_ALPHA FALSE
-
+/* The names, defaults, limits and rules of the settings are
+ * gstcfstencilsettings.h's, which cudafilters-batch's --stencil shares. */
 struct _GstCfStencil
 {
   GstCfBaseFilter parent;
 
   /* properties, under the object lock */
-  CfStencilDirection direction;
-  gint preset;                  /* CfStencilPreset or PRESET_CUSTOM */
-  gint radius;
-  gdouble sigma, amount;
-  GArray *taps;                 /* gdouble; NULL when the string was bad */
-  gchar *taps_string;
-  gboolean normalize;
-  CfStencilBorder border;
-  GArray *border_value;         /* gdouble; NULL when the string was bad */
-  gchar *border_value_string;
-  gboolean filter_alpha;
+  GstCfStencilSettings settings;
   gboolean changed;             /* since the plan was made */
   gboolean settings_error;      /* the settings' error is posted */
 
@@ -117,20 +96,34 @@ G_DEFINE_TYPE (GstCfStencil, gst_cf_stencil, GST_TYPE_CF_BASE_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudastencil, "cudastencil", GST_RANK_NONE,
     GST_TYPE_CF_STENCIL);
 
+/* An enum type whose values are @names (a table of the shared settings);
+ * the values live as long as the type. */
+static GType
+register_enum (const gchar * type_name, const GstCfStencilName * names)
+{
+  guint n = 0, i;
+  GEnumValue *values;
+
+  while (names[n].nick)
+    n++;
+  values = g_new0 (GEnumValue, n + 1);
+  for (i = 0; i < n; i++) {
+    values[i].value = names[i].value;
+    values[i].value_name = names[i].description;
+    values[i].value_nick = names[i].nick;
+  }
+  return g_enum_register_static (type_name, values);
+}
+
 #define GST_TYPE_CF_STENCIL_DIRECTION (gst_cf_stencil_direction_get_type ())
 static GType
 gst_cf_stencil_direction_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    {CF_STENCIL_HORIZONTAL, "Along the rows", "horizontal"},
-    {CF_STENCIL_VERTICAL, "Along the columns", "vertical"},
-    {CF_STENCIL_BOTH, "Rows, then columns (separable 2D)", "both"},
-    {0, NULL, NULL},
-  };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCfStencilDirection", values);
+    GType t = register_enum ("GstCfStencilDirection",
+        gst_cf_stencil_direction_names);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -141,20 +134,10 @@ static GType
 gst_cf_stencil_preset_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    {PRESET_CUSTOM, "The taps property", "custom"},
-    {CF_STENCIL_PRESET_BOX, "Box blur: equal taps", "box"},
-    {CF_STENCIL_PRESET_GAUSSIAN, "Gaussian blur (sigma)", "gaussian"},
-    {CF_STENCIL_PRESET_SHARPEN, "Unsharp mask (amount, sigma)", "sharpen"},
-    {CF_STENCIL_PRESET_DERIVATIVE, "Central difference (in[i+1] - in[i-1]) "
-          "/ 2", "derivative"},
-    {CF_STENCIL_PRESET_LAPLACIAN, "Second difference [1, -2, 1]",
-        "laplacian"},
-    {0, NULL, NULL},
-  };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCfStencilPreset", values);
+    GType t = register_enum ("GstCfStencilPreset",
+        gst_cf_stencil_preset_names);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -165,17 +148,10 @@ static GType
 gst_cf_stencil_border_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    {CF_STENCIL_CLAMP, "Repeat the edge sample", "clamp"},
-    {CF_STENCIL_MIRROR, "Reflect about the edge sample (dcb|abcd|cba)",
-        "mirror"},
-    {CF_STENCIL_WRAP, "Tile the picture", "wrap"},
-    {CF_STENCIL_CONSTANT, "The border-value", "constant"},
-    {0, NULL, NULL},
-  };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCfStencilBorder", values);
+    GType t = register_enum ("GstCfStencilBorder",
+        gst_cf_stencil_border_names);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -196,23 +172,6 @@ clear_plan (GstCfStencil * self)
   self->have_plan = FALSE;
 }
 
-/* Why @s, the value of property @name, is no list of numbers. */
-static gchar *
-list_error (const gchar * name, const gchar * s)
-{
-  GError *error = NULL;
-  GArray *a = gst_cf_taps_parse (s, CF_STENCIL_MAX_TAPS, &error);
-  gchar *why;
-
-  if (a) {                      /* not reached: @s failed before */
-    g_array_unref (a);
-    return g_strdup ("bad list");
-  }
-  why = g_strdup_printf ("%s %s", name, error->message);
-  g_error_free (error);
-  return why;
-}
-
 /* The filter the properties describe, for @format at @width x @height, into
  * @plan; FALSE with *@why set when they describe none. Takes the object
  * lock. */
@@ -220,71 +179,17 @@ static gboolean
 plan_from_properties (GstCfStencil * self, CfFormat format, gint width,
     gint height, CfStencilPlan * plan, gchar ** why)
 {
-  gdouble taps[CF_STENCIL_MAX_TAPS];
-  CfStencilParams params = { 0, };
-  CfStencilTaps axis = { 0, };
-  const gint max = cf_format_info (format)->depth > 8 ? 65535 : 255;
-  gboolean ok = FALSE;
-  guint i;
+  GError *error = NULL;
+  gboolean ok;
 
   GST_OBJECT_LOCK (self);
   self->changed = FALSE;
-  params.direction = self->direction;
-  params.border = self->border;
-  params.filter_alpha = self->filter_alpha;
-  if (self->preset == PRESET_CUSTOM) {
-    if (!self->taps) {
-      *why = list_error ("taps", self->taps_string);
-      goto done;
-    }
-    if (self->taps->len % 2 == 0) {
-      *why = g_strdup_printf ("%u taps: preset=custom needs an odd number "
-          "(2 radius + 1) of taps", self->taps->len);
-      goto done;
-    }
-    axis.radius = self->taps->len / 2;
-    memcpy (taps, self->taps->data, self->taps->len * sizeof (gdouble));
-    axis.normalize = self->normalize;
-  } else if (cf_stencil_preset_taps (self->preset, self->radius, self->sigma,
-          self->amount, taps, &axis.radius, &axis.normalize) != 0) {
-    *why = g_strdup ("the preset's settings make no taps");
-    goto done;
-  }
-  axis.taps = taps;
-  params.x = params.y = axis;
-
-  /* border-value counts only for border constant */
-  if (self->border == CF_STENCIL_CONSTANT && !self->border_value) {
-    *why = list_error ("border-value", self->border_value_string);
-    goto done;
-  }
-  if (self->border == CF_STENCIL_CONSTANT &&
-      self->border_value->len > CF_MAX_CHANNELS) {
-    *why = g_strdup_printf ("border-value has %u values, at most %d",
-        self->border_value->len, CF_MAX_CHANNELS);
-    goto done;
-  }
-  for (i = 0; self->border == CF_STENCIL_CONSTANT && i < CF_MAX_CHANNELS; i++) {
-    const GArray *bv = self->border_value;
-    /* a short list: its last value for the channels after it */
-    gdouble v = bv->len == 0 ? 0 : g_array_index (bv, gdouble,
-        MIN (i, bv->len - 1));
-
-    if (v < 0 || v > max || v != floor (v)) {
-      *why = g_strdup_printf ("border-value %g is not a sample value of "
-          "this format (an integer 0 .. %d)", v, max);
-      goto done;
-    }
-    params.border_value[i] = (uint16_t) v;
-  }
-  ok = TRUE;
-done:
+  ok = gst_cf_stencil_settings_plan (&self->settings, format, width, height,
+      plan, &error);
   GST_OBJECT_UNLOCK (self);
-  if (ok && cf_stencil_plan_init (plan, format, width, height, &params) != 0) {
-    *why = g_strdup_printf ("radius %d: the taps sum to 0 with normalize, "
-        "or their gain (sum of |weights|) is above %d", axis.radius,
-        CF_STENCIL_MAX_GAIN);
-    ok = FALSE;
+  if (!ok) {
+    *why = g_strdup (error->message);
+    g_error_free (error);
   }
   return ok;
 }
@@ -412,73 +317,48 @@ gst_cf_stencil_stop (GstBaseTransform * trans)
   return ok;
 }
 
-/* Parses a list property: the new array, or NULL (and a logged warning)
- * when @s is no list, which negotiation then reports. */
-static GArray *
-parse_list (GstCfStencil * self, const gchar * name, const gchar * s)
-{
-  GError *error = NULL;
-  GArray *a = gst_cf_taps_parse (s, CF_STENCIL_MAX_TAPS, &error);
-
-  if (!a) {
-    GST_WARNING_OBJECT (self, "%s: %s", name, error->message);
-    g_error_free (error);
-  }
-  return a;
-}
-
 static void
 gst_cf_stencil_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCfStencil *self = GST_CF_STENCIL (object);
+  GstCfStencilSettings *s = &self->settings;
   gboolean custom = FALSE;
 
+  /* lists are read when the plan is made, which reports what is wrong */
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_DIRECTION:
-      self->direction = g_value_get_enum (value);
+      s->direction = g_value_get_enum (value);
       break;
     case PROP_PRESET:
-      self->preset = g_value_get_enum (value);
+      s->preset = g_value_get_enum (value);
       break;
     case PROP_RADIUS:
-      self->radius = g_value_get_int (value);
+      s->radius = g_value_get_int (value);
       break;
     case PROP_SIGMA:
-      self->sigma = g_value_get_double (value);
+      s->sigma = g_value_get_double (value);
       break;
     case PROP_AMOUNT:
-      self->amount = g_value_get_double (value);
+      s->amount = g_value_get_double (value);
       break;
     case PROP_TAPS:
-      g_free (self->taps_string);
-      self->taps_string = g_value_dup_string (value);
-      if (self->taps)
-        g_array_unref (self->taps);
-      self->taps = parse_list (self, "taps", self->taps_string);
-      /* given taps are meant to be used */
-      custom = self->taps_string && self->taps_string[0] &&
-          self->preset != PRESET_CUSTOM;
-      if (custom)
-        self->preset = PRESET_CUSTOM;
+      custom = gst_cf_stencil_settings_set_taps (s,
+          g_value_get_string (value));
       break;
     case PROP_NORMALIZE:
-      self->normalize = g_value_get_boolean (value);
+      s->normalize = g_value_get_boolean (value);
       break;
     case PROP_BORDER:
-      self->border = g_value_get_enum (value);
+      s->border = g_value_get_enum (value);
       break;
     case PROP_BORDER_VALUE:
-      g_free (self->border_value_string);
-      self->border_value_string = g_value_dup_string (value);
-      if (self->border_value)
-        g_array_unref (self->border_value);
-      self->border_value = parse_list (self, "border-value",
-          self->border_value_string);
+      gst_cf_stencil_settings_set_border_value (s,
+          g_value_get_string (value));
       break;
     case PROP_FILTER_ALPHA:
-      self->filter_alpha = g_value_get_boolean (value);
+      s->filter_alpha = g_value_get_boolean (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -495,38 +375,39 @@ gst_cf_stencil_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstCfStencil *self = GST_CF_STENCIL (object);
+  const GstCfStencilSettings *s = &self->settings;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_DIRECTION:
-      g_value_set_enum (value, self->direction);
+      g_value_set_enum (value, s->direction);
       break;
     case PROP_PRESET:
-      g_value_set_enum (value, self->preset);
+      g_value_set_enum (value, s->preset);
       break;
     case PROP_RADIUS:
-      g_value_set_int (value, self->radius);
+      g_value_set_int (value, s->radius);
       break;
     case PROP_SIGMA:
-      g_value_set_double (value, self->sigma);
+      g_value_set_double (value, s->sigma);
       break;
     case PROP_AMOUNT:
-      g_value_set_double (value, self->amount);
+      g_value_set_double (value, s->amount);
       break;
     case PROP_TAPS:
-      g_value_set_string (value, self->taps_string);
+      g_value_set_string (value, s->taps);
       break;
     case PROP_NORMALIZE:
-      g_value_set_boolean (value, self->normalize);
+      g_value_set_boolean (value, s->normalize);
       break;
     case PROP_BORDER:
-      g_value_set_enum (value, self->border);
+      g_value_set_enum (value, s->border);
       break;
     case PROP_BORDER_VALUE:
-      g_value_set_string (value, self->border_value_string);
+      g_value_set_string (value, s->border_value);
       break;
     case PROP_FILTER_ALPHA:
-      g_value_set_boolean (value, self->filter_alpha);
+      g_value_set_boolean (value, s->filter_alpha);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -541,10 +422,7 @@ gst_cf_stencil_finalize (GObject * object)
   GstCfStencil *self = GST_CF_STENCIL (object);
 
   clear_plan (self);
-  g_clear_pointer (&self->taps, g_array_unref);
-  g_clear_pointer (&self->border_value, g_array_unref);
-  g_free (self->taps_string);
-  g_free (self->border_value_string);
+  gst_cf_stencil_settings_clear (&self->settings);
   G_OBJECT_CLASS (gst_cf_stencil_parent_class)->finalize (object);
 }
 
@@ -571,7 +449,8 @@ gst_cf_stencil_class_init (GstCfStencilClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_DIRECTION,
       g_param_spec_enum ("direction", "Direction", "Axes to filter along",
-          GST_TYPE_CF_STENCIL_DIRECTION, DEFAULT_DIRECTION, PARAM_FLAGS));
+          GST_TYPE_CF_STENCIL_DIRECTION, GST_CF_STENCIL_DEFAULT_DIRECTION,
+          PARAM_FLAGS));
   /**
    * GstCfStencil:preset:
    *
@@ -581,7 +460,8 @@ gst_cf_stencil_class_init (GstCfStencilClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_PRESET,
       g_param_spec_enum ("preset", "Preset", "Named filter, or custom taps",
-          GST_TYPE_CF_STENCIL_PRESET, DEFAULT_PRESET, PARAM_FLAGS));
+          GST_TYPE_CF_STENCIL_PRESET, GST_CF_STENCIL_DEFAULT_PRESET,
+          PARAM_FLAGS));
   /**
    * GstCfStencil:radius:
    *
@@ -592,7 +472,7 @@ gst_cf_stencil_class_init (GstCfStencilClass * klass)
   g_object_class_install_property (gobject_class, PROP_RADIUS,
       g_param_spec_int ("radius", "Radius",
           "Taps each side of the centre (0 = from sigma)", 0,
-          CF_STENCIL_MAX_RADIUS, DEFAULT_RADIUS, PARAM_FLAGS));
+          CF_STENCIL_MAX_RADIUS, GST_CF_STENCIL_DEFAULT_RADIUS, PARAM_FLAGS));
   /**
    * GstCfStencil:sigma:
    *
@@ -600,16 +480,18 @@ gst_cf_stencil_class_init (GstCfStencilClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_SIGMA,
       g_param_spec_double ("sigma", "Sigma",
-          "Standard deviation of the gaussian, in samples", 0.01, 64.0,
-          DEFAULT_SIGMA, PARAM_FLAGS));
+          "Standard deviation of the gaussian, in samples",
+          GST_CF_STENCIL_MIN_SIGMA, GST_CF_STENCIL_MAX_SIGMA,
+          GST_CF_STENCIL_DEFAULT_SIGMA, PARAM_FLAGS));
   /**
    * GstCfStencil:amount:
    *
    * Strength of sharpen: out = in + amount * (in - gaussian blur of in).
    */
   g_object_class_install_property (gobject_class, PROP_AMOUNT,
-      g_param_spec_double ("amount", "Amount", "Strength of sharpen", 0.0,
-          20.0, DEFAULT_AMOUNT, PARAM_FLAGS));
+      g_param_spec_double ("amount", "Amount", "Strength of sharpen",
+          GST_CF_STENCIL_MIN_AMOUNT, GST_CF_STENCIL_MAX_AMOUNT,
+          GST_CF_STENCIL_DEFAULT_AMOUNT, PARAM_FLAGS));
   /**
    * GstCfStencil:taps:
    *
@@ -630,7 +512,8 @@ gst_cf_stencil_class_init (GstCfStencilClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_NORMALIZE,
       g_param_spec_boolean ("normalize", "Normalize",
-          "Divide custom taps by their sum", DEFAULT_NORMALIZE, PARAM_FLAGS));
+          "Divide custom taps by their sum", GST_CF_STENCIL_DEFAULT_NORMALIZE,
+          PARAM_FLAGS));
   /**
    * GstCfStencil:border:
    *
@@ -638,7 +521,8 @@ gst_cf_stencil_class_init (GstCfStencilClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_BORDER,
       g_param_spec_enum ("border", "Border", "Samples beyond the edges",
-          GST_TYPE_CF_STENCIL_BORDER, DEFAULT_BORDER, PARAM_FLAGS));
+          GST_TYPE_CF_STENCIL_BORDER, GST_CF_STENCIL_DEFAULT_BORDER,
+          PARAM_FLAGS));
   /**
    * GstCfStencil:border-value:
    *
@@ -659,7 +543,8 @@ gst_cf_stencil_class_init (GstCfStencilClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_FILTER_ALPHA,
       g_param_spec_boolean ("filter-alpha", "Filter alpha",
-          "Filter the alpha channel too", DEFAULT_FILTER_ALPHA, PARAM_FLAGS));
+          "Filter the alpha channel too", GST_CF_STENCIL_DEFAULT_FILTER_ALPHA,
+          PARAM_FLAGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -688,15 +573,6 @@ gst_cf_stencil_class_init (GstCfStencilClass * klass)
 static void
 gst_cf_stencil_init (GstCfStencil * self)
 {
-  self->direction = DEFAULT_DIRECTION;
-  self->preset = DEFAULT_PRESET;
-  self->radius = DEFAULT_RADIUS;
-  self->sigma = DEFAULT_SIGMA;
-  self->amount = DEFAULT_AMOUNT;
-  self->taps = g_array_new (FALSE, FALSE, sizeof (gdouble));
-  self->normalize = DEFAULT_NORMALIZE;
-  self->border = DEFAULT_BORDER;
-  self->border_value = g_array_new (FALSE, FALSE, sizeof (gdouble));
-  self->filter_alpha = DEFAULT_FILTER_ALPHA;
+  gst_cf_stencil_settings_init (&self->settings);
   self->changed = TRUE;
 }

@@ -33,8 +33,9 @@
  *    16-bit formats: 22, enough for 129 taps of 16-bit samples to stay
  *    within 1 LSB of the model, where 16 bits would miss by about one LSB on
  *    noise). With `normalize`, the taps are first divided by their sum
- *    (which must not be 0) and rounded as running sums, as resize.h does:
- *    with S(t) the exact sum of taps 0 .. t, weight t is
+ *    (which must not be 0, and in float64 neither overflow nor fall below
+ *    DBL_MIN) and rounded as running sums, as resize.h does: with S(t)
+ *    the exact sum of taps 0 .. t, weight t is
  *    round (2^B S(t)) - round (2^B S(t - 1)) (round: half away from zero)
  *    and the last running sum is exactly 2^B, so the weights sum to exactly
  *    1 and a constant stays constant. Without it, each tap is rounded on its
@@ -165,11 +166,35 @@ int cf_stencil_preset_taps (CfStencilPreset preset, int radius, double sigma,
  * in 0 .. n - 1, or -1 for CONSTANT outside the axis (or a bad argument). */
 int cf_stencil_border_index (CfStencilBorder border, int i, int n);
 
+/* Why the taps of an axis make no weights (cf_stencil_taps_check ()).
+ * A value that float64 arithmetic on the way would turn into another (an
+ * infinite sum, digits lost below DBL_MIN) is refused, never quietly made
+ * into another filter. */
+typedef enum {
+  CF_STENCIL_TAPS_OK,
+  CF_STENCIL_TAPS_BAD_RADIUS,   /* taps NULL, radius out of range */
+  CF_STENCIL_TAPS_NOT_FINITE,   /* a tap is infinite or NaN */
+  CF_STENCIL_TAPS_SUM_ZERO,     /* normalize: they sum to 0 */
+  /* normalize: their sum overflows float64 (1e308 three times); divided by
+   * it, the taps would all be 0 and the running sums make 0, 0, 1 */
+  CF_STENCIL_TAPS_SUM_OVERFLOW,
+  /* normalize: |sum| below DBL_MIN, where the taps keep too few digits for
+   * the weights they make (1e-323, 1.4e-323, 1e-323 reads as 2, 3, 2 times
+   * 2^-1074, not as 1, 1.4, 1) */
+  CF_STENCIL_TAPS_SUM_SUBNORMAL,
+  /* the gain (sum of |weights|) is above CF_STENCIL_MAX_GAIN, or overflows */
+  CF_STENCIL_TAPS_GAIN,
+} CfStencilTapsStatus;
+
+/* Whether cf_stencil_plan_init () takes @axis for pictures of @format, and
+ * if not, why: it refuses exactly the taps this does not call OK. */
+CfStencilTapsStatus cf_stencil_taps_check (const CfStencilTaps * axis,
+    CfFormat format);
+
 /* Makes the plan of @params for @width x @height pictures of @format (sizes
  * 1 .. CF_MAX_SIDE). Returns 0, or -1 (and @plan cleared) on a bad argument:
- * unknown format, direction or border, radius out of range, taps NULL or
- * not finite, normalize with taps summing to 0, a gain above
- * CF_STENCIL_MAX_GAIN, a border value beyond the sample range. */
+ * unknown format, direction or border, taps that cf_stencil_taps_check ()
+ * refuses, a border value beyond the sample range. */
 int cf_stencil_plan_init (CfStencilPlan * plan, CfFormat format, int width,
     int height, const CfStencilParams * params);
 /* Safe on a cleared or failed plan (the plan owns no memory; this clears it

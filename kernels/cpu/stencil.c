@@ -16,6 +16,7 @@
  */
 #include "../stencil.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,9 +76,10 @@ is_alpha (const CfFormatInfo * info, int p, int k)
 
 /* The taps of @axis as doubles into @w (divided by their sum when
  * normalized) and as fixed point with @bits fraction bits into @q (see
- * stencil.h). Returns -1 for bad taps: NULL, radius out of range, not
- * finite, a zero sum to normalize, a gain above CF_STENCIL_MAX_GAIN. */
-static int
+ * stencil.h). Returns why not when the taps make no weights (stencil.h's
+ * CfStencilTapsStatus): every float64 step that could turn them into
+ * another filter is checked, not just the result. */
+static CfStencilTapsStatus
 quantize (const CfStencilTaps * axis, int bits, double *w, int32_t * q)
 {
   const int64_t one = INT64_C (1) << bits;
@@ -88,21 +90,28 @@ quantize (const CfStencilTaps * axis, int bits, double *w, int32_t * q)
 
   if (!axis || !axis->taps || axis->radius < 0
       || axis->radius > CF_STENCIL_MAX_RADIUS)
-    return -1;
+    return CF_STENCIL_TAPS_BAD_RADIUS;
   for (t = 0; t < n; t++) {
     if (!isfinite (axis->taps[t]))
-      return -1;
+      return CF_STENCIL_TAPS_NOT_FINITE;
     sum += axis->taps[t];
   }
   if (axis->normalize && sum == 0.0)
-    return -1;
+    return CF_STENCIL_TAPS_SUM_ZERO;
+  /* an infinite sum makes every tap 0 and the running sums 0, ..., 0, 1;
+   * below DBL_MIN the taps have lost the digits their ratios need */
+  if (axis->normalize && !isfinite (sum))
+    return CF_STENCIL_TAPS_SUM_OVERFLOW;
+  if (axis->normalize && fabs (sum) < DBL_MIN)
+    return CF_STENCIL_TAPS_SUM_SUBNORMAL;
   for (t = 0; t < n; t++) {
     w[t] = axis->normalize ? axis->taps[t] / sum : axis->taps[t];
     abs_sum += fabs (w[t]);
   }
-  /* checked in double first, so that the rounding below cannot overflow */
+  /* checked in double first, so that the rounding below cannot overflow;
+   * an infinite gain (huge taps, or taps over a tiny sum) fails too */
   if (!(abs_sum <= CF_STENCIL_MAX_GAIN + 1.0))
-    return -1;
+    return CF_STENCIL_TAPS_GAIN;
 
   for (t = 0; t < n; t++) {
     if (axis->normalize) {
@@ -117,7 +126,20 @@ quantize (const CfStencilTaps * axis, int bits, double *w, int32_t * q)
     }
     gain += q[t] < 0 ? -(int64_t) q[t] : q[t];
   }
-  return gain <= ((int64_t) CF_STENCIL_MAX_GAIN << bits) ? 0 : -1;
+  return gain <= ((int64_t) CF_STENCIL_MAX_GAIN << bits) ?
+      CF_STENCIL_TAPS_OK : CF_STENCIL_TAPS_GAIN;
+}
+
+CfStencilTapsStatus
+cf_stencil_taps_check (const CfStencilTaps * axis, CfFormat format)
+{
+  const CfFormatInfo *info = cf_format_info (format);
+  double w[CF_STENCIL_MAX_TAPS];
+  int32_t q[CF_STENCIL_MAX_TAPS];
+
+  /* a format picks only the weight bits; without one, the finer ones */
+  return quantize (axis, CF_STENCIL_WEIGHT_BITS (info ? info->depth : 16), w,
+      q);
 }
 
 /* An axis the direction leaves alone: the identity. */
@@ -165,14 +187,16 @@ cf_stencil_plan_init (CfStencilPlan * plan, CfFormat format, int width,
   plan->weight_bits = bits;
   if (dir == CF_STENCIL_VERTICAL) {
     identity (bits, plan->taps_x, plan->weights_x);
-  } else if (quantize (&params->x, bits, plan->taps_x, plan->weights_x) == 0) {
+  } else if (quantize (&params->x, bits, plan->taps_x,
+          plan->weights_x) == CF_STENCIL_TAPS_OK) {
     plan->radius_x = params->x.radius;
   } else {
     goto fail;
   }
   if (dir == CF_STENCIL_HORIZONTAL) {
     identity (bits, plan->taps_y, plan->weights_y);
-  } else if (quantize (&params->y, bits, plan->taps_y, plan->weights_y) == 0) {
+  } else if (quantize (&params->y, bits, plan->taps_y,
+          plan->weights_y) == CF_STENCIL_TAPS_OK) {
     plan->radius_y = params->y.radius;
   } else {
     goto fail;
@@ -491,7 +515,10 @@ cf_stencil_preset_taps (CfStencilPreset preset, int radius, double sigma,
       double sum = 0;
 
       for (t = 0; t <= 2 * r; t++)
-        sum += taps[t] = exp (-(double) (t - r) * (t - r) / (2 * sigma * sigma));
+        /* the centre apart: 0 / (2 sigma^2) is NaN once sigma^2
+         * underflows, and exp (-0) is 1 anyway */
+        sum += taps[t] = t == r ? 1.0 :
+            exp (-(double) (t - r) * (t - r) / (2 * sigma * sigma));
       if (preset == CF_STENCIL_PRESET_SHARPEN) {
         for (t = 0; t <= 2 * r; t++)
           taps[t] = (t == r ? 1 + amount : 0) - amount * taps[t] / sum;

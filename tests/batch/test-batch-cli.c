@@ -12,6 +12,12 @@
  * byte for byte: on the CPU run a determinism check (other --jobs), on the
  * CUDA run the GPU against the CPU.
  *
+ * /batch-cli/stencil-rules gives --stencil the rows of settings the
+ * element's test sets as properties: both take and refuse the same.
+ * /batch-cli/stats-resume and /batch-cli/stale-temps rerun the tool on its
+ * own outputs: the statistics file stays whole, a killed run's temporary
+ * files go.
+ *
  * /batch-cli/interrupt, /batch-cli/kill and /batch-cli/double-signal send
  * SIGINT, SIGTERM and SIGKILL to a running tool: an interrupted run ends
  * the files in progress and exits 130, and no *.png of the output folder
@@ -481,6 +487,94 @@ test_resize (void)
   g_free (out4);
 }
 
+/* --stencil takes and refuses what cudastencil does, for the same reasons
+ * (one set of rules: elements/gstcfstencilsettings.h). The same rows as
+ * the element's test_stencil_rules (tests/check/elements/cudastencil.c),
+ * which sets them as properties: @cause is NULL when the settings make a
+ * filter, else what the usage error must name. The input is 16-bit, the
+ * samples the tool checks settings against before reading files. */
+static const struct
+{
+  const char *spec, *cause;
+} stencil_rules[] = {
+  {"gaussian:sigma=2,border=wrap", NULL},
+  {"gaussian:sigma=0.001", "sigma"},
+  {"gaussian:sigma=65", "sigma"},
+  {"sharpen:amount=20,sigma=0.5", NULL},
+  {"sharpen:amount=21", "amount"},
+  {"box:radius=0", NULL},
+  {"box:radius=64,direction=vertical", NULL},
+  {"box:radius=65", "radius"},
+  {"blur", "preset"},
+  {"box:direction=diagonal", "direction"},
+  {"box:border=reflect", "border"},
+  {"box:normalize=maybe", "normalize"},
+  {"laplacian:filter-alpha=true,border=clamp", NULL},
+  {"taps=1,2,1:direction=horizontal,normalize=false", NULL},
+  {"taps=<1, 2, 1>", NULL},
+  {"taps=1,2", "odd number"},
+  {"taps=1,x,1", "not a number"},
+  {"taps=1,-1,0", "sum to 0"},
+  {"taps=1,-1,0:normalize=false", NULL},
+  {"taps=1e308,1e308,1e308", "overflows"},
+  {"taps=-1e308,-1e308,-1e308", "overflows"},
+  {"taps=1e308,1e308,1e308:normalize=false", "gain"},
+  {"taps=1e-323,1.4e-323,1e-323", "underflows"},
+  {"taps=1e300,2e300,1e300", NULL},
+  {"taps=100,0,0:normalize=false", "gain"},
+  {"box:border=constant,border-value=16,128,128", NULL},
+  {"box:border=constant,border-value=65535", NULL},
+  {"box:border=constant,border-value=65536", "border-value"},
+  {"box:border=constant,border-value=1,2,3,4,5", "border-value"},
+  {"box:border=constant,border-value=1.5", "border-value"},
+  {"box:border=wrap,border-value=65536", NULL},
+};
+
+static void
+test_stencil_rules (void)
+{
+  char *in = make_dir ("rules-in"), *out = tmp_path ("rules-out");
+  char *e, *p;
+
+  copy_suite_file ("basn0g16.png", in, NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (stencil_rules); k++) {
+    const char *cause = stencil_rules[k].cause;
+    int status = run_tool (NULL, &e, "--quiet", "--overwrite", "--stencil",
+        stencil_rules[k].spec, in, out, NULL);
+
+    if (!cause) {
+      g_assert_cmpint (status, ==, 0);
+    } else {
+      g_assert_cmpint (status, ==, 2);
+      if (!strstr (e, cause))
+        g_error ("--stencil %s: \"%s\" lacks \"%s\"",
+            stencil_rules[k].spec, e, cause);
+    }
+    g_free (e);
+  }
+
+  /* the spellings --help documented before the element's names */
+  g_assert_cmpint (run_tool (NULL, NULL, "--quiet", "--overwrite",
+          "--stencil", "taps=1,2,1:normalize=0,border=constant,value=9,"
+          "alpha=1", in, out, NULL), ==, 0);
+  /* a border value beyond 8-bit samples fails the 8-bit files only, each
+   * naming why */
+  copy_suite_file ("basn0g08.png", in, NULL);
+  remove_tree (out);
+  g_assert_cmpint (run_tool (NULL, &e, "--stencil",
+          "box:border=constant,border-value=300", in, out, NULL), ==, 1);
+  g_assert_cmpuint (count_lines_with (e, "basn0g08.png"), ==, 1);
+  g_assert_cmpuint (count_lines_with (e, "border-value 300"), ==, 1);
+  g_free (e);
+  p = g_build_filename (out, "basn0g16.png", NULL);
+  g_assert_true (g_file_test (p, G_FILE_TEST_EXISTS));
+  g_free (p);
+  remove_tree (out);
+  remove_tree (in);
+  g_free (out);
+  g_free (in);
+}
+
 /* A constant picture has known statistics. */
 static void
 test_stats_csv (void)
@@ -538,6 +632,136 @@ test_stats_csv (void)
   g_free (csv);
   g_free (in);
   g_free (out);
+}
+
+/* A resumed run (outputs there, no --overwrite) still measures the files
+ * it skips: the statistics file it writes is the whole one, byte for byte
+ * the first run's, not the statistics of the files it wrote. */
+static void
+test_stats_resume (void)
+{
+  char *in = make_dir ("resume-in"), *out = tmp_path ("resume-out");
+  static const char *const kinds[] = { "csv", "jsonl" };
+
+  for (int i = 0; good_files[i]; i++)
+    copy_suite_file (good_files[i], in, NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++) {
+    char *first = g_strdup_printf ("%s/resume-first.%s", tmp_dir, kinds[k]);
+    char *stats = g_strdup_printf ("%s/resume.%s", tmp_dir, kinds[k]);
+    char *o, *p;
+    char want[64];
+
+    /* statistics before and after the other operations */
+    g_assert_cmpint (run_tool (NULL, NULL, "--stats", "--resize", "50%",
+            "--stats", "--stencil", "box", "--stats-out", first, in, out,
+            NULL), ==, 0);
+    g_assert_cmpint (run_tool (&o, NULL, "--stats", "--resize", "50%",
+            "--stats", "--stencil", "box", "--stats-out", stats, in, out,
+            NULL), ==, 0);
+    g_snprintf (want, sizeof (want), "processed 0, skipped %u, failed 0",
+        g_strv_length ((char **) good_files));
+    g_assert_nonnull (strstr (o, want));
+    g_free (o);
+    assert_same_text_files (first, stats);
+
+    /* one output missing: written, the others measured */
+    p = g_build_filename (out, good_files[2], NULL);
+    g_assert_cmpint (g_unlink (p), ==, 0);
+    g_assert_cmpint (run_tool (&o, NULL, "--stats", "--resize", "50%",
+            "--stats", "--stencil", "box", "--stats-out", stats, in, out,
+            NULL), ==, 0);
+    g_snprintf (want, sizeof (want), "processed 1, skipped %u, failed 0",
+        g_strv_length ((char **) good_files) - 1);
+    g_assert_nonnull (strstr (o, want));
+    g_assert_true (g_file_test (p, G_FILE_TEST_EXISTS));
+    assert_same_text_files (first, stats);
+    g_free (o);
+    g_free (p);
+    remove_tree (out);
+    g_unlink (first);
+    g_unlink (stats);
+    g_free (first);
+    g_free (stats);
+  }
+  remove_tree (in);
+  g_free (out);
+  g_free (in);
+}
+
+/* Temporary files a killed run left (NAME.tmp-XXXXXX, png-io's pattern) go
+ * when the tool writes NAME; anything else is left alone: other names, a
+ * NAME of another shard, a NAME whose output exists and is skipped. */
+static void
+test_stale_temps (void)
+{
+  static const char *const kept[] = {
+    "basn0g08.png.tmp-abc12",   /* five characters: not png-io's */
+    "basn0g08.png.tmp-abc1234",
+    "basn0g08.png.tmp-abc12_",
+    "basn0g08.png.tmp-abc123.x",
+    "notes.png.tmp-Ab12Cd",     /* no such input */
+    "basn3p04.png.tmp-Ab12Cd",  /* its output exists: skipped */
+    "basn2c08.png.tmp-Ab12Cd",  /* the other shard's */
+  };
+  static const char *const removed[] = {
+    "basn0g08.png.tmp-Ab12Cd", "basn0g08.png.tmp-zzzzzz",
+    "sub/basn0g16.png.tmp-000000",
+  };
+  char *in = make_dir ("stale-in"), *sub = make_dir ("stale-in/sub");
+  char *out = make_dir ("stale-out"), *osub = make_dir ("stale-out/sub");
+  char *o, *p;
+
+  /* sorted: basn0g08, basn2c08, basn3p04, basn6a08, then sub/basn0g16
+   * with -r; shard 1/2 is basn0g08 and basn3p04 */
+  copy_suite_file ("basn0g08.png", in, NULL);
+  copy_suite_file ("basn2c08.png", in, NULL);
+  copy_suite_file ("basn3p04.png", in, NULL);
+  copy_suite_file ("basn6a08.png", in, NULL);
+  copy_suite_file ("basn0g16.png", sub, NULL);
+  copy_suite_file ("basn3p04.png", out, NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (kept); k++) {
+    p = g_build_filename (out, kept[k], NULL);
+    g_assert_true (g_file_set_contents (p, "stale", -1, NULL));
+    g_free (p);
+  }
+  for (guint k = 0; k < G_N_ELEMENTS (removed); k++) {
+    p = g_build_filename (out, removed[k], NULL);
+    g_assert_true (g_file_set_contents (p, "stale", -1, NULL));
+    g_free (p);
+  }
+  /* shard 1/2 of the top folder (-r left out), then sub/ alone */
+  g_assert_cmpint (run_tool (&o, NULL, "--shard", "1/2", in, out, NULL), ==,
+      0);
+  g_assert_nonnull (strstr (o, "processed 1, skipped 1, failed 0"));
+  g_free (o);
+  p = g_build_filename (out, "sub", "basn0g16.png.tmp-000000", NULL);
+  g_assert_true (g_file_test (p, G_FILE_TEST_EXISTS));  /* not listed */
+  g_free (p);
+  g_assert_cmpint (run_tool (&o, NULL, "-r", "--shard", "5/5", in, out,
+          NULL), ==, 0);
+  g_assert_nonnull (strstr (o, "processed 1, skipped 0, failed 0"));
+  g_free (o);
+
+  for (guint k = 0; k < G_N_ELEMENTS (kept); k++) {
+    p = g_build_filename (out, kept[k], NULL);
+    g_assert_true (g_file_test (p, G_FILE_TEST_EXISTS));
+    g_free (p);
+  }
+  for (guint k = 0; k < G_N_ELEMENTS (removed); k++) {
+    p = g_build_filename (out, removed[k], NULL);
+    if (g_file_test (p, G_FILE_TEST_EXISTS))
+      g_error ("%s: a stale temporary file was left", p);
+    g_free (p);
+  }
+  p = g_build_filename (out, "basn0g08.png", NULL);
+  check_size (p, 32, 32);
+  g_free (p);
+  remove_tree (out);
+  remove_tree (in);
+  g_free (osub);
+  g_free (out);
+  g_free (sub);
+  g_free (in);
 }
 
 static void
@@ -1288,7 +1512,9 @@ test_interrupt (void)
 
 /* SIGKILL mid-run, while a file is being written: every *.png is complete
  * (temporary file, then rename); temporary files may stay. A second run
- * without --overwrite completes the folder. */
+ * without --overwrite completes the folder and removes them: each is that
+ * of a file without output (renamed, it would be gone), which the second
+ * run writes. */
 static void
 test_kill (void)
 {
@@ -1314,7 +1540,7 @@ test_kill (void)
 
   g_assert_cmpint (run_tool (NULL, NULL, "--compression", "0", in, out,
           NULL), ==, 0);
-  g_assert_cmpuint (check_outputs (in, out, &n_tmp), ==, N_SLOW_FILES);
+  g_assert_cmpuint (check_outputs (in, out, NULL), ==, N_SLOW_FILES);
   remove_tree (out);
   g_free (out);
 }
@@ -1363,7 +1589,10 @@ main (int argc, char **argv)
   g_assert_nonnull (tmp_dir);
   g_test_add_func ("/batch-cli/no-op-and-bad-files", test_no_op_and_bad_files);
   g_test_add_func ("/batch-cli/resize", test_resize);
+  g_test_add_func ("/batch-cli/stencil-rules", test_stencil_rules);
   g_test_add_func ("/batch-cli/stats-csv", test_stats_csv);
+  g_test_add_func ("/batch-cli/stats-resume", test_stats_resume);
+  g_test_add_func ("/batch-cli/stale-temps", test_stale_temps);
   g_test_add_func ("/batch-cli/shards", test_shards);
   g_test_add_func ("/batch-cli/refusals-and-existing",
       test_refusals_and_existing);

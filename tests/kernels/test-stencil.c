@@ -305,6 +305,73 @@ test_cpu_weights (void)
   cf_stencil_plan_clear (&plan);
 }
 
+/* Taps at the ends of float64: a sum that overflows, or lies below DBL_MIN,
+ * would make another filter than the one asked for (1e308, 1e308, 1e308
+ * divided by an infinite sum became 0, 0, 1), so the plan refuses them;
+ * taps as large or as small as float64 holds with its digits are the
+ * filter they are proportional to. */
+static void
+test_cpu_float_limits (void)
+{
+  static const struct
+  {
+    double taps[3];
+    gboolean normalize;
+    CfStencilTapsStatus why;
+  } refused[] = {
+    {{1e308, 1e308, 1e308}, TRUE, CF_STENCIL_TAPS_SUM_OVERFLOW},
+    {{-1e308, -1e308, -1e308}, TRUE, CF_STENCIL_TAPS_SUM_OVERFLOW},
+    {{1e308, 1e308, 1e308}, FALSE, CF_STENCIL_TAPS_GAIN},
+    /* parsed as 2, 3, 2 times 2^-1074: not 1, 1.4, 1 */
+    {{1e-323, 1.4e-323, 1e-323}, TRUE, CF_STENCIL_TAPS_SUM_SUBNORMAL},
+    /* the sum is 1e-300: weights of 1e608 */
+    {{1e308, -1e308, 1e-300}, TRUE, CF_STENCIL_TAPS_GAIN},
+    {{1, -1, 0}, TRUE, CF_STENCIL_TAPS_SUM_ZERO},
+    {{1, NAN, 0}, FALSE, CF_STENCIL_TAPS_NOT_FINITE},
+  };
+  static const double scaled[][3] = {
+    {1e300, 2e300, 1e300}, {3e-300, 6e-300, 3e-300}, {-1, -2, -1},
+  };
+  double taps[CF_STENCIL_MAX_TAPS];
+  CfStencilParams s;
+  CfStencilPlan plan;
+  int radius, normalize;
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (refused); k++) {
+    s = params_of (CF_STENCIL_HORIZONTAL, 1, refused[k].taps,
+        refused[k].normalize, 0, NULL, FALSE, 0);
+    g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_GRAY8, 8, 8, &s),
+        ==, -1);
+    g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_GRAY16_LE, 8, 8,
+            &s), ==, -1);
+    g_assert_cmpint (cf_stencil_taps_check (&s.x, CF_FORMAT_GRAY8), ==,
+        refused[k].why);
+  }
+  for (k = 0; k < G_N_ELEMENTS (scaled); k++) {
+    s = params_of (CF_STENCIL_HORIZONTAL, 1, scaled[k], TRUE, 0, NULL, FALSE,
+        0);
+    g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_GRAY8, 8, 8, &s),
+        ==, 0);
+    g_assert_cmpint (plan.weights_x[0], ==, 16384);
+    g_assert_cmpint (plan.weights_x[1], ==, 32768);
+    g_assert_cmpint (plan.weights_x[2], ==, 16384);
+    g_assert_cmpint (cf_stencil_taps_check (&s.x, CF_FORMAT_RGBA), ==,
+        CF_STENCIL_TAPS_OK);
+  }
+  s.x.radius = CF_STENCIL_MAX_RADIUS + 1;
+  g_assert_cmpint (cf_stencil_taps_check (&s.x, CF_FORMAT_RGBA), ==,
+      CF_STENCIL_TAPS_BAD_RADIUS);
+
+  /* a gaussian narrower than float64 can square is the identity, not NaN */
+  g_assert_cmpint (cf_stencil_preset_taps (CF_STENCIL_PRESET_GAUSSIAN, 2,
+          1e-200, 1, taps, &radius, &normalize), ==, 0);
+  g_assert_cmpint (radius, ==, 2);
+  g_assert_cmpfloat (taps[2], ==, 1);
+  g_assert_cmpfloat (taps[0] + taps[1] + taps[3] + taps[4], ==, 0);
+  cf_stencil_plan_clear (&plan);
+}
+
 /* Plans: which samples are copied, CONSTANT's value of each sample. */
 static void
 test_cpu_plan_samples (void)
@@ -1108,6 +1175,7 @@ main (int argc, char **argv)
   if (!cf_test_want_cuda ()) {
     g_test_add_func ("/stencil/cpu/border-index", test_cpu_border_index);
     g_test_add_func ("/stencil/cpu/weights", test_cpu_weights);
+    g_test_add_func ("/stencil/cpu/float-limits", test_cpu_float_limits);
     g_test_add_func ("/stencil/cpu/plan-samples", test_cpu_plan_samples);
     g_test_add_func ("/stencil/cpu/impulse", test_cpu_impulse);
     g_test_add_func ("/stencil/cpu/constant", test_cpu_constant);

@@ -198,11 +198,8 @@ prepare_plans (BatchGpu * gpu, int k, const CfImage * src,
     cf_resize_plan_clear (&plan);
   } else {
     CfStencilPlan plan;
-    if (cf_stencil_plan_init (&plan, src->format, src->width, src->height,
-            &op->params) < 0) {
-      snprintf (err, err_len, "stencil failed");
+    if (batch_stencil_plan (op, src, &plan, err, err_len) < 0)
       return -1;
-    }
     e = cf_stencil_device_plan_new (&plan, &p->stencil);
     cf_stencil_plan_clear (&plan);
   }
@@ -217,19 +214,24 @@ prepare_plans (BatchGpu * gpu, int k, const CfImage * src,
 }
 
 int
-batch_gpu_run (BatchGpu * gpu, CfPngImage * img, BatchStats * stats,
-    char *err, size_t err_len)
+batch_gpu_run (BatchGpu * gpu, int n_ops, CfPngImage * img,
+    BatchStats * stats, char *err, size_t err_len)
 {
   cudaStream_t s = cf_stream_handle (gpu->stream);
   CfImage cur = img->image, next, out;
   int b = 0;                    /* gpu->image[b] holds cur */
 
+  if (n_ops < 0 || n_ops > gpu->n_ops) {
+    snprintf (err, err_len, "%d operations asked of a context of %d", n_ops,
+        gpu->n_ops);
+    return -1;
+  }
   TRY (device_image (&gpu->image[0], &cur), "cudaMalloc");
   /* decoded into page-locked memory, or (before the contexts were made)
    * into ordinary memory, which makes the copy synchronous */
   TRY (cf_image_copy_async (&img->image, &cur, gpu->stream), "the upload");
 
-  for (int k = 0; k < gpu->n_ops; k++) {
+  for (int k = 0; k < n_ops; k++) {
     const BatchOp *op = gpu->ops[k];
 
     if (op->kind == OP_STATS) {
@@ -274,7 +276,7 @@ batch_gpu_run (BatchGpu * gpu, CfPngImage * img, BatchStats * stats,
         "the statistics download");
   TRY (cf_stream_finish (gpu->stream), "the file's GPU work");
 
-  for (int k = 0; k < gpu->n_ops; k++)
+  for (int k = 0; k < n_ops; k++)
     if (gpu->ops[k]->kind == OP_STATS)
       stats[gpu->ops[k]->stats_index].stats =
           gpu->h_stats[gpu->ops[k]->stats_index];

@@ -38,13 +38,15 @@ int batch_gpu_bind (BatchGpu * gpu, char *err, size_t err_len);
  * cf_png_read_into (). */
 void *batch_gpu_input_alloc (size_t bytes, void *gpu);
 
-/* Applies the ops to @img (host memory, best decoded into the input buffer:
- * an upload from pageable memory is slower) and replaces it
- * with the result in the context's page-locked output buffer (borrowed,
- * valid until the next run; the PNG type hint is kept); --stats results go
- * to @stats[op->stats_index]. The same bytes as batch_run_cpu (). Returns
- * 0, or -1 with @err naming the CUDA error. */
-int batch_gpu_run (BatchGpu * gpu, CfPngImage * img, BatchStats * stats,
-    char *err, size_t err_len);
+/* Applies the first @n_ops of the context's ops (all of them, or those up
+ * to the last --stats when only the statistics are wanted) to @img (host
+ * memory, best decoded into the input buffer: an upload from pageable
+ * memory is slower) and replaces it with the result in the context's
+ * page-locked output buffer (borrowed, valid until the next run; the PNG
+ * type hint is kept); --stats results go to @stats[op->stats_index]. The
+ * same bytes as batch_run_cpu (). Returns 0, or -1 with @err naming the
+ * CUDA error. */
+int batch_gpu_run (BatchGpu * gpu, int n_ops, CfPngImage * img,
+    BatchStats * stats, char *err, size_t err_len);
 
 #endif /* CF_BATCH_CUDA_H */

@@ -4,6 +4,29 @@
 
 #include "batch-ops.h"
 
+void
+batch_op_free (void *data)
+{
+  BatchOp *op = data;
+
+  gst_cf_stencil_settings_clear (&op->stencil);
+  g_free (op);
+}
+
+int
+batch_stencil_plan (const BatchOp * op, const CfImage * src,
+    CfStencilPlan * plan, char *err, size_t err_len)
+{
+  GError *error = NULL;
+
+  if (gst_cf_stencil_settings_plan (&op->stencil, src->format, src->width,
+          src->height, plan, &error))
+    return 0;
+  snprintf (err, err_len, "stencil: %s", error->message);
+  g_error_free (error);
+  return -1;
+}
+
 static int
 clamp_side (double r)
 {
@@ -55,9 +78,11 @@ filter_cpu (const BatchOp * op, CfPngImage * img, char *err, size_t err_len)
     cf_resize_plan_clear (&plan);
   } else {
     CfStencilPlan plan;
-    ok = cf_stencil_plan_init (&plan, src->format, src->width, src->height,
-        &op->params) == 0;
-    ok = ok && cf_stencil_cpu (&plan, src, &out.image) == 0;
+    if (batch_stencil_plan (op, src, &plan, err, err_len) < 0) {
+      cf_png_image_clear (&out);
+      return -1;
+    }
+    ok = cf_stencil_cpu (&plan, src, &out.image) == 0;
     cf_stencil_plan_clear (&plan);
   }
   if (!ok) {

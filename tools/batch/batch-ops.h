@@ -9,6 +9,7 @@
 #ifndef CF_BATCH_OPS_H
 #define CF_BATCH_OPS_H
 
+#include "gstcfstencilsettings.h"
 #include "png-io.h"
 #include "resize.h"
 #include "stats.h"
@@ -37,9 +38,9 @@ typedef struct
   int width, height;
   double percent;
   CfResizeMethod method;
-  /* stencil: params.x.taps and params.y.taps point at taps */
-  CfStencilParams params;
-  double taps[CF_STENCIL_MAX_TAPS];
+  /* stencil: cudastencil's settings, made into a plan per picture as the
+   * element makes one per caps */
+  GstCfStencilSettings stencil;
   /* stats: which --stats this is, 0-based */
   int stats_index;
 } BatchOp;
@@ -52,8 +53,17 @@ typedef struct
   CfFormat format;
 } BatchStats;
 
+/* Frees @op (a BatchOp) and what it holds. */
+void batch_op_free (void *op);
+
 /* The size a resize op makes of a @w x @h picture. */
 void batch_output_size (const BatchOp * op, int w, int h, int *ow, int *oh);
+
+/* The stencil plan of @op for @src's size and format. Returns 0, or -1 with
+ * the reason in @err (settings that make no filter for this format, such
+ * as a border value beyond its samples). */
+int batch_stencil_plan (const BatchOp * op, const CfImage * src,
+    CfStencilPlan * plan, char *err, size_t err_len);
 
 /* Applies @ops[0 .. @n_ops - 1] to @img on the CPU, replacing it with the
  * result (which keeps the PNG type hint of the input); --stats results go

@@ -20,6 +20,17 @@
  * spread over the devices in turn. auto (the default) is cuda when a device
  * works, else cpu.
  *
+ * Resuming: a file whose output exists is skipped (without --overwrite),
+ * so a rerun of an interrupted or killed run does only what is missing.
+ * With --stats it still decodes the skipped file and runs the operations
+ * up to the last --stats (writing nothing), because the statistics file
+ * describes the inputs of the whole run: a rerun writes the same file as a
+ * run from scratch, never one of the written files only. A killed run may
+ * leave png-io's temporary files, NAME.tmp-XXXXXX; before writing NAME the
+ * tool removes those a previous run left (found once, at start, in the
+ * folders of this run's outputs, for NAMEs of this run only: never another
+ * shard's files in progress, nor files of other names).
+ *
  * Interruption: the first SIGINT or SIGTERM stops the start of new files;
  * the files in progress are finished (their outputs are whole: png-io
  * writes a temporary file and renames it), the summary counts the files not
@@ -43,7 +54,6 @@
 #include <unistd.h>
 
 #include "batch-ops.h"
-#include "gstcftaps.h"
 #ifdef HAVE_CUDA
 #include "batch-cuda.h"
 #endif
@@ -65,6 +75,9 @@ typedef struct
 {
   ResultStatus status;
   BatchStats *stats;            /* one per --stats, NULL without or on failure */
+  /* a previous run's temporary files for this output, removed before it
+   * is written; NULL: none */
+  GPtrArray *stale_temps;
 } FileResult;
 
 typedef struct
@@ -73,6 +86,7 @@ typedef struct
   GPtrArray *files;             /* relative paths, sorted, after --shard */
   FileResult *results;
   GPtrArray *ops;               /* BatchOp */
+  int n_measure_ops;            /* the ops up to the last --stats */
   int compression;
   CfPngStrategy strategy;
   /* the CUDA backend: BatchGpu contexts, one per job, lent to the thread
@@ -180,122 +194,68 @@ static const char *const method_names[] = {
 /* in CfPngStrategy order */
 static const char *const strategy_names[] = { "auto", "default", "rle", NULL };
 
-static const char *const preset_names[] = {
-  "box", "gaussian", "sharpen", "derivative", "laplacian", NULL
-};
+/* Sets one KEY=VALUE of --stencil (@pair is changed). */
+static gboolean
+set_stencil_pair (GstCfStencilSettings * st, char *pair, GError ** error)
+{
+  char *eq = strchr (pair, '=');
+  const char *key = pair;
 
-static const char *const direction_names[] = {
-  "horizontal", "vertical", "both", NULL
-};
+  if (!eq) {
+    g_set_error (error, GST_CF_STENCIL_SETTINGS_ERROR, 0, "'%s' is no "
+        "KEY=VALUE", pair);
+    return FALSE;
+  }
+  *eq = '\0';
+  /* the spellings of --help before the keys were cudastencil's names */
+  if (!strcmp (key, "value"))
+    key = "border-value";
+  else if (!strcmp (key, "alpha"))
+    key = "filter-alpha";
+  return gst_cf_stencil_settings_set (st, key, eq + 1, error);
+}
 
-static const char *const border_names[] = {
-  "clamp", "mirror", "wrap", "constant", NULL
-};
-
-/* --stencil PRESET[:KEY=VALUE,...] or taps=LIST[:KEY=VALUE,...]; the keys
- * and defaults are cudastencil's (see --help). */
+/* --stencil PRESET[:KEY=VALUE,...] or taps=LIST[:KEY=VALUE,...]: the KEYs
+ * are cudastencil's property names, with its defaults, limits and rules
+ * (gstcfstencilsettings.h). A value's own commas (taps, border-value) are
+ * told from the pairs' by the '=' every pair has. */
 static gboolean
 parse_stencil (BatchOp * op, const char *spec, GError ** error)
 {
-  CfStencilParams *p = &op->params;
-  char **head_tail = g_strsplit (spec, ":", 2);
-  char **keys = NULL;
-  const char *head = head_tail[0];
-  int preset = -1, radius = 0, normalize = 1, value = 0, n = 0;
-  double sigma = 1.0, amount = 1.0;
-  gboolean ok = FALSE, have_taps = FALSE;
+  GstCfStencilSettings *st = &op->stencil;
+  const char *colon = strchr (spec, ':');
+  char *head = colon ? g_strndup (spec, colon - spec) : g_strdup (spec);
+  char **items = g_strsplit (colon ? colon + 1 : "", ",", -1);
+  GError *why = NULL;
+  CfStencilPlan plan;
+  gboolean ok;
 
-  memset (p, 0, sizeof (*p));
-  p->direction = CF_STENCIL_BOTH;
-  p->border = CF_STENCIL_MIRROR;
+  gst_cf_stencil_settings_init (st);
+  if (g_str_has_prefix (head, "taps="))
+    ok = set_stencil_pair (st, head, &why);
+  else
+    ok = gst_cf_stencil_settings_set (st, "preset", head, &why);
+  for (int i = 0; ok && items[i]; i++) {
+    GString *pair = g_string_new (items[i]);
 
-  if (g_str_has_prefix (head, "taps=")) {
-    GArray *taps = gst_cf_taps_parse (head + 5, CF_STENCIL_MAX_TAPS, error);
-    if (!taps)
-      goto out;
-    n = taps->len;
-    if (n % 2 == 0) {
-      g_array_unref (taps);
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-          "--stencil %s: an odd number of taps is needed (2 radius + 1)", spec);
-      goto out;
-    }
-    memcpy (op->taps, taps->data, n * sizeof (double));
-    g_array_unref (taps);
-    have_taps = TRUE;
-  } else if ((preset = lookup (preset_names, head)) < 0) {
+    while (items[i + 1] && *items[i + 1] && !strchr (items[i + 1], '='))
+      g_string_append_printf (pair, ",%s", items[++i]);
+    ok = !pair->len || set_stencil_pair (st, pair->str, &why);
+    g_string_free (pair, TRUE);
+  }
+  /* what the plan checks (lists, sums, gain, border values) is refused
+   * here as the element refuses it at negotiation; against 16-bit samples,
+   * so that only a border value above 255 waits for the 8-bit files it
+   * does not fit */
+  ok = ok && gst_cf_stencil_settings_plan (st, CF_FORMAT_GRAY16_LE, 8, 8,
+      &plan, &why);
+  if (!ok) {
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-        "--stencil %s: unknown preset '%s'", spec, head);
-    goto out;
+        "--stencil %s: %s", spec, why->message);
+    g_error_free (why);
   }
-
-  keys = g_strsplit (head_tail[1] ? head_tail[1] : "", ",", -1);
-  for (int i = 0; keys[i]; i++) {
-    char *eq = strchr (keys[i], '=');
-    const char *val = eq ? eq + 1 : "";
-    gboolean good;
-    int named;
-
-    if (!*keys[i])
-      continue;
-    if (eq)
-      *eq = '\0';
-    if (!strcmp (keys[i], "radius"))
-      good = !have_taps && parse_int (val, 1, CF_STENCIL_MAX_RADIUS, &radius);
-    else if (!strcmp (keys[i], "sigma"))
-      good = !have_taps && parse_double (val, &sigma) && sigma > 0;
-    else if (!strcmp (keys[i], "amount"))
-      good = !have_taps && parse_double (val, &amount);
-    else if (!strcmp (keys[i], "normalize"))
-      good = have_taps && parse_int (val, 0, 1, &normalize);
-    else if (!strcmp (keys[i], "direction"))
-      good = (named = lookup (direction_names, val)) >= 0
-          && (p->direction = named, TRUE);
-    else if (!strcmp (keys[i], "border"))
-      good = (named = lookup (border_names, val)) >= 0
-          && (p->border = named, TRUE);
-    else if (!strcmp (keys[i], "value"))
-      good = parse_int (val, 0, 65535, &value);
-    else if (!strcmp (keys[i], "alpha"))
-      good = parse_int (val, 0, 1, &p->filter_alpha);
-    else
-      good = FALSE;
-    if (!good) {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-          "--stencil %s: bad or unknown setting '%s%s%s'", spec, keys[i],
-          eq ? "=" : "", val);
-      goto out;
-    }
-  }
-
-  if (have_taps) {
-    radius = n / 2;
-  } else if (cf_stencil_preset_taps (preset, radius, sigma, amount, op->taps,
-          &radius, &normalize) < 0) {
-    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-        "--stencil %s: bad preset settings", spec);
-    goto out;
-  }
-  for (int c = 0; c < CF_MAX_CHANNELS; c++)
-    p->border_value[c] = value;
-  p->x.radius = p->y.radius = radius;
-  p->x.taps = p->y.taps = op->taps;
-  p->x.normalize = p->y.normalize = normalize;
-  /* The plan checks the taps themselves (gain, sum, border value); try it
-   * on a small 16-bit picture so that mistakes are usage errors. */
-  {
-    CfStencilPlan plan;
-    if (cf_stencil_plan_init (&plan, CF_FORMAT_GRAY16_LE, 8, 8, p) < 0) {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-          "--stencil %s: taps refused (sum 0 with normalize=1, or a gain "
-          "above %d)", spec, CF_STENCIL_MAX_GAIN);
-      goto out;
-    }
-  }
-  ok = TRUE;
-out:
-  g_strfreev (keys);
-  g_strfreev (head_tail);
+  g_strfreev (items);
+  g_free (head);
   return ok;
 }
 
@@ -319,12 +279,10 @@ add_op_cb (const char *name, const char *value, gpointer data, GError ** error)
   } else {
     op->kind = OP_STENCIL;
     if (!parse_stencil (op, value, error)) {
-      g_free (op);
+      batch_op_free (op);
       return FALSE;
     }
   }
-  /* the taps pointers must follow the op, which is not moved again */
-  op->params.x.taps = op->params.y.taps = op->taps;
   g_ptr_array_add (opt_ops, op);
   return TRUE;
 }
@@ -369,40 +327,84 @@ static const GOptionEntry entries[] = {
   {NULL}
 };
 
-static const char description[] =
-    "Operations (--resize, --stencil, --stats) apply in command-line order;\n"
-    "without any the files are re-encoded losslessly.\n"
-    "\n"
-    "Stencil SPEC: PRESET[:KEY=VALUE,...] or taps=LIST[:KEY=VALUE,...]\n"
-    "  PRESET     box, gaussian, sharpen, derivative, laplacian\n"
-    "  taps=LIST  comma-separated taps, an odd number (2 radius + 1)\n"
-    "  radius=R   preset radius 1..64 (default: the preset's own)\n"
-    "  sigma=S    gaussian and sharpen (default 1)\n"
-    "  amount=A   sharpen (default 1)\n"
-    "  normalize=0|1  divide taps by their sum (taps only, default 1)\n"
-    "  direction=horizontal|vertical|both (default both)\n"
-    "  border=clamp|mirror|wrap|constant (default mirror), value=V for "
-    "constant\n"
-    "  alpha=0|1  filter alpha too (default 0: alpha is copied)\n"
-    "\n"
-    "Statistics, per file and channel, in sorted file order:\n"
-    "  CSV header: file,stats,width,height,format,channel,min,max,mean,"
-    "variance,histogram\n"
-    "  (stats: which --stats, 1-based; histogram: 256 counts separated by\n"
-    "  spaces, 16-bit samples binned by their high byte)\n"
-    "  JSON Lines: one object per file and --stats, with the same fields\n"
-    "  and a \"channels\" array.\n"
-    "\n"
-    "Exit status: 0 all done, 1 some files failed, 2 usage error.\n"
-    "\n"
-    "Examples:\n"
-    "  cudafilters-batch -r --resize 50% --method lanczos in/ out/\n"
-    "  cudafilters-batch --stencil gaussian:sigma=2 --stats --stats-out "
-    "s.csv in/ out/\n"
-    "  cudafilters-batch --stencil taps=1,2,1:direction=horizontal in/ out/\n"
-    "  cudafilters-batch --resize x480 --shard 2/4 --jobs 8 in/ out/\n"
-    "  cudafilters-batch --backend cuda --devices 0,1 --resize 1920x1080 "
-    "in/ out/\n";
+/* The text after the options; the stencil's names and limits are the
+ * element's. Free with g_free (). */
+static char *
+make_description (void)
+{
+  char *presets = gst_cf_stencil_names_join (gst_cf_stencil_preset_names,
+      ", ");
+  char *directions =
+      gst_cf_stencil_names_join (gst_cf_stencil_direction_names, "|");
+  char *borders = gst_cf_stencil_names_join (gst_cf_stencil_border_names,
+      "|");
+  char *text = g_strdup_printf (
+      "Operations (--resize, --stencil, --stats) apply in command-line "
+      "order;\nwithout any the files are re-encoded losslessly.\n"
+      "\n"
+      "Stencil SPEC: PRESET[:KEY=VALUE,...] or taps=LIST[:KEY=VALUE,...],\n"
+      "the KEYs being cudastencil's properties, with its defaults and "
+      "limits:\n"
+      "  PRESET        %s\n"
+      "                (custom: the taps of taps=LIST)\n"
+      "  taps=LIST     comma-separated taps, an odd number (2 radius + 1), "
+      "at most %d\n"
+      "  radius=R      box, gaussian, sharpen: 0..%d (default 0: the "
+      "preset's own)\n"
+      "  sigma=S       gaussian and sharpen: %g..%g (default %g)\n"
+      "  amount=A      sharpen: %g..%g (default %g)\n"
+      "  normalize=B   divide the taps by their sum (taps only, default "
+      "true)\n"
+      "  direction=%s (default both)\n"
+      "  border=%s (default mirror)\n"
+      "  border-value=V[,V...]  constant's samples per channel (R, G, B, "
+      "A),\n"
+      "                default 0; value=V is the same\n"
+      "  filter-alpha=B  filter alpha too (default false: alpha is copied);"
+      "\n                alpha=B is the same\n"
+      "  B: true, false, yes, no, 1 or 0. Settings the preset does not use "
+      "are\n  ignored; settings that make no filter are usage errors, and "
+      "a border\n  value above 255 fails the 8-bit files.\n"
+      "\n"
+      "Statistics, per file and channel, in sorted file order:\n"
+      "  CSV header: file,stats,width,height,format,channel,min,max,mean,"
+      "variance,histogram\n"
+      "  (stats: which --stats, 1-based; histogram: 256 counts separated "
+      "by\n  spaces, 16-bit samples binned by their high byte)\n"
+      "  JSON Lines: one object per file and --stats, with the same fields\n"
+      "  and a \"channels\" array.\n"
+      "\n"
+      "Resuming: an output that exists is kept and its file skipped "
+      "(without\n--overwrite). With --stats a skipped file is still read "
+      "and measured\n(not written): a rerun writes the whole statistics "
+      "file, the same as a\nrun from scratch. Before writing NAME, the tool "
+      "removes the temporary\nfiles NAME.tmp-XXXXXX a killed run left "
+      "beside it (only those, only\nfor this run's outputs).\n"
+      "\n"
+      "Exit status: 0 all done, 1 some files failed, 2 usage error, "
+      "130 interrupted.\n"
+      "\n"
+      "Examples:\n"
+      "  cudafilters-batch -r --resize 50%% --method lanczos in/ out/\n"
+      "  cudafilters-batch --stencil gaussian:sigma=2 --stats --stats-out "
+      "s.csv in/ out/\n"
+      "  cudafilters-batch --stencil taps=1,2,1:direction=horizontal in/ "
+      "out/\n"
+      "  cudafilters-batch --stencil box:border=constant,border-value=0,0,"
+      "255 in/ out/\n"
+      "  cudafilters-batch --resize x480 --shard 2/4 --jobs 8 in/ out/\n"
+      "  cudafilters-batch --backend cuda --devices 0,1 --resize 1920x1080 "
+      "in/ out/\n", presets, CF_STENCIL_MAX_TAPS, CF_STENCIL_MAX_RADIUS,
+      GST_CF_STENCIL_MIN_SIGMA, GST_CF_STENCIL_MAX_SIGMA,
+      GST_CF_STENCIL_DEFAULT_SIGMA, GST_CF_STENCIL_MIN_AMOUNT,
+      GST_CF_STENCIL_MAX_AMOUNT, GST_CF_STENCIL_DEFAULT_AMOUNT, directions,
+      borders);
+
+  g_free (borders);
+  g_free (directions);
+  g_free (presets);
+  return text;
+}
 
 static gboolean
 is_png_name (const char *name)
@@ -471,6 +473,62 @@ resolve_path (const char *path)
   return res;
 }
 
+/* Finds the temporary files a killed run left beside this run's outputs
+ * (png-io's NAME.tmp-XXXXXX, for a NAME of b->files only: never another
+ * shard's file in progress nor a file of another name), reading each
+ * output folder once; run_file () removes a file's before writing it. */
+static void
+find_stale_temps (Batch * b)
+{
+  const size_t suffix = strlen (CF_PNG_TEMP_SUFFIX);
+  GHashTable *index = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTable *dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      NULL);
+  GHashTableIter it;
+  gpointer rel_dir;
+
+  for (guint i = 0; i < b->files->len; i++) {
+    const char *rel = g_ptr_array_index (b->files, i);
+    g_hash_table_insert (index, (gpointer) rel, GUINT_TO_POINTER (i + 1));
+    g_hash_table_add (dirs, g_path_get_dirname (rel));
+  }
+  g_hash_table_iter_init (&it, dirs);
+  while (g_hash_table_iter_next (&it, &rel_dir, NULL)) {
+    char *dir = g_build_filename (b->output_dir, rel_dir, NULL);
+    GDir *d = g_dir_open (dir, 0, NULL);
+    const char *name;
+
+    while (d && (name = g_dir_read_name (d))) {
+      size_t n = strlen (name);
+      char *target;
+
+      if (n <= suffix)
+        continue;
+      target = g_strndup (name, n - suffix);
+      if (cf_png_is_temp_name (name, target)) {
+        char *rel = strcmp (rel_dir, ".") ?
+            g_build_filename (rel_dir, target, NULL) : g_strdup (target);
+        guint i = GPOINTER_TO_UINT (g_hash_table_lookup (index, rel));
+
+        if (i) {
+          FileResult *r = &b->results[i - 1];
+          if (!r->stale_temps)
+            r->stale_temps = g_ptr_array_new_with_free_func (g_free);
+          g_ptr_array_add (r->stale_temps, g_build_filename (dir, name,
+                  NULL));
+        }
+        g_free (rel);
+      }
+      g_free (target);
+    }
+    if (d)
+      g_dir_close (d);
+    g_free (dir);
+  }
+  g_hash_table_unref (dirs);
+  g_hash_table_unref (index);
+}
+
 static void
 print_progress (Batch * b, const char *rel, ResultStatus status)
 {
@@ -498,12 +556,24 @@ print_progress (Batch * b, const char *rel, ResultStatus status)
   fflush (stdout);
 }
 
-/* Decodes, filters and writes one file; returns the status, with @err set
- * on failure. */
+/* Removes the temporary files a previous run left for @r's output. One
+ * that cannot be removed stays, harmless: it is no name the tool reads. */
+static void
+remove_stale_temps (FileResult * r)
+{
+  for (guint i = 0; r->stale_temps && i < r->stale_temps->len; i++)
+    g_unlink (g_ptr_array_index (r->stale_temps, i));
+}
+
+/* Decodes, filters and writes one file to @out; with @out NULL (its output
+ * exists) only measures it: the ops up to the last --stats, nothing
+ * written. Returns the status (RESULT_SKIPPED for a file measured), with
+ * @err set on failure. */
 static ResultStatus
 run_file (Batch * b, const char *in, const char *out, FileResult * r,
     char *err, size_t err_len)
 {
+  const int n_ops = out ? (int) b->ops->len : b->n_measure_ops;
   CfPngImage img = { 0 };
   char *out_dir;
   char op_err[256] = "";
@@ -537,24 +607,29 @@ run_file (Batch * b, const char *in, const char *out, FileResult * r,
       ret = batch_gpu_bind (gpu, op_err, sizeof (op_err));
     }
     if (ret == 0)
-      ret = batch_gpu_run (gpu, &img, r->stats, op_err, sizeof (op_err));
+      ret = batch_gpu_run (gpu, n_ops, &img, r->stats, op_err,
+          sizeof (op_err));
   } else
 #endif
-    ret = batch_run_cpu ((BatchOp * const *) b->ops->pdata, b->ops->len, &img,
+    ret = batch_run_cpu ((BatchOp * const *) b->ops->pdata, n_ops, &img,
         r->stats, op_err, sizeof (op_err));
   if (ret < 0) {
     g_snprintf (err, err_len, "%s: %s", in, op_err);
     goto out;
   }
+  if (!out)
+    goto out;
   out_dir = g_path_get_dirname (out);
   ret = g_mkdir_with_parents (out_dir, 0777);
   if (ret < 0)
     g_snprintf (err, err_len, "%s: cannot create the folder: %s", out_dir,
         g_strerror (errno));
   g_free (out_dir);
-  if (ret == 0)
+  if (ret == 0) {
+    remove_stale_temps (r);
     ret = cf_png_write_with (out, &img, b->compression, b->strategy, err,
         err_len);
+  }
 
 out:
   cf_png_image_clear (&img);
@@ -566,7 +641,7 @@ out:
     g_clear_pointer (&r->stats, g_free);
     return RESULT_FAILED;
   }
-  return RESULT_DONE;
+  return out ? RESULT_DONE : RESULT_SKIPPED;
 }
 
 static void
@@ -588,10 +663,13 @@ process_file (gpointer data, gpointer user_data)
   }
   in = g_build_filename (b->input_dir, rel, NULL);
   out = g_build_filename (b->output_dir, rel, NULL);
-  if (!b->overwrite && g_file_test (out, G_FILE_TEST_EXISTS))
-    r->status = RESULT_SKIPPED;
-  else
+  if (b->overwrite || !g_file_test (out, G_FILE_TEST_EXISTS))
     r->status = run_file (b, in, out, r, err, sizeof (err));
+  else if (n_stats_ops)
+    /* the statistics are of the whole run, resumed or not */
+    r->status = run_file (b, in, NULL, r, err, sizeof (err));
+  else
+    r->status = RESULT_SKIPPED;
 
   g_mutex_lock (&b->lock);
   b->done++;
@@ -858,12 +936,16 @@ main (int argc, char **argv)
   signals = g_thread_new ("signals", watch_signals, &b);
   g_thread_unref (signals);
 
-  opt_ops = g_ptr_array_new_with_free_func (g_free);
+  opt_ops = g_ptr_array_new_with_free_func (batch_op_free);
   ctx = g_option_context_new ("INPUT_DIR OUTPUT_DIR");
   g_option_context_set_summary (ctx, "Applies gst-cudafilters' operations "
       "to every PNG file of INPUT_DIR,\nwriting the results under the same "
       "names in OUTPUT_DIR, on a GPU or on every CPU core.");
-  g_option_context_set_description (ctx, description);
+  {
+    char *description = make_description ();
+    g_option_context_set_description (ctx, description);
+    g_free (description);
+  }
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
     int ret = usage_error (ctx, error->message);
@@ -926,6 +1008,9 @@ main (int argc, char **argv)
   b.input_dir = argv[1];
   b.output_dir = argv[2];
   b.ops = opt_ops;
+  for (guint k = 0; k < opt_ops->len; k++)
+    if (((BatchOp *) g_ptr_array_index (opt_ops, k))->kind == OP_STATS)
+      b.n_measure_ops = k + 1;
   b.compression = opt_compression;
   b.strategy = strategy;
   b.limits.max_pixels = (uint64_t) opt_max_pixels;
@@ -944,6 +1029,7 @@ main (int argc, char **argv)
     g_ptr_array_unref (all);
   }
   b.results = g_new0 (FileResult, b.files->len);
+  find_stale_temps (&b);
 
   jobs = opt_jobs > 0 ? opt_jobs : (int) g_get_num_processors ();
 
@@ -999,8 +1085,11 @@ main (int argc, char **argv)
   fflush (stdout);
   g_mutex_unlock (&b.lock);
 
-  for (guint i = 0; i < b.files->len; i++)
+  for (guint i = 0; i < b.files->len; i++) {
     g_free (b.results[i].stats);
+    if (b.results[i].stale_temps)
+      g_ptr_array_unref (b.results[i].stale_temps);
+  }
 #ifdef HAVE_CUDA
   if (b.gpu_maker) {
     g_thread_join (b.gpu_maker);

@@ -640,6 +640,28 @@ new_file_mode (void)
 }
 
 int
+cf_png_is_temp_name (const char *name, const char *target)
+{
+  /* ".tmp-": the suffix without its six X */
+  const size_t fixed = sizeof CF_PNG_TEMP_SUFFIX - 1 - 6;
+  const size_t n = strlen (target);
+  const char *x;
+
+  if (strncmp (name, target, n) != 0
+      || strncmp (name + n, CF_PNG_TEMP_SUFFIX, fixed) != 0)
+    return 0;
+  x = name + n + fixed;
+  if (strlen (x) != 6)
+    return 0;
+  /* mkstemp ()'s letters (glibc, musl and the BSDs alike) */
+  for (int i = 0; i < 6; i++)
+    if (!((x[i] >= 'a' && x[i] <= 'z') || (x[i] >= 'A' && x[i] <= 'Z')
+            || (x[i] >= '0' && x[i] <= '9')))
+      return 0;
+  return 1;
+}
+
+int
 cf_png_write (const char *path, const CfPngImage * img, int compression,
     char *err, size_t err_len)
 {
@@ -679,7 +701,7 @@ cf_png_write_with (const char *path, const CfPngImage * img, int compression,
   w.strategy = strategy;
   w.enc = malloc (sizeof *w.enc);
   w.row = malloc ((size_t) img->image.width * 2);
-  tmp = malloc (strlen (path) + sizeof ".tmp-XXXXXX");
+  tmp = malloc (strlen (path) + sizeof CF_PNG_TEMP_SUFFIX);
   if (!w.enc || !w.row || !tmp) {
     set_error (err, err_len, path, "out of memory");
     goto out;
@@ -687,7 +709,7 @@ cf_png_write_with (const char *path, const CfPngImage * img, int compression,
   plan_encoding (img, w.enc);
 
   strcpy (tmp, path);
-  strcat (tmp, ".tmp-XXXXXX");
+  strcat (tmp, CF_PNG_TEMP_SUFFIX);
   fd = mkstemp (tmp);
   if (fd < 0) {
     set_error (err, err_len, path, "cannot create a temporary file: %s",

@@ -107,6 +107,16 @@ extern "C"
     CF_PNG_STRATEGY_RLE         /* Z_RLE: runs only, several times faster */
   } CfPngStrategy;
 
+/* What cf_png_write () adds to a path for its temporary file: PATH.tmp-
+ * and six letters or digits (mkstemp ()'s XXXXXX). */
+#define CF_PNG_TEMP_SUFFIX ".tmp-XXXXXX"
+
+/* Whether @name (a file name, no folder) is one of cf_png_write ()'s
+ * temporary files for the file @target (a name in the same folder), as a
+ * killed writer leaves them: @target, ".tmp-", six characters of
+ * [A-Za-z0-9]. Returns 1 or 0. */
+  int cf_png_is_temp_name (const char *name, const char *target);
+
 /* Encodes @img into the PNG file @path at zlib level @compression (0..9),
  * CF_PNG_STRATEGY_AUTO.
  * The data goes to a temporary file PATH.tmp-XXXXXX in the same directory,

@@ -8,7 +8,8 @@
  * taps reversed, a box keeps a constant, the derivative of a ramp is
  * constant, every border mode at both edges of both axes), radius beyond
  * the picture, taps from launch lines (string and array), changes while
- * PLAYING, bad settings (an error at negotiation, a warning later) and
+ * PLAYING, bad settings (an error at negotiation, a warning later), the
+ * same settings taken and refused as by cudafilters-batch's --stencil, and
  * unsupported caps.
  *
  * The program runs once per backend (CF_TEST_BACKEND, see ../meson.build).
@@ -633,6 +634,8 @@ GST_START_TEST (test_bad_settings)
     {"taps", "1,2", "odd number"},
     {"taps", "1,x,1", "not a number"},
     {"taps", "<1,-1,0>", "sum to 0"},
+    /* divided by an infinite sum, these were the filter 0, 0, 1 */
+    {"taps", "1e308,1e308,1e308", "overflows"},
     {"border-value", "300", "border-value"},
     {"border-value", "1,2,3,4,5", "border-value"},
   };
@@ -719,6 +722,149 @@ GST_START_TEST (test_bad_settings)
 
 GST_END_TEST;
 
+/* The settings of cudastencil and cudafilters-batch's --stencil are one
+ * set of rules (elements/gstcfstencilsettings.h): the same rows as
+ * /batch-cli/stencil-rules (tests/batch/test-batch-cli.c), in --stencil's
+ * syntax, which the element takes as properties. @cause: NULL when the
+ * settings make a filter, else the property that refuses its value (out
+ * of its range, or no value of it) or words of the reason negotiation
+ * gives. Negotiated as GRAY16_LE, the samples the tool checks settings
+ * against before it reads a file. */
+static const struct
+{
+  const gchar *spec, *cause;
+} stencil_rules[] = {
+  {"gaussian:sigma=2,border=wrap", NULL},
+  {"gaussian:sigma=0.001", "sigma"},
+  {"gaussian:sigma=65", "sigma"},
+  {"sharpen:amount=20,sigma=0.5", NULL},
+  {"sharpen:amount=21", "amount"},
+  {"box:radius=0", NULL},
+  {"box:radius=64,direction=vertical", NULL},
+  {"box:radius=65", "radius"},
+  {"blur", "preset"},
+  {"box:direction=diagonal", "direction"},
+  {"box:border=reflect", "border"},
+  {"box:normalize=maybe", "normalize"},
+  {"laplacian:filter-alpha=true,border=clamp", NULL},
+  {"taps=1,2,1:direction=horizontal,normalize=false", NULL},
+  {"taps=<1, 2, 1>", NULL},
+  {"taps=1,2", "odd number"},
+  {"taps=1,x,1", "not a number"},
+  {"taps=1,-1,0", "sum to 0"},
+  {"taps=1,-1,0:normalize=false", NULL},
+  {"taps=1e308,1e308,1e308", "overflows"},
+  {"taps=-1e308,-1e308,-1e308", "overflows"},
+  {"taps=1e308,1e308,1e308:normalize=false", "gain"},
+  {"taps=1e-323,1.4e-323,1e-323", "underflows"},
+  {"taps=1e300,2e300,1e300", NULL},
+  {"taps=100,0,0:normalize=false", "gain"},
+  {"box:border=constant,border-value=16,128,128", NULL},
+  {"box:border=constant,border-value=65535", NULL},
+  {"box:border=constant,border-value=65536", "border-value"},
+  {"box:border=constant,border-value=1,2,3,4,5", "border-value"},
+  {"box:border=constant,border-value=1.5", "border-value"},
+  {"box:border=wrap,border-value=65536", NULL},
+};
+
+/* Sets @e as --stencil @spec says: PRESET or taps=LIST, then ':' and
+ * KEY=VALUE pairs separated by commas, an item without '=' continuing the
+ * value before it (a list). A value the property refuses (as
+ * gst_util_set_object_arg () would, with a warning) is not set: its name
+ * is returned (free with g_free ()); NULL when every value was taken. */
+static gchar *
+apply_spec (GstElement * e, const gchar * spec)
+{
+  const gchar *colon = strchr (spec, ':');
+  gchar *head = colon ? g_strndup (spec, colon - spec) : g_strdup (spec);
+  gchar **items = g_strsplit (colon ? colon + 1 : "", ",", -1);
+  GPtrArray *pairs = g_ptr_array_new_with_free_func (g_free);
+  gchar *refused = NULL;
+  guint i;
+
+  g_ptr_array_add (pairs, strchr (head, '=') ? g_strdup (head) :
+      g_strconcat ("preset=", head, NULL));
+  for (i = 0; items[i]; i++) {
+    GString *pair = g_string_new (items[i]);
+
+    while (items[i + 1] && !strchr (items[i + 1], '='))
+      g_string_append_printf (pair, ",%s", items[++i]);
+    g_ptr_array_add (pairs, g_string_free (pair, FALSE));
+  }
+  for (i = 0; i < pairs->len && !refused; i++) {
+    gchar **kv = g_strsplit (g_ptr_array_index (pairs, i), "=", 2);
+    GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+        kv[0]);
+    GValue v = G_VALUE_INIT;
+
+    fail_unless (pspec != NULL && kv[1] != NULL, "%s: %s", spec, kv[0]);
+    g_value_init (&v, pspec->value_type);
+    /* what gst-launch-1.0 does with a property's text: deserialize it,
+     * and GObject keeps the old value when it is out of range */
+    if (!gst_value_deserialize (&v, kv[1]) || g_param_value_validate (pspec,
+            &v))
+      refused = g_strdup (kv[0]);
+    else
+      g_object_set_property (G_OBJECT (e), kv[0], &v);
+    g_value_unset (&v);
+    g_strfreev (kv);
+  }
+  g_ptr_array_unref (pairs);
+  g_strfreev (items);
+  g_free (head);
+  return refused;
+}
+
+GST_START_TEST (test_stencil_rules)
+{
+  const gchar *spec = stencil_rules[__i__].spec;
+  const gchar *cause = stencil_rules[__i__].cause;
+  GstElement *e = cf_check_element_new ("cudastencil", NULL);
+  gchar *refused = apply_spec (e, spec);
+  GstBus *bus;
+  GstVideoInfo info;
+  GstHarness *h;
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *debug = NULL;
+  GstFlowReturn ret;
+
+  if (refused) {
+    fail_unless (cause != NULL, "%s: %s refused", spec, refused);
+    fail_unless_equals_string (refused, cause);
+    g_free (refused);
+    gst_object_unref (e);
+    return;
+  }
+  bus = gst_bus_new ();
+  cf_check_set_info (&info, "GRAY16_LE", 16, 8);
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  ret = gst_harness_push (h, cf_check_frame_new (&info, prng, 0,
+          FRAME_DURATION, FALSE));
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (!cause) {
+    fail_unless_equals_int (ret, GST_FLOW_OK);
+    fail_unless (msg == NULL, "%s: an error", spec);
+  } else {
+    fail_if (ret == GST_FLOW_OK, "%s accepted", spec);
+    fail_unless (msg != NULL, "%s: no error message", spec);
+    gst_message_parse_error (msg, &err, &debug);
+    fail_unless (strstr (debug, cause) != NULL, "%s: \"%s\" lacks \"%s\"",
+        spec, debug, cause);
+    g_clear_error (&err);
+    g_free (debug);
+  }
+  g_clear_pointer (&msg, gst_message_unref);
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
 /* border-value is read by border constant only: a value out of range (or
  * no list at all) with another border filters as if it were not set. */
 GST_START_TEST (test_border_value_unused)
@@ -777,6 +923,8 @@ cudastencil_suite (void)
   tcase_add_test (tc, test_launch_taps);
   tcase_add_test (tc, test_change_while_playing);
   tcase_add_test (tc, test_bad_settings);
+  tcase_add_loop_test (tc, test_stencil_rules, 0,
+      G_N_ELEMENTS (stencil_rules));
   tcase_add_test (tc, test_border_value_unused);
   tcase_add_test (tc, test_unsupported_caps);
   return s;
