@@ -5,37 +5,73 @@
 
 #define RGB_NAMES { "R", "G", "B", "A" }
 #define YUV_NAMES { "Y", "U", "V", NULL }
+#define GRAY_NAMES { "gray" }
+/* the tail of an entry: family, value bits, value's lowest bit */
+#define BITS8(family) CF_FAMILY_##family, 8, 0
 /* one plane of packed pixels, 8-bit samples */
 #define PACKED(bytes, c0, c1, c2, c3) \
   { { bytes, 1, 0, 0, { c0, c1, c2, c3 } } }
+/* the same of 16-bit samples */
+#define PACKED16(bytes, c0, c1, c2, c3) \
+  { { bytes, 2, 0, 0, { c0, c1, c2, c3 } } }
 #define LUMA { 1, 1, 0, 0, { 0, -1, -1, -1 } }
 #define CHROMA(sub, c) { 1, 1, sub, sub, { c, -1, -1, -1 } }
+#define CHROMA_422(c) { 1, 1, 1, 0, { c, -1, -1, -1 } }
 #define CHROMA_PAIR(c0, c1) { 2, 1, 1, 1, { c0, c1, -1, -1 } }
+/* 16-bit samples */
+#define LUMA16 { 2, 2, 0, 0, { 0, -1, -1, -1 } }
+#define CHROMA16(sub, c) { 2, 2, sub, sub, { c, -1, -1, -1 } }
+#define CHROMA16_PAIR(c0, c1) { 4, 2, 1, 1, { c0, c1, -1, -1 } }
 
 static const CfFormatInfo formats[CF_FORMAT_COUNT] = {
-  [CF_FORMAT_GRAY8] = { "GRAY8", 1, 1, 8, { "gray" }, { LUMA } },
-  [CF_FORMAT_GRAY16_LE] = { "GRAY16_LE", 1, 1, 16, { "gray" },
-      { { 2, 2, 0, 0, { 0, -1, -1, -1 } } } },
-  [CF_FORMAT_RGBA] = { "RGBA", 1, 4, 8, RGB_NAMES, PACKED (4, 0, 1, 2, 3) },
-  [CF_FORMAT_BGRA] = { "BGRA", 1, 4, 8, RGB_NAMES, PACKED (4, 2, 1, 0, 3) },
-  [CF_FORMAT_RGBX] = { "RGBx", 1, 3, 8, RGB_NAMES, PACKED (4, 0, 1, 2, -1) },
-  [CF_FORMAT_BGRX] = { "BGRx", 1, 3, 8, RGB_NAMES, PACKED (4, 2, 1, 0, -1) },
-  [CF_FORMAT_ARGB] = { "ARGB", 1, 4, 8, RGB_NAMES, PACKED (4, 3, 0, 1, 2) },
-  [CF_FORMAT_ABGR] = { "ABGR", 1, 4, 8, RGB_NAMES, PACKED (4, 3, 2, 1, 0) },
-  [CF_FORMAT_XRGB] = { "xRGB", 1, 3, 8, RGB_NAMES, PACKED (4, -1, 0, 1, 2) },
-  [CF_FORMAT_XBGR] = { "xBGR", 1, 3, 8, RGB_NAMES, PACKED (4, -1, 2, 1, 0) },
-  [CF_FORMAT_RGB] = { "RGB", 1, 3, 8, RGB_NAMES, PACKED (3, 0, 1, 2, -1) },
-  [CF_FORMAT_BGR] = { "BGR", 1, 3, 8, RGB_NAMES, PACKED (3, 2, 1, 0, -1) },
+  [CF_FORMAT_GRAY8] = { "GRAY8", 1, 1, 8, GRAY_NAMES, { LUMA },
+      BITS8 (GRAY) },
+  [CF_FORMAT_GRAY16_LE] = { "GRAY16_LE", 1, 1, 16, GRAY_NAMES, { LUMA16 },
+      CF_FAMILY_GRAY, 16, 0 },
+  [CF_FORMAT_RGBA] = { "RGBA", 1, 4, 8, RGB_NAMES, PACKED (4, 0, 1, 2, 3),
+      BITS8 (RGB) },
+  [CF_FORMAT_BGRA] = { "BGRA", 1, 4, 8, RGB_NAMES, PACKED (4, 2, 1, 0, 3),
+      BITS8 (RGB) },
+  [CF_FORMAT_RGBX] = { "RGBx", 1, 3, 8, RGB_NAMES, PACKED (4, 0, 1, 2, -1),
+      BITS8 (RGB) },
+  [CF_FORMAT_BGRX] = { "BGRx", 1, 3, 8, RGB_NAMES, PACKED (4, 2, 1, 0, -1),
+      BITS8 (RGB) },
+  [CF_FORMAT_ARGB] = { "ARGB", 1, 4, 8, RGB_NAMES, PACKED (4, 3, 0, 1, 2),
+      BITS8 (RGB) },
+  [CF_FORMAT_ABGR] = { "ABGR", 1, 4, 8, RGB_NAMES, PACKED (4, 3, 2, 1, 0),
+      BITS8 (RGB) },
+  [CF_FORMAT_XRGB] = { "xRGB", 1, 3, 8, RGB_NAMES, PACKED (4, -1, 0, 1, 2),
+      BITS8 (RGB) },
+  [CF_FORMAT_XBGR] = { "xBGR", 1, 3, 8, RGB_NAMES, PACKED (4, -1, 2, 1, 0),
+      BITS8 (RGB) },
+  [CF_FORMAT_RGB] = { "RGB", 1, 3, 8, RGB_NAMES, PACKED (3, 0, 1, 2, -1),
+      BITS8 (RGB) },
+  [CF_FORMAT_BGR] = { "BGR", 1, 3, 8, RGB_NAMES, PACKED (3, 2, 1, 0, -1),
+      BITS8 (RGB) },
   [CF_FORMAT_I420] = { "I420", 3, 3, 8, YUV_NAMES,
-      { LUMA, CHROMA (1, 1), CHROMA (1, 2) } },
+      { LUMA, CHROMA (1, 1), CHROMA (1, 2) }, BITS8 (YUV) },
   [CF_FORMAT_YV12] = { "YV12", 3, 3, 8, YUV_NAMES,
-      { LUMA, CHROMA (1, 2), CHROMA (1, 1) } },
+      { LUMA, CHROMA (1, 2), CHROMA (1, 1) }, BITS8 (YUV) },
   [CF_FORMAT_NV12] = { "NV12", 2, 3, 8, YUV_NAMES,
-      { LUMA, CHROMA_PAIR (1, 2) } },
+      { LUMA, CHROMA_PAIR (1, 2) }, BITS8 (YUV) },
   [CF_FORMAT_NV21] = { "NV21", 2, 3, 8, YUV_NAMES,
-      { LUMA, CHROMA_PAIR (2, 1) } },
+      { LUMA, CHROMA_PAIR (2, 1) }, BITS8 (YUV) },
   [CF_FORMAT_Y444] = { "Y444", 3, 3, 8, YUV_NAMES,
-      { LUMA, CHROMA (0, 1), CHROMA (0, 2) } },
+      { LUMA, CHROMA (0, 1), CHROMA (0, 2) }, BITS8 (YUV) },
+  [CF_FORMAT_Y42B] = { "Y42B", 3, 3, 8, YUV_NAMES,
+      { LUMA, CHROMA_422 (1), CHROMA_422 (2) }, BITS8 (YUV) },
+  [CF_FORMAT_I420_10LE] = { "I420_10LE", 3, 3, 16, YUV_NAMES,
+      { LUMA16, CHROMA16 (1, 1), CHROMA16 (1, 2) }, CF_FAMILY_YUV, 10, 0 },
+  [CF_FORMAT_P010_10LE] = { "P010_10LE", 2, 3, 16, YUV_NAMES,
+      { LUMA16, CHROMA16_PAIR (1, 2) }, CF_FAMILY_YUV, 10, 6 },
+  [CF_FORMAT_P016_LE] = { "P016_LE", 2, 3, 16, YUV_NAMES,
+      { LUMA16, CHROMA16_PAIR (1, 2) }, CF_FAMILY_YUV, 16, 0 },
+  [CF_FORMAT_Y444_16LE] = { "Y444_16LE", 3, 3, 16, YUV_NAMES,
+      { LUMA16, CHROMA16 (0, 1), CHROMA16 (0, 2) }, CF_FAMILY_YUV, 16, 0 },
+  [CF_FORMAT_RGBA64_LE] = { "RGBA64_LE", 1, 4, 16, RGB_NAMES,
+      PACKED16 (8, 0, 1, 2, 3), CF_FAMILY_RGB, 16, 0 },
+  [CF_FORMAT_BGRA64_LE] = { "BGRA64_LE", 1, 4, 16, RGB_NAMES,
+      PACKED16 (8, 2, 1, 0, 3), CF_FAMILY_RGB, 16, 0 },
 };
 
 const CfFormatInfo *

@@ -42,17 +42,40 @@ typedef enum {
   CF_FORMAT_NV12,
   CF_FORMAT_NV21,
   CF_FORMAT_Y444,
+  CF_FORMAT_Y42B,               /* planar 4:2:2 */
+  CF_FORMAT_I420_10LE,          /* 10-bit values in the low bits of 16 */
+  CF_FORMAT_P010_10LE,          /* NV12 of 10-bit values in the high bits */
+  CF_FORMAT_P016_LE,            /* NV12 of 16-bit values */
+  CF_FORMAT_Y444_16LE,
+  CF_FORMAT_RGBA64_LE,          /* 16-bit R, G, B, A */
+  CF_FORMAT_BGRA64_LE,
   CF_FORMAT_COUNT               /* also "no such format" */
 } CfFormat;
 
+/* What the channels are: the channel names, the colours an overlay draws,
+ * the format's black. */
+typedef enum {
+  CF_FAMILY_GRAY,
+  CF_FAMILY_RGB,
+  CF_FAMILY_YUV
+} CfFamily;
+
 /* How the samples of one plane are laid out. */
 typedef struct {
-  uint8_t pixel_bytes;          /* bytes per pixel in this plane: 1, 2, 3 or 4 */
+  uint8_t pixel_bytes;          /* bytes per pixel in this plane: 1, 2, 3, 4
+                                 * or 8 */
   uint8_t sample_bytes;         /* 1, or 2 for 16-bit little-endian samples */
   uint8_t shift_x, shift_y;     /* log2 of the horizontal/vertical subsampling */
   int8_t channel[4];            /* channel of each sample of a pixel, -1 = padding */
 } CfPlaneLayout;
 
+/* A sample of a 16-bit format (depth 16) holds a value of @bits bits
+ * (10 or 16) from bit @lsb up: P010's 10-bit values sit in the high bits
+ * (lsb 6), I420_10LE's in the low ones. The kernels work on the values,
+ * (sample >> lsb) & (2^bits - 1), as GStreamer's component values are:
+ * statistics count them, filters write them back clamped to 2^bits - 1 and
+ * shifted into place (the bits outside the value 0). 8-bit formats: bits
+ * 8, lsb 0. */
 typedef struct {
   const char *name;             /* GStreamer's name of the format, e.g. "NV12" */
   int n_planes;
@@ -60,7 +83,18 @@ typedef struct {
   int depth;                    /* bits per sample: 8 or 16 */
   const char *channel_names[CF_MAX_CHANNELS];
   CfPlaneLayout plane[CF_MAX_PLANES];
+  CfFamily family;
+  int bits;                     /* of the value in a sample: 8, 10 or 16 */
+  int lsb;                      /* the value's lowest bit in the sample */
 } CfFormatInfo;
+
+/* The largest value of a sample of @info: 2^bits - 1. */
+#define CF_FORMAT_MAX_VALUE(info) ((1u << (info)->bits) - 1u)
+/* The value a @sample holds, and the sample that holds @value (0 outside
+ * it); macros, so that CUDA code uses them too. */
+#define CF_SAMPLE_VALUE(sample, bits, lsb) \
+  (((unsigned) (sample) >> (lsb)) & ((1u << (bits)) - 1u))
+#define CF_VALUE_SAMPLE(value, lsb) ((unsigned) (value) << (lsb))
 
 typedef struct {
   CfFormat format;
