@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <png.h>
 #include <zlib.h>
 
 #include "cf-test.h"
@@ -420,6 +421,118 @@ test_no_op_and_bad_files (void)
   g_free (e);
   g_free (in);
   g_free (out);
+}
+
+/* Decodes @path with libpng itself, not png-io: every colour type expanded
+ * to R, G, B, A samples (palette and low-bit gray expanded, tRNS to alpha,
+ * gray copied, an opaque alpha added) at the file's own depth, 8 or 16
+ * bits, big-endian as stored. Returns the samples (g_free), and @depth;
+ * NULL for a file libpng rejects. */
+static guint8 *
+decode_native (const char *path, int *width, int *height, int *depth)
+{
+  png_structp png;
+  png_infop info;
+  png_bytep *rows = NULL;
+  guint8 *volatile pixels = NULL;
+  FILE *f = fopen (path, "rb");
+  int d, type;
+
+  g_assert_nonnull (f);
+  png = png_create_read_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  info = png_create_info_struct (png);
+  if (setjmp (png_jmpbuf (png))) {
+    png_destroy_read_struct (&png, &info, NULL);
+    fclose (f);
+    g_free (rows);
+    g_free (pixels);
+    return NULL;
+  }
+  png_init_io (png, f);
+  png_read_info (png, info);
+  d = png_get_bit_depth (png, info);
+  type = png_get_color_type (png, info);
+  png_set_expand (png);
+  if (!(type & PNG_COLOR_MASK_COLOR))
+    png_set_gray_to_rgb (png);
+  if (!(type & PNG_COLOR_MASK_ALPHA) && !png_get_valid (png, info,
+          PNG_INFO_tRNS))
+    png_set_add_alpha (png, d == 16 ? 0xffff : 0xff, PNG_FILLER_AFTER);
+  png_set_interlace_handling (png);
+  png_read_update_info (png, info);
+  *width = png_get_image_width (png, info);
+  *height = png_get_image_height (png, info);
+  *depth = png_get_bit_depth (png, info);
+  g_assert_cmpint (png_get_channels (png, info), ==, 4);
+  g_assert_cmpuint (png_get_rowbytes (png, info), ==,
+      (gsize) * width * 4 * (*depth / 8));
+  pixels = g_malloc ((gsize) * width * *height * 4 * (*depth / 8));
+  rows = g_new (png_bytep, *height);
+  for (int y = 0; y < *height; y++)
+    rows[y] = pixels + (gsize) y * *width * 4 * (*depth / 8);
+  png_read_image (png, rows);
+  png_read_end (png, NULL);
+  png_destroy_read_struct (&png, &info, NULL);
+  fclose (f);
+  g_free (rows);
+  return pixels;
+}
+
+/* A run with no operation over every file of PngSuite: each file libpng
+ * decodes comes out with the same samples at the same depth (16-bit
+ * colour, gray + alpha and tRNS included), checked through libpng, not
+ * through the tool's own reader; each file libpng rejects is a failure
+ * the tool reports. */
+static void
+test_no_op_pngsuite_lossless (void)
+{
+  GPtrArray *names = list_dir (suite_dir ());
+  char *out = tmp_path ("suite-out"), *o, *e;
+  guint good = 0, bad = 0, processed, skipped, failed, not_started;
+  int status;
+
+  status = run_tool (&o, &e, "--jobs", "2", suite_dir (), out, NULL);
+  for (guint i = 0; i < names->len; i++) {
+    const char *name = g_ptr_array_index (names, i);
+    char *a, *b;
+    guint8 *pa, *pb;
+    int wa, ha, da, wb, hb, db;
+
+    if (!is_png_name (name))
+      continue;
+    a = g_build_filename (suite_dir (), name, NULL);
+    b = g_build_filename (out, name, NULL);
+    pa = decode_native (a, &wa, &ha, &da);
+    if (!pa) {
+      bad++;
+      g_assert_false (g_file_test (b, G_FILE_TEST_EXISTS));
+      g_assert_cmpuint (count_lines_with (e, name), ==, 1);
+    } else {
+      good++;
+      pb = decode_native (b, &wb, &hb, &db);
+      g_assert_nonnull (pb);
+      g_test_message ("%s: %dx%d, %d bits", name, wa, ha, da);
+      g_assert_cmpint (wb, ==, wa);
+      g_assert_cmpint (hb, ==, ha);
+      g_assert_cmpint (db, ==, da);
+      g_assert_cmpmem (pa, (gsize) wa * ha * 4 * (da / 8), pb,
+          (gsize) wb * hb * 4 * (db / 8));
+      g_free (pb);
+    }
+    g_free (pa);
+    g_free (a);
+    g_free (b);
+  }
+  g_assert_cmpuint (good, >=, 40);
+  g_assert_cmpint (status, ==, bad ? 1 : 0);
+  parse_summary (o, &processed, &skipped, &failed, &not_started);
+  g_assert_cmpuint (processed, ==, good);
+  g_assert_cmpuint (failed, ==, bad);
+  g_assert_cmpuint (skipped + not_started, ==, 0);
+  g_free (o);
+  g_free (e);
+  g_free (out);
+  g_ptr_array_unref (names);
 }
 
 static void
@@ -1588,6 +1701,8 @@ main (int argc, char **argv)
   tmp_dir = g_dir_make_tmp ("test-batch-cli-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);
   g_test_add_func ("/batch-cli/no-op-and-bad-files", test_no_op_and_bad_files);
+  g_test_add_func ("/batch-cli/no-op-pngsuite-lossless",
+      test_no_op_pngsuite_lossless);
   g_test_add_func ("/batch-cli/resize", test_resize);
   g_test_add_func ("/batch-cli/stencil-rules", test_stencil_rules);
   g_test_add_func ("/batch-cli/stats-csv", test_stats_csv);

@@ -118,6 +118,8 @@ bytes_per_pixel (CfFormat format)
       return 3;
     case CF_FORMAT_RGBA:
       return 4;
+    case CF_FORMAT_RGBA64_LE:
+      return 8;
     default:
       return 0;
   }
@@ -198,10 +200,11 @@ decode (ReadCtx * r)
   if ((color_type == PNG_COLOR_TYPE_GRAY && has_trns)
       || color_type == PNG_COLOR_TYPE_GRAY_ALPHA)
     png_set_gray_to_rgb (png);
-  if (depth == 16 && (color_type != PNG_COLOR_TYPE_GRAY || has_trns)) {
-    png_set_scale_16 (png);
-    img->reduced_16 = 1;
-  }
+  /* 16-bit colour stays 16-bit, as RGBA64_LE: the library has no 3-sample
+   * 16-bit format, so RGB 16 gets an opaque alpha (65535), which the
+   * writer leaves out again */
+  if (depth == 16 && color_type == PNG_COLOR_TYPE_RGB && !has_trns)
+    png_set_filler (png, 0xffff, PNG_FILLER_AFTER);
   if (depth == 16)
     png_set_swap (png);
   png_set_interlace_handling (png);
@@ -216,7 +219,8 @@ decode (ReadCtx * r)
       format = CF_FORMAT_RGB;
       break;
     default:
-      format = CF_FORMAT_RGBA;
+      format = png_get_bit_depth (png, info) == 16 ? CF_FORMAT_RGBA64_LE :
+          CF_FORMAT_RGBA;
       break;
   }
   bpp = bytes_per_pixel (format);
@@ -442,6 +446,31 @@ all_gray (const CfImage * image)
   return 1;
 }
 
+/* RGBA64_LE: every pixel's R = G = B; every alpha 65535 */
+static int
+all_gray16 (const CfImage * image)
+{
+  for (int y = 0; y < image->height; y++) {
+    const uint16_t *p = (const uint16_t *) pixel_row (image, y);
+    for (int x = 0; x < image->width; x++, p += 4)
+      if (p[0] != p[1] || p[0] != p[2])
+        return 0;
+  }
+  return 1;
+}
+
+static int
+all_opaque16 (const CfImage * image)
+{
+  for (int y = 0; y < image->height; y++) {
+    const uint16_t *p = (const uint16_t *) pixel_row (image, y);
+    for (int x = 0; x < image->width; x++, p += 4)
+      if (p[3] != 0xffff)
+        return 0;
+  }
+  return 1;
+}
+
 static int
 gray_fits_scale (const CfImage * image, int scale)
 {
@@ -479,6 +508,18 @@ plan_encoding (const CfPngImage * img, Encoding * e)
       e->color_type = PNG_COLOR_TYPE_GRAY;
       e->bit_depth = 16;
       return;
+    case CF_FORMAT_RGBA64_LE:
+      /* the file's type where the pixels fit it: gray + alpha when
+       * R = G = B (read from gray + alpha or gray + tRNS), RGB when every
+       * alpha is opaque and the file had none, else RGBA */
+      e->bit_depth = 16;
+      e->color_type = PNG_COLOR_TYPE_RGB_ALPHA;
+      if ((hint == PNG_COLOR_TYPE_GRAY || hint == PNG_COLOR_TYPE_GRAY_ALPHA)
+          && all_gray16 (image))
+        e->color_type = PNG_COLOR_TYPE_GRAY_ALPHA;
+      else if (hint == PNG_COLOR_TYPE_RGB && all_opaque16 (image))
+        e->color_type = PNG_COLOR_TYPE_RGB;
+      return;
     default:
       break;
   }
@@ -505,7 +546,24 @@ encode_row (WriteCtx * w, int y)
   int channels = bytes_per_pixel (image->format);
   png_bytep out = w->row;
 
-  if (e->color_type == PNG_COLOR_TYPE_PALETTE) {
+  if (image->format == CF_FORMAT_RGBA64_LE) {
+    /* 16-bit samples, little-endian here (png_set_swap () makes them big) */
+    const uint16_t *q = (const uint16_t *) p;
+    uint16_t *o = (uint16_t *) out;
+
+    if (e->color_type == PNG_COLOR_TYPE_RGB_ALPHA)
+      return (png_bytep) p;
+    for (int x = 0; x < image->width; x++, q += 4) {
+      if (e->color_type == PNG_COLOR_TYPE_RGB) {
+        o[3 * x] = q[0];
+        o[3 * x + 1] = q[1];
+        o[3 * x + 2] = q[2];
+      } else {                  /* gray + alpha */
+        o[2 * x] = q[0];
+        o[2 * x + 1] = q[3];
+      }
+    }
+  } else if (e->color_type == PNG_COLOR_TYPE_PALETTE) {
     for (int x = 0; x < image->width; x++, p += channels)
       out[x] = e->index[palette_slot (e, pixel_key (p, channels))];
   } else if (e->color_type == PNG_COLOR_TYPE_GRAY && channels == 3) {
@@ -700,7 +758,8 @@ cf_png_write_with (const char *path, const CfPngImage * img, int compression,
   w.compression = compression;
   w.strategy = strategy;
   w.enc = malloc (sizeof *w.enc);
-  w.row = malloc ((size_t) img->image.width * 2);
+  /* the widest encoded row: RGB 16, 6 bytes a pixel */
+  w.row = malloc ((size_t) img->image.width * 6);
   tmp = malloc (strlen (path) + sizeof CF_PNG_TEMP_SUFFIX);
   if (!w.enc || !w.row || !tmp) {
     set_error (err, err_len, path, "out of memory");

@@ -4,7 +4,8 @@
  * formats, and writes those formats back as PNG. Plain C, no globals: each
  * call is independent, so a thread pool may decode many files at once.
  *
- * What a PNG decodes to (one plane, host memory, 8-bit data stays 8-bit):
+ * What a PNG decodes to (one plane, host memory; 8-bit data stays 8-bit,
+ * 16-bit data 16-bit):
  *
  *   PNG                                 CfFormat     samples
  *   gray 1/2/4 bits                     GRAY8        scaled to 0..255: 1-bit
@@ -13,17 +14,20 @@
  *   gray 8 bits                         GRAY8        as stored
  *   gray 16 bits                        GRAY16_LE    as stored (PNG is big-
  *                                                    endian; swapped)
- *   gray + alpha 8, gray + tRNS         RGBA         gray copied to R, G, B
+ *   gray + alpha 8, gray + tRNS 8       RGBA         gray copied to R, G, B
  *   palette 1/2/4/8                     RGB          palette expanded
  *   palette + tRNS                      RGBA         alpha from tRNS
  *   RGB 8                               RGB          as stored
  *   RGB + tRNS                          RGBA         the tRNS colour gets
  *                                                    alpha 0, others 255
  *   RGBA 8                              RGBA         as stored
- *   16 bits with colour or alpha        RGB / RGBA   rounded to 8 bits (the
- *   (RGB, RGBA, gray + alpha, gray                   library has no 16-bit
- *   16 + tRNS)                                       RGB formats):
- *                                                    CfPngImage.reduced_16
+ *   RGB 16                              RGBA64_LE    as stored, alpha 65535
+ *                                                    (the library has no
+ *                                                    3-sample 16-bit format)
+ *   RGBA 16, gray + alpha 16,           RGBA64_LE    as stored, gray copied
+ *   gray 16 + tRNS, RGB 16 + tRNS                    to R, G, B; the tRNS
+ *                                                    colour alpha 0, others
+ *                                                    65535
  *   Adam7 interlaced                    as above     deinterlaced
  *
  * Ancillary chunks (gAMA, bKGD, text, ...) are not applied and not kept.
@@ -33,7 +37,9 @@
  * (png_color_type, png_bit_depth) when the pixels still fit it (a palette of
  * at most 256 colours, gray values on the 1/2/4-bit scale, R = G = B for
  * gray + alpha), otherwise the plain type of the format: GRAY8 -> gray 8,
- * GRAY16_LE -> gray 16, RGB -> RGB 8, RGBA -> RGBA 8. Outputs are never
+ * GRAY16_LE -> gray 16, RGB -> RGB 8, RGBA -> RGBA 8, RGBA64_LE -> RGBA
+ * 16 (RGB 16 when the file was RGB 16 and every alpha is still 65535, gray
+ * + alpha 16 when it was gray and R = G = B). Outputs are never
  * interlaced.
  */
 #ifndef CF_PNG_IO_H
@@ -65,13 +71,13 @@ extern "C"
 
   typedef struct
   {
-    CfImage image;              /* GRAY8, GRAY16_LE, RGB or RGBA; owns data[0] */
+    CfImage image;              /* GRAY8, GRAY16_LE, RGB, RGBA or RGBA64_LE;
+                                 * owns data[0] */
     /* What the file held, as libpng names it (PNG_COLOR_TYPE_*, 1..16): the
      * writer's first choice. -1 when the image comes from elsewhere. */
     int png_color_type;
     int png_bit_depth;
     int interlaced;             /* the file was Adam7 interlaced */
-    int reduced_16;             /* 16-bit samples were rounded to 8 bits */
     int borrowed;               /* data[0] is the caller's (cf_png_read_into ()):
                                  * cf_png_image_clear () does not free it */
   } CfPngImage;
