@@ -23,7 +23,10 @@
  * with the input (L = (length - 1) / 2, the default for the presets, takes
  * the delay of a linear-phase filter out). At EOS, at a DISCONT and before
  * new caps, the L frames still owed are computed from silence and pushed:
- * as many frames come out as went in. The LATENCY query adds L frames.
+ * as many frames come out as went in. Past the end, only T - 1 output
+ * frames (T taps) still see the stream, and only those are filtered: the
+ * rest is silence, so a latency beyond the taps costs no more than the
+ * taps' own. A flush stops a drain. The LATENCY query adds L frames.
  *
  * Changes to the filter while playing (taps, mode, cutoff, ...) take effect
  * at the next buffer: the old filter's tail is drained as at a DISCONT and
@@ -104,14 +107,16 @@ enum
 #define MAX_LENGTH (CF_FIR_MAX_TAPS - 1 + CF_FIR_MAX_TAPS % 2)
 /* audiofirfilter's tolerance before a timestamp counts as a discontinuity */
 #define DISCONT_TOLERANCE (5 * GST_MSECOND)
-/* zero frames filtered per call when draining */
-#define DRAIN_CHUNK 8192
+/* zero frames filtered per call when draining, between looks for a flush:
+ * a fraction of a second of work with the longest filters on the CPU */
+#define DRAIN_CHUNK 1024
 
 /* What the properties ask for, copied out of the object lock. */
 typedef struct
 {
   GstCfAudioFirMode mode;
   GArray *taps;                 /* of gdouble, never modified once set */
+  gchar *taps_error;            /* why the last taps set were refused */
   gdouble cutoff, lower_frequency, upper_frequency;
   gint length;
   CfFirWindow window;
@@ -224,12 +229,14 @@ config_copy (FirConfig * dst, const FirConfig * src)
   *dst = *src;
   if (dst->taps)
     g_array_ref (dst->taps);
+  dst->taps_error = g_strdup (src->taps_error);
 }
 
 static void
 config_clear (FirConfig * config)
 {
   g_clear_pointer (&config->taps, g_array_unref);
+  g_clear_pointer (&config->taps_error, g_free);
 }
 
 /* The taps and latency that @config gives at @rate Hz, or FALSE with *@why
@@ -246,7 +253,12 @@ make_taps (const FirConfig * config, gint rate, GArray ** taps,
 
   if (config->mode == MODE_CUSTOM) {
     if (!config->taps || config->taps->len == 0) {
-      *why = g_strdup ("no taps: set taps, or mode to a preset");
+      /* the refusal's warning reaches no one when it came before the
+       * element had a bus, as on a gst-launch line */
+      if (config->taps_error)
+        *why = g_strdup_printf ("invalid taps %s", config->taps_error);
+      else
+        *why = g_strdup ("no taps: set taps, or mode to a preset");
       return FALSE;
     }
     *taps = g_array_copy (config->taps);
@@ -568,18 +580,45 @@ stamp (GstCfAudioFir * self, GstBuffer * buf, guint64 first, guint64 n)
   }
 }
 
+/* TRUE while a flush or a state change down to READY goes on: what a
+ * drain would push then is dropped at the pad, and a new stream follows. */
+static gboolean
+flushing (GstCfAudioFir * self)
+{
+  GstPad *pads[] = { GST_BASE_TRANSFORM_SINK_PAD (self),
+    GST_BASE_TRANSFORM_SRC_PAD (self)
+  };
+  gboolean any = FALSE;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (pads); i++) {
+    GST_OBJECT_LOCK (pads[i]);
+    any |= GST_PAD_IS_FLUSHING (pads[i]);
+    GST_OBJECT_UNLOCK (pads[i]);
+  }
+  return any;
+}
+
 /* Pushes what the stream still owes, as audiofirfilter does: the last L
  * output frames, which need the L input frames after the end, taken as
  * silence (fewer when the stream was shorter than L: the output never has
- * more frames than the input). Then starts a new stream. */
+ * more frames than the input). Then starts a new stream.
+ *
+ * Only the T - 1 output frames after the end (T taps) still see the
+ * stream; every later one is a sum over silence alone, +0.0 in every
+ * format (fir.h: a sum starts at +0.0, and fma (h, +0.0, +0.0) is +0.0 for
+ * any finite h). So at most T - 1 frames of silence are filtered and the
+ * rest of what is owed is zeros: the same bytes as filtering all L, at the
+ * cost of one buffer of T - 1 frames however large L is. A flush stops
+ * the drain and drops what it owes, as it drops the filter's history. */
 static GstFlowReturn
 drain (GstCfAudioFir * self)
 {
-  guint64 latency, first, owed, fed, n;
+  guint64 latency, first, owed, feed, reach, fed, n;
   GstBuffer *outbuf;
   GstMapInfo map;
-  guint8 *tmp;
-  gboolean ok = TRUE;
+  guint8 *tmp = NULL;
+  gboolean ok = TRUE, stopped = FALSE;
 
   if (!self->have_fir || self->frames_in == 0)
     return reset_stream (self) ? GST_FLOW_OK : GST_FLOW_ERROR;
@@ -590,33 +629,48 @@ drain (GstCfAudioFir * self)
   owed = self->frames_in + latency - first;
   if (owed == 0)
     return reset_stream (self) ? GST_FLOW_OK : GST_FLOW_ERROR;
+  if (flushing (self))
+    goto flushed;
+  /* output frames before reach see the stream; the silence fed goes
+   * through the filter from frames_in on, those before first dropped */
+  reach = self->frames_in + self->taps->len - 1;
+  feed = first < reach ? MIN (latency, self->taps->len - 1) : 0;
 
-  GST_DEBUG_OBJECT (self, "draining %" G_GUINT64_FORMAT " frames", owed);
+  GST_DEBUG_OBJECT (self, "draining %" G_GUINT64_FORMAT " frames, filtering "
+      "%" G_GUINT64_FORMAT " frames of silence", owed, feed);
   outbuf = gst_buffer_new_allocate (NULL, owed * self->bpf, NULL);
   if (!outbuf || !gst_buffer_map (outbuf, &map, GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Could not allocate "
-            "the tail of the stream"), ("%" G_GUINT64_FORMAT " frames of %" G_GSIZE_FORMAT " "
-            "bytes (latency %" G_GUINT64_FORMAT ")", owed, self->bpf,
-            latency));
+            "the tail of the stream"), ("%" G_GUINT64_FORMAT " frames of %"
+            G_GSIZE_FORMAT " bytes (latency %" G_GUINT64_FORMAT ")", owed,
+            self->bpf, latency));
     gst_clear_buffer (&outbuf);
     return GST_FLOW_ERROR;
   }
-  tmp = g_malloc (MIN (latency, DRAIN_CHUNK) * self->bpf);
-  for (fed = 0; ok && fed < latency; fed += n) {
+  if (feed)
+    tmp = g_malloc (MIN (feed, DRAIN_CHUNK) * self->bpf);
+  for (fed = 0; ok && fed < feed; fed += n) {
     const guint64 k = self->frames_in + fed;    /* output frame of tmp[0] */
     const guint64 from = MAX (k, first);
 
-    n = MIN (latency - fed, DRAIN_CHUNK);
+    if ((stopped = flushing (self)))
+      break;
+    n = MIN (feed - fed, DRAIN_CHUNK);
     ok = filter_frames (self, NULL, FALSE, tmp, FALSE, n);
     if (ok && from < k + n)
       memcpy (map.data + (from - first) * self->bpf,
           tmp + (from - k) * self->bpf, (k + n - from) * self->bpf);
   }
   g_free (tmp);
+  /* past the taps' reach */
+  n = MAX (first, self->frames_in + feed) - first;
+  memset (map.data + n * self->bpf, 0, (owed - n) * self->bpf);
   gst_buffer_unmap (outbuf, &map);
-  if (!ok) {
+  if (!ok || stopped) {
     gst_buffer_unref (outbuf);
-    return GST_FLOW_ERROR;
+    if (!ok)
+      return GST_FLOW_ERROR;
+    goto flushed;
   }
   stamp (self, outbuf, first, owed);
   if (!reset_stream (self)) {
@@ -624,6 +678,11 @@ drain (GstCfAudioFir * self)
     return GST_FLOW_ERROR;
   }
   return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), outbuf);
+
+flushed:
+  GST_DEBUG_OBJECT (self, "flushing: %" G_GUINT64_FORMAT " frames not "
+      "drained", owed);
+  return reset_stream (self) ? GST_FLOW_FLUSHING : GST_FLOW_ERROR;
 }
 
 /* Takes up property changes made since the last buffer. */
@@ -931,6 +990,11 @@ gst_cf_audio_fir_set_property (GObject * object, guint prop_id,
     if (!taps) {
       GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("Invalid taps, keeping "
               "the previous ones"), ("taps %s", err->message));
+      /* for the negotiation error, when that leaves no taps */
+      GST_OBJECT_LOCK (self);
+      g_free (config->taps_error);
+      config->taps_error = g_strdup (err->message);
+      GST_OBJECT_UNLOCK (self);
       g_error_free (err);
       return;
     }
@@ -946,6 +1010,7 @@ gst_cf_audio_fir_set_property (GObject * object, guint prop_id,
       break;
     case PROP_TAPS:
       g_clear_pointer (&config->taps, g_array_unref);
+      g_clear_pointer (&config->taps_error, g_free);
       config->taps = taps;
       self->changed = TRUE;
       break;
@@ -1067,7 +1132,10 @@ gst_cf_audio_fir_class_init (GstCfAudioFirClass * klass)
    * h[t] x[n - t]): numbers separated by commas or spaces ("1,2,1",
    * "0.5 0.5"), optionally in GstValueArray's form ("<1, 2, 1>"), at most
    * 8192 of them. Unparsable taps are refused with a warning, and the taps
-   * stay as they were; "" clears them. Reads back as "<h0, h1, ...>".
+   * stay as they were; if that leaves none, negotiation fails with an error
+   * that names the cause (the warning reaches no one when the taps come
+   * before the element has a bus, as on a gst-launch line). "" clears
+   * them. Reads back as "<h0, h1, ...>".
    */
   g_object_class_install_property (gobject_class, PROP_TAPS,
       g_param_spec_string ("taps", "Taps",

@@ -6,8 +6,9 @@
  * GPU against the CPU. Besides: impulse responses worked out by hand, a
  * plain float64 model of the convolution, the designed presets' taps and
  * gains, latency compensation (dropped head, shifted timestamps, drained
- * tail), DISCONT, flush, the LATENCY query, taps from gst-launch syntax,
- * changes while playing, and what must be refused.
+ * tail, the largest latency), DISCONT, flush (a drain's too), the LATENCY
+ * query, taps from gst-launch syntax, changes while playing, and what must
+ * be refused, and why.
  *
  * The program runs once per backend (CF_TEST_BACKEND, see ../meson.build):
  * every element made here gets backend=cf_test_backend_name ().
@@ -520,6 +521,8 @@ static const DrainCase drain_cases[] = {
   {"latency=4", 9, 4, 3},       /* shorter than the latency */
   {"latency=0", 9, 0, 50},
   {"latency=20", 9, 20, 200},   /* beyond the taps: a pure advance */
+  {"latency=12", 9, 12, 8},     /* owed: the taps' tail, then zeros */
+  {"latency=3000", 9, 3000, 5000},      /* 8 frames of tail, then zeros */
   {"mode=low-pass cutoff=3000 length=31", 0, 15, 1000}, /* auto */
   {"mode=low-pass cutoff=3000 length=31", 0, 15, 10},
 };
@@ -654,6 +657,138 @@ GST_START_TEST (test_flush)
 
   output_clear (&out_a);
   output_clear (&out_b);
+  cf_check_harness_free (h, NULL);
+  g_free (taps);
+  g_free (ts);
+  g_free (a);
+  g_free (b);
+  g_free (want_b);
+}
+
+GST_END_TEST;
+
+/* All @n_frames frames of @out are silence, +0.0 in every sample. */
+static void
+assert_silence (const Output * out, gsize bpf, guint64 n_frames,
+    const gchar * what)
+{
+  guint64 i;
+
+  fail_unless_equals_uint64 (out->frames, n_frames);
+  for (i = 0; i < n_frames * bpf; i++)
+    fail_unless (out->data->data[i] == 0, "%s: byte %" G_GUINT64_FORMAT
+        " (frame %" G_GUINT64_FORMAT ") is %u, want 0", what, i, i / bpf,
+        out->data->data[i]);
+}
+
+/* The largest latency, on more taps and channels than a test needs
+ * otherwise: every frame of a stream is owed at its end, and past the taps'
+ * reach the filter's response to silence is silence. */
+#define HUGE_LATENCY_PROPS "latency=2147483647"
+#define HUGE_LATENCY_TAPS 64
+#define HUGE_LATENCY_CHANNELS 8
+
+/* With the largest latency a stream's output is all drained: at EOS (__i__
+ * 0), at a DISCONT (1) and for new taps (2), as many frames as went in, all
+ * silence, on the stream's own timeline, without filtering two billion
+ * frames of silence for it (which took longer than the CK timeout). */
+GST_START_TEST (test_drain_huge_latency)
+{
+  const gint channels = HUGE_LATENCY_CHANNELS;
+  const guint n_taps = HUGE_LATENCY_TAPS, na = 1000, nb = 300;
+  const gsize bpf = bpf_of (FMT_F32, channels);
+  const gboolean by_discont = __i__ == 1, by_taps = __i__ == 2;
+  const GstClockTime start_b = frame_time (na) + (by_discont ? GST_SECOND : 0);
+  gdouble *taps = random_taps (n_taps, 1.0);
+  gchar *ts = taps_string (taps, n_taps);
+  guint8 *a = random_signal (FMT_F32, channels, na);
+  guint8 *b = random_signal (FMT_F32, channels, nb);
+  GstHarness *h = harness_new (FMT_F32, channels, NULL, "taps=%s %s", ts,
+      HUGE_LATENCY_PROPS);
+  Output out_a, out_b;
+
+  output_init (&out_a, 0);
+  output_init (&out_b, start_b);
+  push_stream (h, a, bpf, na, 0, TRUE);
+  pull_output (h, bpf, &out_a, na);
+  fail_unless_equals_uint64 (out_a.frames, 0);
+
+  if (__i__ == 0) {
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    pull_output (h, bpf, &out_a, na);
+  } else {
+    if (by_taps)
+      g_object_set (h->element, "taps", "0.5 0.5", NULL);
+    push_frames (h, b, bpf, 0, 100, start_b, by_discont);
+    push_frames (h, b, bpf, 100, nb - 100, start_b, FALSE);
+    pull_output (h, bpf, &out_a, na);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    pull_output (h, bpf, &out_b, nb);
+    assert_silence (&out_b, bpf, nb, "the second stream");
+  }
+  assert_silence (&out_a, bpf, na, "the first stream");
+  fail_unless (gst_harness_try_pull (h) == NULL, "more frames than went in");
+
+  output_clear (&out_a);
+  output_clear (&out_b);
+  cf_check_harness_free (h, NULL);
+  g_free (taps);
+  g_free (ts);
+  g_free (a);
+  g_free (b);
+}
+
+GST_END_TEST;
+
+/* A drain that meets a flush ends there. The source pad flushes first when
+ * the element goes down to READY (its pads are deactivated source first,
+ * and only then is the streaming thread waited for) and when a flush
+ * passes: with it flushing, EOS gives no tail and does not pass, at once
+ * with the largest latency (the CK timeout ended the test before); after
+ * the flush, with a latency of 4, the next stream starts from silence. */
+GST_START_TEST (test_flush_during_drain)
+{
+  const gint channels = HUGE_LATENCY_CHANNELS;
+  const guint n_taps = HUGE_LATENCY_TAPS, latency = 4, na = 1000, nb = 300;
+  const gsize bpf = bpf_of (FMT_F32, channels);
+  gdouble *taps = random_taps (n_taps, 1.0);
+  gchar *ts = taps_string (taps, n_taps);
+  guint8 *a = random_signal (FMT_F32, channels, na);
+  guint8 *b = random_signal (FMT_F32, channels, nb);
+  guint8 *want_b = reference (FMT_F32, channels, taps, n_taps, b, nb, latency);
+  GstHarness *h = harness_new (FMT_F32, channels, NULL, "taps=%s %s", ts,
+      HUGE_LATENCY_PROPS);
+  GstPad *srcpad = gst_element_get_static_pad (h->element, "src");
+  Output out_b;
+  GstSegment segment;
+
+  output_init (&out_b, frame_time (na));
+  push_stream (h, a, bpf, na, 0, TRUE);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+
+  fail_unless (gst_pad_push_event (srcpad, gst_event_new_flush_start ()));
+  fail_if (gst_harness_push_event (h, gst_event_new_eos ()),
+      "EOS went through a flushing pad");
+  fail_unless (gst_harness_try_pull (h) == NULL, "a tail while flushing");
+
+  /* that flush ends; after EOS, the stream goes on after a flush through
+   * the element */
+  fail_unless (gst_pad_push_event (srcpad, gst_event_new_flush_stop (TRUE)));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  g_object_set (h->element, "latency", (gint64) latency, NULL);
+  push_stream (h, b, bpf, nb, frame_time (na), TRUE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_output (h, bpf, &out_b, nb);
+  fail_unless_equals_uint64 (out_b.frames, nb);
+  fail_unless (gst_harness_try_pull (h) == NULL, "more frames than went in");
+  assert_samples (FMT_F32, channels, out_b.data->data, want_b + latency * bpf,
+      nb, "after the flush");
+
+  output_clear (&out_b);
+  gst_object_unref (srcpad);
   cf_check_harness_free (h, NULL);
   g_free (taps);
   g_free (ts);
@@ -976,6 +1111,63 @@ GST_START_TEST (test_bad_taps)
 
 GST_END_TEST;
 
+typedef struct
+{
+  const gchar *taps;            /* NULL: one tap more than the most */
+  const gchar *says;            /* in the error message */
+} BadTapsCase;
+
+static const BadTapsCase bad_taps_at_start[] = {
+  {"a,b", "\"a,b\" is not a number"},
+  {"nan", "tap 0 is not finite"},
+  {NULL, "more than 8192 taps"},
+};
+
+/* Taps refused before the element has a bus (on a gst-launch line, say:
+ * the warning then reaches no one) leave it without taps: the negotiation
+ * error says why there are none, once. */
+GST_START_TEST (test_bad_taps_at_start)
+{
+  const BadTapsCase *b = &bad_taps_at_start[__i__];
+  gchar *taps = b->taps ? g_strdup (b->taps) : NULL;
+  GstBus *bus;
+  GstHarness *h;
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  if (!taps) {
+    GString *s = g_string_new ("1");
+    guint i;
+
+    for (i = 1; i < CF_FIR_MAX_TAPS + 1; i++)
+      g_string_append (s, ",1");
+    taps = g_string_free (s, FALSE);
+  }
+  h = harness_new (FMT_F32, 1, &bus, "taps=\"%s\"", taps);
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, 40, NULL)), GST_FLOW_NOT_NEGOTIATED);
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, 40, NULL)), GST_FLOW_NOT_NEGOTIATED);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "taps=%.16s: no error message", taps);
+  gst_message_parse_error (msg, &err, &debug);
+  fail_unless (g_error_matches (err, GST_CORE_ERROR,
+          GST_CORE_ERROR_NEGOTIATION), "%s", err->message);
+  fail_unless (strstr (err->message, b->says) != NULL, "\"%.200s\" does not "
+      "say %s", err->message, b->says);
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (msg);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL,
+      "a second error message");
+  fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+  cf_check_harness_free (h, bus);
+  g_free (taps);
+}
+
+GST_END_TEST;
+
 /* Changes while playing: new taps take over at the next buffer, the old
  * filter drained (nothing owed with latency 0) and the new one started from
  * silence; a latency change shows in the output's alignment; a setting that
@@ -1164,6 +1356,8 @@ cudaaudiofir_suite (void)
   tcase_add_loop_test (tc, test_eos_drain, 0, G_N_ELEMENTS (drain_cases));
   tcase_add_loop_test (tc, test_discont, 0, 4);
   tcase_add_loop_test (tc, test_flush, 0, 2);
+  tcase_add_loop_test (tc, test_drain_huge_latency, 0, 3);
+  tcase_add_test (tc, test_flush_during_drain);
   tcase_add_loop_test (tc, test_latency_query, 0, G_N_ELEMENTS (latency_cases));
   tcase_add_loop_test (tc, test_taps_syntax, 0, G_N_ELEMENTS (taps_syntax));
   tcase_add_loop_test (tc, test_presets, 0, G_N_ELEMENTS (presets));
@@ -1172,6 +1366,8 @@ cudaaudiofir_suite (void)
       G_N_ELEMENTS (unsupported));
   tcase_add_loop_test (tc, test_bad_settings, 0, G_N_ELEMENTS (bad_settings));
   tcase_add_test (tc, test_bad_taps);
+  tcase_add_loop_test (tc, test_bad_taps_at_start, 0,
+      G_N_ELEMENTS (bad_taps_at_start));
   tcase_add_test (tc, test_changes_while_playing);
   tcase_add_loop_test (tc, test_misaligned, 0, G_N_ELEMENTS (formats));
   tcase_add_test (tc, test_pipeline);
