@@ -10,15 +10,19 @@
  * per-lane copies through atomicAdd, which orders them.
  *
  * 8-bit samples need nothing but the histogram: min, max, count, sum and sum
- * of squares follow exactly from it. 16-bit samples (binned by their high
- * byte) also keep min/max/sum/sum of squares in registers, reduced with warp
- * shuffles and global atomics.
+ * of squares follow exactly from it. A 16-bit sample holds a value of 10 or
+ * 16 bits ((sample >> lsb) & (2^bits - 1)), binned by its high 8 bits, so
+ * its exact moments are kept besides: in registers per sample position of a
+ * pixel (a vector starts on a pixel, 16 being a multiple of 2, 4 and 8, so
+ * the k-th sample of every vector belongs to the same channel), reduced
+ * with warp shuffles at the end of each plane into per-channel moments of
+ * the block in shared memory, which each block adds to the workspace.
  *
  * Grid finish: each block folds its 32 lane copies into one histogram and
- * adds the non-zero bins to the workspace in global memory; the last block to
- * finish (a ticket counter) derives the moments, writes the CfStats result
- * and clears the workspace for the next frame, so a frame costs exactly one
- * launch and no memset.
+ * adds the non-zero bins (and its 16-bit moments) to the workspace in global
+ * memory; the last block to finish (a ticket counter) derives the moments,
+ * writes the CfStats result and clears the workspace for the next frame, so
+ * a frame costs exactly one launch and no memset.
  */
 #include "stats.h"
 
@@ -31,15 +35,20 @@ constexpr int kLanes = CF_STATS_LANE_COPIES;
 constexpr int kWarps = kThreads / 32;
 constexpr int kBins = CF_STATS_BINS;
 constexpr int kUnroll = 4;
+/* 16-bit planes: the moments of four channels leave room in 64 registers
+ * (1024 threads) for two vectors in flight, not four */
+constexpr int kUnroll16 = 2;
 constexpr int kMaxDevices = 64;
 
 static_assert (kLanes == 32, "one sub-histogram per warp lane");
 static_assert (kThreads >= CF_MAX_CHANNELS * kBins, "one bin per thread in the finish");
 
+/* What the blocks add up: the histogram, the exact moments of the 16-bit
+ * channels (channel c at [c]), and the ticket of the grid finish. */
 struct Workspace {
   unsigned int hist[CF_MAX_CHANNELS * kBins];
-  unsigned int min16, max16;
-  unsigned long long sum16, sum_sq16;
+  unsigned int min16[CF_MAX_CHANNELS], max16[CF_MAX_CHANNELS];
+  unsigned long long sum16[CF_MAX_CHANNELS], sum_sq16[CF_MAX_CHANNELS];
   unsigned int blocks_done;
 };
 
@@ -51,14 +60,28 @@ struct PlaneArgs {
   unsigned int rows;            /* 1 when the plane is dense (see below) */
   unsigned int n_vecs;
   int pixel_bytes;
-  int chan[4];
+  int sample_bytes;             /* 1, or 2: 16-bit samples */
+  int chan[4];                  /* channel of each sample of a pixel */
 };
 
 struct FrameArgs {
   int n_planes;
   int n_channels;
-  int depth16;
+  int value_bits, value_lsb;    /* of the value in a 16-bit sample */
   PlaneArgs plane[CF_MAX_PLANES];
+};
+
+/* One thread's moments of a sample position; lo > hi until a value is
+ * seen. */
+struct Moments16 {
+  unsigned int lo, hi;
+  unsigned long long sum, sum_sq;
+};
+
+/* A block's moments of each 16-bit channel, in shared memory. */
+struct BlockMoments16 {
+  unsigned int lo[CF_MAX_CHANNELS], hi[CF_MAX_CHANNELS];
+  unsigned long long sum[CF_MAX_CHANNELS], sum_sq[CF_MAX_CHANNELS];
 };
 
 /* Shared-memory offset of lane @lane's sub-histogram of channel @c, or -1
@@ -67,6 +90,33 @@ __device__ __forceinline__ int
 lane_offset (int c, int lane)
 {
   return c < 0 ? -1 : c * kBins * kLanes + lane;
+}
+
+/* Loads this thread's vectors of plane @p, UNROLL in flight, and hands each
+ * to @count (vector, its index within its row). */
+template <int UNROLL, typename Count>
+__device__ __forceinline__ void
+for_each_vector (const PlaneArgs & p, Count count)
+{
+  const unsigned int stride = gridDim.x * kThreads * UNROLL;
+  for (unsigned int base = blockIdx.x * kThreads * UNROLL + threadIdx.x;
+      base < p.n_vecs; base += stride) {
+    uint4 v[UNROLL];
+    unsigned int row[UNROLL], col[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+      const unsigned int i = base + u * kThreads;
+      row[u] = p.rows == 1 ? 0 : i / p.vecs_per_row;
+      col[u] = i - row[u] * p.vecs_per_row;
+      if (i < p.n_vecs)
+        v[u] = __ldcs (p.data + row[u] * p.pitch_vecs + col[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+      if (base + u * kThreads < p.n_vecs)
+        count (v[u], col[u]);
+    }
+  }
 }
 
 /* Counts the 8-bit samples of one vector; @off[j] is the histogram offset of
@@ -87,47 +137,15 @@ count_bytes (unsigned int *s_hist, uint4 v, const int (&off)[4], int valid)
   }
 }
 
-struct Moments16 {
-  unsigned int lo, hi;
-  unsigned long long sum, sum_sq;
-};
-
-template <bool TAIL>
-__device__ __forceinline__ void
-count_words16 (unsigned int *s_hist, uint4 v, int lane, int valid,
-    Moments16 & m)
-{
-  const unsigned int w[4] = { v.x, v.y, v.z, v.w };
-#pragma unroll
-  for (int k = 0; k < 8; k++) {
-    const unsigned int s = (w[k / 2] >> (16 * (k % 2))) & 0xffffu;
-    if (TAIL && 2 * k >= valid)
-      break;
-    atomicAdd (&s_hist[lane + (s >> 8) * kLanes], 1u);
-    m.lo = min (m.lo, s);
-    m.hi = max (m.hi, s);
-    m.sum += s;
-    m.sum_sq += (unsigned long long) s * s;
-  }
-}
-
-/* One vector of a plane with PB-byte pixels: where it is, how much of it is
- * a row's samples, and which channel each byte belongs to. */
+/* One vector of a plane of PB-byte pixels of 8-bit samples: how much of it
+ * is a row's samples, and which channel each byte belongs to. */
 template <int PB>
 __device__ __forceinline__ void
 count_vector (unsigned int *s_hist, const PlaneArgs & p, const int (&off)[4],
-    unsigned int row_vec, uint4 v, int lane, Moments16 & m)
+    unsigned int row_vec, uint4 v)
 {
   const unsigned int start = row_vec * 16;
   const int valid = min (16u, p.row_bytes - start);
-  if (PB == 2 && p.chan[1] < 0) {
-    /* 16-bit gray */
-    if (valid == 16)
-      count_words16<false> (s_hist, v, lane, valid, m);
-    else
-      count_words16<true> (s_hist, v, lane, valid, m);
-    return;
-  }
   int rot[4] = { off[0], off[1], off[2], off[3] };
   if (PB == 3) {
     /* 16 = 1 (mod 3): the vector starts at byte (row_vec mod 3) of a pixel */
@@ -144,31 +162,42 @@ count_vector (unsigned int *s_hist, const PlaneArgs & p, const int (&off)[4],
 
 template <int PB>
 __device__ __forceinline__ void
-count_plane (unsigned int *s_hist, const PlaneArgs & p, int lane, Moments16 & m)
+count_plane (unsigned int *s_hist, const PlaneArgs & p, int lane)
 {
   int off[4];
 #pragma unroll
   for (int j = 0; j < 4; j++)
     off[j] = lane_offset (j < PB ? p.chan[j] : -1, lane);
 
-  const unsigned int stride = gridDim.x * kThreads * kUnroll;
-  for (unsigned int base = blockIdx.x * kThreads * kUnroll + threadIdx.x;
-      base < p.n_vecs; base += stride) {
-    uint4 v[kUnroll];
-    unsigned int row[kUnroll], col[kUnroll];
+  for_each_vector<kUnroll> (p, [&] (uint4 v, unsigned int row_vec) {
+        count_vector<PB> (s_hist, p, off, row_vec, v);
+      });
+}
+
+/* Counts the 16-bit samples of one vector, SPP to a pixel: sample k is the
+ * (k mod SPP)-th of its pixel, counted into @m[k mod SPP] and the
+ * histogram at @off[k mod SPP] (-1: padding). Only the first @valid bytes
+ * are samples when TAIL. */
+template <int SPP, bool TAIL>
+__device__ __forceinline__ void
+count_words16 (unsigned int *s_hist, uint4 v, const int (&off)[SPP],
+    int valid, const FrameArgs & a, Moments16 (&m)[SPP])
+{
+  const unsigned int w[4] = { v.x, v.y, v.z, v.w };
 #pragma unroll
-    for (int u = 0; u < kUnroll; u++) {
-      const unsigned int i = base + u * kThreads;
-      row[u] = p.rows == 1 ? 0 : i / p.vecs_per_row;
-      col[u] = i - row[u] * p.vecs_per_row;
-      if (i < p.n_vecs)
-        v[u] = __ldcs (p.data + row[u] * p.pitch_vecs + col[u]);
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; u++) {
-      if (base + u * kThreads < p.n_vecs)
-        count_vector<PB> (s_hist, p, off, col[u], v[u], lane, m);
-    }
+  for (int k = 0; k < 8; k++) {
+    const int j = k % SPP;
+    if (TAIL && 2 * k >= valid)
+      break;
+    if (off[j] < 0)
+      continue;
+    const unsigned int s = (w[k / 2] >> (16 * (k % 2))) & 0xffffu;
+    const unsigned int x = CF_SAMPLE_VALUE (s, a.value_bits, a.value_lsb);
+    atomicAdd (&s_hist[off[j] + (x >> (a.value_bits - 8)) * kLanes], 1u);
+    m[j].lo = min (m[j].lo, x);
+    m[j].hi = max (m[j].hi, x);
+    m[j].sum += x;
+    m[j].sum_sq += (unsigned long long) x * x;
   }
 }
 
@@ -181,6 +210,68 @@ warp_sum (unsigned long long x)
   return x;
 }
 
+__device__ __forceinline__ unsigned int
+warp_min (unsigned int x)
+{
+#pragma unroll
+  for (int d = 16; d > 0; d /= 2)
+    x = min (x, __shfl_xor_sync (0xffffffffu, x, d));
+  return x;
+}
+
+__device__ __forceinline__ unsigned int
+warp_max (unsigned int x)
+{
+#pragma unroll
+  for (int d = 16; d > 0; d /= 2)
+    x = max (x, __shfl_xor_sync (0xffffffffu, x, d));
+  return x;
+}
+
+/* A plane of 16-bit samples, SPP to a pixel. Every lane of the warp must
+ * call it (the moments are reduced with shuffles); the warp's moments of
+ * each sample position go to its channel's moments in @s_m16. */
+template <int SPP>
+__device__ __forceinline__ void
+count_plane16 (unsigned int *s_hist, const PlaneArgs & p, const FrameArgs & a,
+    int lane, BlockMoments16 & s_m16)
+{
+  int off[SPP];
+  Moments16 m[SPP];
+#pragma unroll
+  for (int j = 0; j < SPP; j++) {
+    off[j] = lane_offset (p.chan[j], lane);
+    m[j] = { 0xffffffffu, 0, 0, 0 };
+  }
+
+  for_each_vector<kUnroll16> (p, [&] (uint4 v, unsigned int row_vec) {
+        const int valid = min (16u, p.row_bytes - row_vec * 16);
+        if (valid == 16)
+          count_words16<SPP, false> (s_hist, v, off, valid, a, m);
+        else
+          count_words16<SPP, true> (s_hist, v, off, valid, a, m);
+      });
+
+#pragma unroll
+  for (int j = 0; j < SPP; j++) {
+    const int c = p.chan[j];
+    const unsigned int lo = warp_min (m[j].lo), hi = warp_max (m[j].hi);
+    const unsigned long long sum = warp_sum (m[j].sum),
+        sum_sq = warp_sum (m[j].sum_sq);
+    /* lo > hi: the warp saw no sample of this plane */
+    if (lane == 0 && c >= 0 && lo <= hi) {
+      atomicMin (&s_m16.lo[c], lo);
+      atomicMax (&s_m16.hi[c], hi);
+      atomicAdd (&s_m16.sum[c], sum);
+      atomicAdd (&s_m16.sum_sq[c], sum_sq);
+    }
+  }
+}
+
+/* DEEP: the frame's samples are 16-bit (every plane's). Frames of 8-bit
+ * samples run a kernel of their own, whose registers no 16-bit code
+ * competes for. */
+template <bool DEEP>
 __global__ void __launch_bounds__ (kThreads, 1)
 stats_kernel (FrameArgs a, Workspace * ws, CfStats * result)
 {
@@ -188,27 +279,41 @@ stats_kernel (FrameArgs a, Workspace * ws, CfStats * result)
   unsigned int *s_hist = reinterpret_cast<unsigned int *>(s_raw);
   __shared__ unsigned long long s_part[3][kWarps];
   __shared__ unsigned int s_lo[kWarps], s_hi[kWarps];
+  __shared__ BlockMoments16 s_m16;
   __shared__ bool s_last;
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   const int hist_words = a.n_channels * kBins * kLanes;
+  const int t = threadIdx.x;
 
   for (int i = threadIdx.x; i < hist_words / 4; i += kThreads)
     s_raw[i] = make_uint4 (0, 0, 0, 0);
+  if (DEEP && t < CF_MAX_CHANNELS) {
+    s_m16.lo[t] = 0xffffffffu;
+    s_m16.hi[t] = 0;
+    s_m16.sum[t] = s_m16.sum_sq[t] = 0;
+  }
   __syncthreads ();
 
-  Moments16 m = { 0xffffffffu, 0, 0, 0 };
   for (int p = 0; p < a.n_planes; p++) {
-    switch (a.plane[p].pixel_bytes) {
-      case 1: count_plane<1> (s_hist, a.plane[p], lane, m); break;
-      case 2: count_plane<2> (s_hist, a.plane[p], lane, m); break;
-      case 3: count_plane<3> (s_hist, a.plane[p], lane, m); break;
-      default: count_plane<4> (s_hist, a.plane[p], lane, m); break;
+    const PlaneArgs & pl = a.plane[p];
+    if constexpr (DEEP) {
+      switch (pl.pixel_bytes) {
+        case 2: count_plane16<1> (s_hist, pl, a, lane, s_m16); break;
+        case 4: count_plane16<2> (s_hist, pl, a, lane, s_m16); break;
+        default: count_plane16<4> (s_hist, pl, a, lane, s_m16); break;
+      }
+    } else {
+      switch (pl.pixel_bytes) {
+        case 1: count_plane<1> (s_hist, pl, lane); break;
+        case 2: count_plane<2> (s_hist, pl, lane); break;
+        case 3: count_plane<3> (s_hist, pl, lane); break;
+        default: count_plane<4> (s_hist, pl, lane); break;
+      }
     }
   }
   __syncthreads ();
 
   /* fold the lane copies of bin t (rotated so a warp reads 32 banks) */
-  const int t = threadIdx.x;
   if (t < a.n_channels * kBins) {
     unsigned int total = 0;
 #pragma unroll 8
@@ -217,19 +322,12 @@ stats_kernel (FrameArgs a, Workspace * ws, CfStats * result)
     if (total)
       atomicAdd (&ws->hist[t], total);
   }
-  if (a.depth16) {
-    unsigned int lo = m.lo, hi = m.hi;
-    unsigned long long sum = warp_sum (m.sum), sum_sq = warp_sum (m.sum_sq);
-    for (int d = 16; d > 0; d /= 2) {
-      lo = min (lo, __shfl_xor_sync (0xffffffffu, lo, d));
-      hi = max (hi, __shfl_xor_sync (0xffffffffu, hi, d));
-    }
-    if (lane == 0 && lo <= hi) {
-      atomicMin (&ws->min16, lo);
-      atomicMax (&ws->max16, hi);
-      atomicAdd (&ws->sum16, sum);
-      atomicAdd (&ws->sum_sq16, sum_sq);
-    }
+  /* lo > hi: the block saw no sample of the channel */
+  if (DEEP && t < a.n_channels && s_m16.lo[t] <= s_m16.hi[t]) {
+    atomicMin (&ws->min16[t], s_m16.lo[t]);
+    atomicMax (&ws->max16[t], s_m16.hi[t]);
+    atomicAdd (&ws->sum16[t], s_m16.sum[t]);
+    atomicAdd (&ws->sum_sq16[t], s_m16.sum_sq[t]);
   }
 
   __threadfence ();
@@ -256,10 +354,8 @@ stats_kernel (FrameArgs a, Workspace * ws, CfStats * result)
   n = warp_sum (n);
   sum = warp_sum (sum);
   sum_sq = warp_sum (sum_sq);
-  for (int d = 16; d > 0; d /= 2) {
-    lo = min (lo, __shfl_xor_sync (0xffffffffu, lo, d));
-    hi = max (hi, __shfl_xor_sync (0xffffffffu, hi, d));
-  }
+  lo = warp_min (lo);
+  hi = warp_max (hi);
   if (lane == 0) {
     s_part[0][warp] = n;
     s_part[1][warp] = sum;
@@ -281,14 +377,15 @@ stats_kernel (FrameArgs a, Workspace * ws, CfStats * result)
       lo = min (lo, s_lo[w]);
       hi = max (hi, s_hi[w]);
     }
-    if (a.depth16 && t == 0) {
-      lo = __ldcg (&ws->min16);
-      hi = __ldcg (&ws->max16);
-      sum = __ldcg (&ws->sum16);
-      sum_sq = __ldcg (&ws->sum_sq16);
-      ws->min16 = 0xffffffffu;
-      ws->max16 = 0;
-      ws->sum16 = ws->sum_sq16 = 0;
+    if (DEEP && t < a.n_channels) {
+      /* the histogram has the count; the rest is the exact moments */
+      lo = __ldcg (&ws->min16[t]);
+      hi = __ldcg (&ws->max16[t]);
+      sum = __ldcg (&ws->sum16[t]);
+      sum_sq = __ldcg (&ws->sum_sq16[t]);
+      ws->min16[t] = 0xffffffffu;
+      ws->max16[t] = 0;
+      ws->sum16[t] = ws->sum_sq16[t] = 0;
     }
     result->count[t] = n;
     result->sum[t] = sum;
@@ -308,12 +405,13 @@ workspace_init_kernel (Workspace * ws)
 {
   for (int i = threadIdx.x; i < CF_MAX_CHANNELS * kBins; i += blockDim.x)
     ws->hist[i] = 0;
-  if (threadIdx.x == 0) {
-    ws->min16 = 0xffffffffu;
-    ws->max16 = 0;
-    ws->sum16 = ws->sum_sq16 = 0;
-    ws->blocks_done = 0;
+  if (threadIdx.x < CF_MAX_CHANNELS) {
+    ws->min16[threadIdx.x] = 0xffffffffu;
+    ws->max16[threadIdx.x] = 0;
+    ws->sum16[threadIdx.x] = ws->sum_sq16[threadIdx.x] = 0;
   }
+  if (threadIdx.x == 0)
+    ws->blocks_done = 0;
 }
 
 /* One CfStats, a 32-bit word per thread (see cf_stats_copy_cuda ()). */
@@ -363,7 +461,8 @@ cf_stats_cuda (const CfImage * d_image, void *d_workspace, CfStats * d_result,
   info = cf_format_info (d_image->format);
   a.n_planes = info->n_planes;
   a.n_channels = info->n_channels;
-  a.depth16 = info->depth == 16;
+  a.value_bits = info->bits;
+  a.value_lsb = info->lsb;
   for (int p = 0; p < info->n_planes; p++) {
     const CfPlaneLayout *l = &info->plane[p];
     PlaneArgs *pa = &a.plane[p];
@@ -373,15 +472,20 @@ cf_stats_cuda (const CfImage * d_image, void *d_workspace, CfStats * d_result,
 
     if (((uintptr_t) d_image->data[p] & 15) || (pitch & 15))
       return cudaErrorInvalidValue;
+    /* one kernel per sample size (depth): a format mixing them has no
+     * kernel */
+    if (l->sample_bytes != info->depth / 8)
+      return cudaErrorInvalidValue;
     pa->data = (const uint4 *) d_image->data[p];
     pa->pixel_bytes = l->pixel_bytes;
+    pa->sample_bytes = l->sample_bytes;
     for (int j = 0; j < 4; j++)
       pa->chan[j] = j < l->pixel_bytes / l->sample_bytes ? l->channel[j] : -1;
-    if (l->sample_bytes == 2)
-      pa->chan[1] = -1;         /* marks 16-bit gray for count_vector */
     pa->pitch_vecs = pitch / 16;
-    if (pitch == row_bytes && (l->pixel_bytes != 3 || row_bytes % 3 == 0)) {
-      /* rows back to back: one long row, no per-vector division */
+    if (pitch == row_bytes && (l->pixel_bytes != 3 || row_bytes % 3 == 0)
+        && row_bytes * rows <= UINT32_MAX) {
+      /* rows back to back: one long row, no per-vector division (a
+       * 32767^2 frame of 8-byte pixels would not fit row_bytes) */
       pa->row_bytes = (unsigned int) (row_bytes * rows);
       pa->rows = 1;
     } else {
@@ -407,7 +511,9 @@ cf_stats_cuda (const CfImage * d_image, void *d_workspace, CfStats * d_result,
   /* above 48 KiB of shared memory a kernel must opt in, once per CUDA
    * context (a module is loaded into each): asked at every launch, since
    * the caller's context may be another one each time (a host-side call) */
-  err = cudaFuncSetAttribute (stats_kernel,
+  void (*const kernel) (FrameArgs, Workspace *, CfStats *) =
+      info->depth == 16 ? stats_kernel<true> : stats_kernel<false>;
+  err = cudaFuncSetAttribute (kernel,
       cudaFuncAttributeMaxDynamicSharedMemorySize,
       CF_MAX_CHANNELS * kBins * kLanes * sizeof (unsigned int));
   if (err != cudaSuccess)
@@ -416,7 +522,7 @@ cf_stats_cuda (const CfImage * d_image, void *d_workspace, CfStats * d_result,
   unsigned int grid = (unsigned int) ((total_vecs + per_block - 1) / per_block);
   grid = grid < 1 ? 1 : grid > (unsigned) sm_count[dev] ? sm_count[dev] : grid;
 
-  stats_kernel<<<grid, kThreads, smem, stream>>> (a, (Workspace *) d_workspace,
+  kernel<<<grid, kThreads, smem, stream>>> (a, (Workspace *) d_workspace,
       d_result);
   return cudaGetLastError ();
 }

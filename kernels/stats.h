@@ -1,11 +1,14 @@
 /* gst-cudafilters kernel library: per-channel statistics of a picture.
  *
  * One pass over every plane of a frame gives, per channel, a 256-bin
- * histogram (16-bit samples are binned by their high 8 bits), the minimum,
- * maximum, number of samples, and the exact sum and sum of squares.
- * Mean and variance are derived from those integers by
- * cf_stats_sum_mean () / cf_stats_sum_variance (), the same code for both
- * backends, so the CUDA and CPU paths agree to the bit.
+ * histogram, the minimum, maximum, number of samples, and the exact sum and
+ * sum of squares, all of the values the samples hold: a 16-bit sample's
+ * value is (sample >> lsb) & (2^bits - 1) (format.h), the bits around it
+ * ignored, and it falls in bin value >> (bits - 8), so P010's and
+ * I420_10LE's 10-bit values give the same numbers, and a 16-bit value is
+ * binned by its high byte. Mean and variance are derived from those
+ * integers by cf_stats_sum_mean () / cf_stats_sum_variance (), the same
+ * code for both backends, so the CUDA and CPU paths agree to the bit.
  *
  * cf_stats_cuda () is the GPU launcher, cf_stats_cpu () the reference with
  * the same contract; tests compare the two field by field.
@@ -26,7 +29,7 @@ extern "C" {
 #define CF_STATS_BINS 256
 
 /* Statistics of one frame. Counts fit their types for any frame up to
- * CF_MAX_SIDE x CF_MAX_SIDE: sum_sq of 16-bit samples needs 64 bits. */
+ * CF_MAX_SIDE x CF_MAX_SIDE: sum_sq of 16-bit values needs 64 bits. */
 typedef struct {
   uint32_t n_channels;
   uint32_t min[CF_MAX_CHANNELS];

@@ -1,9 +1,10 @@
 /* CPU reference for kernels/stats.cu, and the CPU backend.
  *
- * Same contract as cf_stats_cuda (): histogram per channel (16-bit samples
- * binned by their high byte), min, max, count, exact sum and sum of squares.
- * 8-bit planes only count the histogram in the inner loop; the other numbers
- * follow exactly from it. 16-bit samples are summed one by one.
+ * Same contract as cf_stats_cuda (): histogram per channel, min, max,
+ * count, exact sum and sum of squares of the values. 8-bit planes only
+ * count the histogram in the inner loop; the other numbers follow exactly
+ * from it. The value of a 16-bit sample ((sample >> lsb) & (2^bits - 1))
+ * is binned by its high 8 bits, so its moments are summed one by one.
  */
 #include "../stats.h"
 
@@ -53,29 +54,50 @@ moments_from_histogram (CfStats * r, int c)
   r->max[c] = hi < 0 ? 0 : (uint32_t) hi;
 }
 
+/* Plane @p of 16-bit little-endian samples holding values of @bits bits
+ * from bit @lsb: adds every value to its channel's histogram and moments,
+ * a row at a time (a row stays in the cache for the samples of its every
+ * channel, as in count_plane_8bit ()). */
 static void
-gray16_plane (const CfImage * image, CfStats * r)
+count_plane_16bit (const CfImage * image, int p, const CfPlaneLayout * layout,
+    int bits, int lsb, CfStats * r)
 {
-  uint32_t lo = UINT32_MAX, hi = 0;
-  uint64_t sum = 0, sum_sq = 0;
-  int x, y;
+  const int width = cf_plane_width (image->format, p, image->width);
+  const int height = cf_plane_height (image->format, p, image->height);
+  const int bpp = layout->pixel_bytes;
+  int x, y, k;
 
-  for (y = 0; y < image->height; y++) {
-    const uint8_t *row = (const uint8_t *) image->data[0] + y * image->pitch[0];
-    for (x = 0; x < image->width; x++) {
-      uint32_t v = row[2 * x] | (uint32_t) row[2 * x + 1] << 8;
-      r->histogram[0][v >> 8]++;
-      lo = v < lo ? v : lo;
-      hi = v > hi ? v : hi;
-      sum += v;
-      sum_sq += (uint64_t) v * v;
+  for (y = 0; y < height; y++) {
+    const uint8_t *row = (const uint8_t *) image->data[p] + y * image->pitch[p];
+    for (k = 0; k < bpp / 2; k++) {
+      const int c = layout->channel[k];
+      const uint8_t *s = row + 2 * k;
+      uint32_t lo, hi, *h;
+      uint64_t sum, sum_sq;
+
+      if (c < 0)
+        continue;
+      /* a channel with nothing counted yet has no minimum */
+      lo = r->count[c] ? r->min[c] : UINT32_MAX;
+      hi = r->max[c];
+      sum = r->sum[c];
+      sum_sq = r->sum_sq[c];
+      h = r->histogram[c];
+      for (x = 0; x < width; x++, s += bpp) {
+        const uint32_t v = CF_SAMPLE_VALUE (s[0] | s[1] << 8, bits, lsb);
+        h[v >> (bits - 8)]++;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        sum += v;
+        sum_sq += (uint64_t) v * v;
+      }
+      r->min[c] = lo;
+      r->max[c] = hi;
+      r->count[c] += width;
+      r->sum[c] = sum;
+      r->sum_sq[c] = sum_sq;
     }
   }
-  r->min[0] = lo;
-  r->max[0] = hi;
-  r->count[0] = (uint64_t) image->width * image->height;
-  r->sum[0] = sum;
-  r->sum_sq[0] = sum_sq;
 }
 
 int
@@ -91,7 +113,9 @@ cf_stats_cpu (const CfImage * image, CfStats * result)
   result->n_channels = info->n_channels;
 
   if (info->depth == 16) {
-    gray16_plane (image, result);
+    for (p = 0; p < info->n_planes; p++)
+      count_plane_16bit (image, p, &info->plane[p], info->bits, info->lsb,
+          result);
     return 0;
   }
   for (p = 0; p < info->n_planes; p++)

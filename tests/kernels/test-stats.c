@@ -11,43 +11,68 @@
 
 #include <stddef.h>
 
-/* The bytes of one pixel of each plane, a letter a byte: R G B A and Y U V
- * are the channels 0..3 and 0..2, x a padding byte, L and H the low and high
- * byte of a 16-bit sample. sub420: the planes after the first are halved
- * both ways, rounded up (a 3x3 I420 frame has 2x2 chroma). Written from
+/* The samples of one pixel of each plane, a letter a sample: R G B A and Y U
+ * V are the channels 0..3 and 0..2, x a padding sample. The planes after the
+ * first are halved across (sub_x) and down (sub_y), rounded up (a 3x3 I420
+ * frame has 2x2 chroma). A sample is a byte when @bits is 8, otherwise a
+ * little-endian 16-bit word whose bits lsb .. lsb + bits - 1 hold the value
+ * (P010's 10 bits at the top, I420_10LE's at the bottom). Written from
  * GStreamer's format definitions, independently of format.c. */
 static const struct
 {
   const char *plane[CF_MAX_PLANES];
-  gboolean sub420;
+  int sub_x, sub_y;
+  int bits, lsb;
 } layouts[CF_FORMAT_COUNT] = {
-  [CF_FORMAT_GRAY8] = {{"Y"}},
-  [CF_FORMAT_GRAY16_LE] = {{"LH"}},
-  [CF_FORMAT_RGBA] = {{"RGBA"}},
-  [CF_FORMAT_BGRA] = {{"BGRA"}},
-  [CF_FORMAT_RGBX] = {{"RGBx"}},
-  [CF_FORMAT_BGRX] = {{"BGRx"}},
-  [CF_FORMAT_ARGB] = {{"ARGB"}},
-  [CF_FORMAT_ABGR] = {{"ABGR"}},
-  [CF_FORMAT_XRGB] = {{"xRGB"}},
-  [CF_FORMAT_XBGR] = {{"xBGR"}},
-  [CF_FORMAT_RGB] = {{"RGB"}},
-  [CF_FORMAT_BGR] = {{"BGR"}},
-  [CF_FORMAT_I420] = {{"Y", "U", "V"}, TRUE},
-  [CF_FORMAT_YV12] = {{"Y", "V", "U"}, TRUE},
-  [CF_FORMAT_NV12] = {{"Y", "UV"}, TRUE},
-  [CF_FORMAT_NV21] = {{"Y", "VU"}, TRUE},
-  [CF_FORMAT_Y444] = {{"Y", "U", "V"}},
+  [CF_FORMAT_GRAY8] = {{"Y"}, 0, 0, 8, 0},
+  [CF_FORMAT_GRAY16_LE] = {{"Y"}, 0, 0, 16, 0},
+  [CF_FORMAT_RGBA] = {{"RGBA"}, 0, 0, 8, 0},
+  [CF_FORMAT_BGRA] = {{"BGRA"}, 0, 0, 8, 0},
+  [CF_FORMAT_RGBX] = {{"RGBx"}, 0, 0, 8, 0},
+  [CF_FORMAT_BGRX] = {{"BGRx"}, 0, 0, 8, 0},
+  [CF_FORMAT_ARGB] = {{"ARGB"}, 0, 0, 8, 0},
+  [CF_FORMAT_ABGR] = {{"ABGR"}, 0, 0, 8, 0},
+  [CF_FORMAT_XRGB] = {{"xRGB"}, 0, 0, 8, 0},
+  [CF_FORMAT_XBGR] = {{"xBGR"}, 0, 0, 8, 0},
+  [CF_FORMAT_RGB] = {{"RGB"}, 0, 0, 8, 0},
+  [CF_FORMAT_BGR] = {{"BGR"}, 0, 0, 8, 0},
+  [CF_FORMAT_I420] = {{"Y", "U", "V"}, 1, 1, 8, 0},
+  [CF_FORMAT_YV12] = {{"Y", "V", "U"}, 1, 1, 8, 0},
+  [CF_FORMAT_NV12] = {{"Y", "UV"}, 1, 1, 8, 0},
+  [CF_FORMAT_NV21] = {{"Y", "VU"}, 1, 1, 8, 0},
+  [CF_FORMAT_Y444] = {{"Y", "U", "V"}, 0, 0, 8, 0},
+  [CF_FORMAT_Y42B] = {{"Y", "U", "V"}, 1, 0, 8, 0},
+  [CF_FORMAT_I420_10LE] = {{"Y", "U", "V"}, 1, 1, 10, 0},
+  [CF_FORMAT_P010_10LE] = {{"Y", "UV"}, 1, 1, 10, 6},
+  [CF_FORMAT_P016_LE] = {{"Y", "UV"}, 1, 1, 16, 0},
+  [CF_FORMAT_Y444_16LE] = {{"Y", "U", "V"}, 0, 0, 16, 0},
+  [CF_FORMAT_RGBA64_LE] = {{"RGBA"}, 0, 0, 16, 0},
+  [CF_FORMAT_BGRA64_LE] = {{"BGRA"}, 0, 0, 16, 0},
 };
 
 #define MARKER 0xEE             /* in bytes that must never be counted */
-#define IS_DEEP(format) ((format) == CF_FORMAT_GRAY16_LE)
+#define BITS(format) (layouts[format].bits)
+#define SAMPLE_BYTES(format) (BITS (format) > 8 ? 2 : 1)
+#define VALUE_MASK(format) ((1u << BITS (format)) - 1)
+/* the bits of a sample outside its value */
+#define JUNK_MASK(format) \
+  ((SAMPLE_BYTES (format) == 2 ? 0xffffu : 0xffu) & \
+      ~(VALUE_MASK (format) << layouts[format].lsb))
+
+/* The value that stands for the 8-bit level @level (0 .. 255) in @format:
+ * 255 is the largest 16-bit value, 1020 at 10 bits. Histogram bin
+ * value >> (bits - 8) is @level again. */
+static guint
+level_value (CfFormat format, guint level)
+{
+  return BITS (format) == 16 ? level * 257 : level << (BITS (format) - 8);
+}
 
 /* channel of a layout letter, -1 for padding */
 static int
 letter_channel (char l)
 {
-  static const char *const channels[] = { "RYLH", "GU", "BV", "A" };
+  static const char *const channels[] = { "RY", "GU", "BV", "A" };
   int c;
 
   for (c = 0; c < CF_MAX_CHANNELS; c++)
@@ -78,11 +103,13 @@ frame_init (Frame * f, CfFormat format, int width, int height, size_t align,
   f->img.width = width;
   f->img.height = height;
   for (p = 0; p < CF_MAX_PLANES && layouts[format].plane[p]; p++) {
-    const gboolean sub = p > 0 && layouts[format].sub420;
+    const int sub_x = p > 0 ? layouts[format].sub_x : 0;
+    const int sub_y = p > 0 ? layouts[format].sub_y : 0;
 
-    f->w[p] = sub ? (width + 1) / 2 : width;
-    f->h[p] = sub ? (height + 1) / 2 : height;
-    f->row[p] = (size_t) f->w[p] * strlen (layouts[format].plane[p]);
+    f->w[p] = (width + sub_x) >> sub_x;
+    f->h[p] = (height + sub_y) >> sub_y;
+    f->row[p] = (size_t) f->w[p] * strlen (layouts[format].plane[p]) *
+        SAMPLE_BYTES (format);
     f->img.pitch[p] = (f->row[p] + align - 1) / align * align + extra;
     f->img.data[p] = g_malloc (f->img.pitch[p] * f->h[p]);
   }
@@ -101,7 +128,7 @@ frame_clear (Frame * f)
 typedef enum
 {
   FILL_CONSTANT,                /* channel c is value[c] */
-  FILL_GRADIENT,                /* 8 bits: x + 16 c, 16 bits: 257 x (wrapping) */
+  FILL_GRADIENT,                /* level_value (x + 16 c), wrapping */
   FILL_RANDOM
 } FillKind;
 
@@ -118,18 +145,34 @@ random_bytes (guint8 * d, size_t n, GRand * rand)
   }
 }
 
-/* Fills every sample of @f (x: the pixel's column in its plane). The bytes
- * that are no sample, the x of RGBx and the pitch padding after a row's
- * end, get @pad, or random garbage when @pad < 0. */
+/* Writes the sample of @format holding @value (cut to its bits), with
+ * @junk in the sample's bits outside the value. */
+static void
+put_sample (guint8 * d, CfFormat format, guint value, guint junk)
+{
+  const guint s = (value & VALUE_MASK (format)) << layouts[format].lsb |
+      (junk & JUNK_MASK (format));
+
+  d[0] = (guint8) s;
+  if (SAMPLE_BYTES (format) == 2)
+    d[1] = (guint8) (s >> 8);
+}
+
+/* Fills every sample of @f (x: the pixel's column in its plane). What is no
+ * value, the x of RGBx, the pitch padding after a row's end and the bits of
+ * a 16-bit sample around its value, gets @pad (repeated in every byte), or
+ * random garbage when @pad < 0. */
 static void
 frame_fill (Frame * f, FillKind kind, const guint * value, int pad,
     GRand * rand)
 {
+  const CfFormat format = f->img.format;
+  const int sb = SAMPLE_BYTES (format);
   int p, x, y, k;
 
   for (p = 0; p < f->n_planes; p++) {
-    const char *px = layouts[f->img.format].plane[p];
-    const int pb = strlen (px);
+    const char *px = layouts[format].plane[p];
+    const int spp = strlen (px);
     const size_t pitch = f->img.pitch[p];
     guint8 *d = f->img.data[p];
 
@@ -141,7 +184,7 @@ frame_fill (Frame * f, FillKind kind, const guint * value, int pad,
       continue;                 /* the samples are random already */
     for (y = 0; y < f->h[p]; y++)
       for (x = 0; x < f->w[p]; x++)
-        for (k = 0; k < pb; k++) {
+        for (k = 0; k < spp; k++) {
           const int c = letter_channel (px[k]);
           guint v;
 
@@ -150,36 +193,38 @@ frame_fill (Frame * f, FillKind kind, const guint * value, int pad,
           if (kind == FILL_CONSTANT)
             v = value[c];
           else if (kind == FILL_GRADIENT)
-            v = IS_DEEP (f->img.format) ? 257u * x : x + 16u * c;
+            v = level_value (format, x + 16u * c);
           else
             v = g_rand_int (rand);
-          d[y * pitch + (size_t) x * pb + k] =
-              (guint8) (px[k] == 'H' ? v >> 8 : v);
+          put_sample (d + y * pitch + ((size_t) x * spp + k) * sb, format, v,
+              pad < 0 ? g_rand_int (rand) : (guint) pad * 0x101u);
         }
   }
 }
 
 /* The expected result of FILL_CONSTANT with @value, or of FILL_GRADIENT when
- * @value is NULL, by closed forms: the sum over x < n of x + o is
- * n(n-1)/2 + o n, of (x + o)^2 n(n-1)(2n-1)/6 + o n(n-1) + o^2 n. Gradients
- * need planes up to 208 (8 bits) or 256 (16 bits) wide: nothing wraps. */
+ * @value is NULL, by closed forms: the gradient's values are m (x + o),
+ * m = level_value (1), o = 16 c; the sum over x < n of x + o is
+ * n(n-1)/2 + o n, of (x + o)^2 n(n-1)(2n-1)/6 + o n(n-1) + o^2 n; bin
+ * x + o. Gradients need planes up to 208 wide: nothing wraps. */
 static void
 expect_frame (const Frame * f, const guint * value, CfStats * e)
 {
-  const gboolean deep = IS_DEEP (f->img.format);
+  const CfFormat format = f->img.format;
+  const guint64 m = level_value (format, 1);
   guint64 x;
   int p, k;
 
   memset (e, 0, sizeof (*e));
   for (p = 0; p < f->n_planes; p++) {
-    const char *px = layouts[f->img.format].plane[p];
+    const char *px = layouts[format].plane[p];
     const guint64 n = f->w[p], rows = f->h[p];
 
     for (k = 0; px[k]; k++) {
       const int c = letter_channel (px[k]);
-      const guint64 o = deep ? 0 : 16 * c, m = deep ? 257 : 1;
+      const guint64 o = 16 * c;
 
-      if (c < 0 || px[k] == 'H')
+      if (c < 0)
         continue;
       e->n_channels = MAX (e->n_channels, (guint) c + 1);
       e->count[c] = n * rows;
@@ -187,10 +232,10 @@ expect_frame (const Frame * f, const guint * value, CfStats * e)
         e->min[c] = e->max[c] = value[c];
         e->sum[c] = value[c] * n * rows;
         e->sum_sq[c] = (guint64) value[c] * value[c] * n * rows;
-        e->histogram[c][deep ? value[c] >> 8 : value[c]] = n * rows;
+        e->histogram[c][value[c] >> (BITS (format) - 8)] = n * rows;
         continue;
       }
-      e->min[c] = o;
+      e->min[c] = m * o;
       e->max[c] = m * (o + n - 1);
       e->sum[c] = m * rows * (n * (n - 1) / 2 + o * n);
       e->sum_sq[c] = m * m * rows * (n * (n - 1) * (2 * n - 1) / 6
@@ -199,6 +244,46 @@ expect_frame (const Frame * f, const guint * value, CfStats * e)
         e->histogram[c][o + x] = rows;
     }
   }
+}
+
+/* The expected result of any frame, counted here value by value: each
+ * sample read through the test's own layout, bits and lsb. */
+static void
+expect_decoded (const Frame * f, CfStats * e)
+{
+  const CfFormat format = f->img.format;
+  const int sb = SAMPLE_BYTES (format);
+  int p, x, y, k, c;
+
+  memset (e, 0, sizeof (*e));
+  for (c = 0; c < CF_MAX_CHANNELS; c++)
+    e->min[c] = G_MAXUINT32;
+  for (p = 0; p < f->n_planes; p++) {
+    const char *px = layouts[format].plane[p];
+    const int spp = strlen (px);
+
+    for (y = 0; y < f->h[p]; y++)
+      for (x = 0; x < f->w[p]; x++)
+        for (k = 0; k < spp; k++) {
+          const guint8 *d = (const guint8 *) f->img.data[p] +
+              y * f->img.pitch[p] + ((size_t) x * spp + k) * sb;
+          guint v = sb == 2 ? d[0] | d[1] << 8 : d[0];
+
+          if ((c = letter_channel (px[k])) < 0)
+            continue;
+          v = v >> layouts[format].lsb & VALUE_MASK (format);
+          e->n_channels = MAX (e->n_channels, (guint) c + 1);
+          e->min[c] = MIN (e->min[c], v);
+          e->max[c] = MAX (e->max[c], v);
+          e->count[c]++;
+          e->sum[c] += v;
+          e->sum_sq[c] += (guint64) v * v;
+          e->histogram[c][v >> (BITS (format) - 8)]++;
+        }
+  }
+  for (c = 0; c < CF_MAX_CHANNELS; c++)
+    if (!e->count[c])
+      e->min[c] = 0;
 }
 
 /* CfStats has no padding (reserved fills the gap after max[]), so memcmp
@@ -278,7 +363,7 @@ check_levels (CfFormat format, int width, int height, size_t extra)
   guint l;
 
   for (l = 0; l < G_N_ELEMENTS (levels); l++) {
-    const guint v = levels[l] * (IS_DEEP (format) ? 257 : 1);
+    const guint v = level_value (format, levels[l]);
 
     check_known (format, width, height, extra, (const guint[]) { v, v, v, v });
   }
@@ -328,7 +413,15 @@ test_cpu_channel_order (void)
     {CF_FORMAT_XRGB, "\2\3\4"}, {CF_FORMAT_XBGR, "\4\3\2"},
     {CF_FORMAT_RGB, "\1\2\3"}, {CF_FORMAT_BGR, "\3\2\1"},
   };
-  guint8 bytes[4] = { 1, 2, 3, 4 };
+  static const struct
+  {
+    CfFormat format;
+    guint16 want[4];
+  } px16[] = {
+    {CF_FORMAT_RGBA64_LE, {0x0201, 0x0403, 0x0605, 0x0807}},
+    {CF_FORMAT_BGRA64_LE, {0x0605, 0x0403, 0x0201, 0x0807}},
+  };
+  guint8 bytes[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
   CfImage img = { CF_FORMAT_RGBA, 1, 1, {bytes}, {4} };
   CfStats got;
   guint i, c;
@@ -342,49 +435,53 @@ test_cpu_channel_order (void)
       g_assert_cmpuint (got.max[c], ==, px[i].want[c]);
     }
   }
+  /* 16-bit samples, little-endian: bytes 1 .. 8 are 0x0201 .. 0x0807 */
+  for (i = 0; i < G_N_ELEMENTS (px16); i++) {
+    img.format = px16[i].format;
+    img.pitch[0] = 8;
+    g_assert_cmpint (cf_stats_cpu (&img, &got), ==, 0);
+    g_assert_cmpuint (got.n_channels, ==, 4);
+    for (c = 0; c < 4; c++) {
+      g_assert_cmpuint (got.min[c], ==, px16[i].want[c]);
+      g_assert_cmpuint (got.max[c], ==, px16[i].want[c]);
+      g_assert_cmpuint (got.histogram[c][px16[i].want[c] >> 8], ==, 1);
+    }
+  }
   /* every format, each channel constant at its own value */
   for (i = 0; i < CF_FORMAT_COUNT; i++)
     check_known (i, 5, 3, 3, (const guint[]) { 11, 22, 33, 44 });
 }
 
-/* pitch padding after each row (and the x bytes) hold MARKER */
+/* pitch padding after each row, the x bytes and the bits around 16-bit
+ * values hold MARKER; every format */
 static void
 test_cpu_padding (void)
 {
-  static const CfFormat formats[] = { CF_FORMAT_RGBX, CF_FORMAT_BGRX,
-    CF_FORMAT_XRGB, CF_FORMAT_XBGR, CF_FORMAT_RGBA, CF_FORMAT_RGB,
-    CF_FORMAT_GRAY8, CF_FORMAT_GRAY16_LE, CF_FORMAT_I420, CF_FORMAT_NV12,
-    CF_FORMAT_Y444
-  };
   static const int sizes[][2] = { {1, 1}, {7, 5}, {2, 3} };
   static const size_t extras[] = { 1, 13, 64 };
-  guint i, s, e;
+  guint f, s, e;
 
-  for (i = 0; i < G_N_ELEMENTS (formats); i++)
+  for (f = 0; f < CF_FORMAT_COUNT; f++)
     for (s = 0; s < G_N_ELEMENTS (sizes); s++)
       for (e = 0; e < G_N_ELEMENTS (extras); e++)
-        check_levels (formats[i], sizes[s][0], sizes[s][1], extras[e]);
+        check_levels (f, sizes[s][0], sizes[s][1], extras[e]);
 }
 
 static void
 test_cpu_gradient (void)
 {
-  static const CfFormat formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_GRAY16_LE,
-    CF_FORMAT_RGBA, CF_FORMAT_BGR, CF_FORMAT_XRGB, CF_FORMAT_I420,
-    CF_FORMAT_NV21, CF_FORMAT_Y444
-  };
   static const int sizes[][2] = { {1, 1}, {1, 9}, {9, 1}, {7, 5}, {200, 3},
   {199, 7}
   };
   guint8 d[8] = { 0, 1, 2, 3, 0, 1, 2, 3 };
   CfImage img = { CF_FORMAT_GRAY8, 4, 2, {d}, {4} };
   CfStats got;
-  guint i, s;
+  guint f, s;
 
-  for (i = 0; i < G_N_ELEMENTS (formats); i++)
+  for (f = 0; f < CF_FORMAT_COUNT; f++)
     for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
-      check_known (formats[i], sizes[s][0], sizes[s][1], 0, NULL);
-      check_known (formats[i], sizes[s][0], sizes[s][1], 5, NULL);
+      check_known (f, sizes[s][0], sizes[s][1], 0, NULL);
+      check_known (f, sizes[s][0], sizes[s][1], 5, NULL);
     }
   /* written out: GRAY8 4x2, rows 0 1 2 3 */
   g_assert_cmpint (cf_stats_cpu (&img, &got), ==, 0);
@@ -455,6 +552,237 @@ test_cpu_gray16 (void)
   g_assert_cmpint (cf_stats_cpu (&f.img, &got), ==, 0);
   check_stats (&got, &want, "GRAY16_LE 2048x1100 65535/65534");
   frame_clear (&f);
+}
+
+/* Writes 16-bit sample @v little-endian at @d. */
+static void
+put16 (guint8 * d, guint16 v)
+{
+  d[0] = v & 0xff;
+  d[1] = v >> 8;
+}
+
+/* 10-bit values in 16-bit samples: P010_10LE holds them in the high bits,
+ * I420_10LE in the low ones, and neither counts the bits around them. */
+static void
+test_cpu_ten_bit (void)
+{
+  /* 2x2, Y values 1023 1 / 0 512, U 256, V 1023, with the bits around each
+   * value set in some samples; Y rows padded to 6 bytes with MARKER */
+  static const guint16 p010_y[4] = { 0xffff, 0x0040, 0x003f, 0x8000 };
+  static const guint16 p010_uv[2] = { 0x4015, 0xffc0 };
+  static const guint16 i420_y[4] = { 0xffff, 0xfc01, 0x0400, 0x0200 };
+  static const guint16 i420_u = 0xfd00, i420_v = 0x03ff;
+  guint8 y[12], uv[4], u[2], v[2];
+  CfImage p010 = { CF_FORMAT_P010_10LE, 2, 2, {y, uv}, {6, 4} };
+  CfImage i420 = { CF_FORMAT_I420_10LE, 2, 2, {y, u, v}, {6, 2, 2} };
+  CfStats got, want = { 0 };
+  int i;
+
+  want.n_channels = 3;
+  want.min[0] = 0;
+  want.max[0] = 1023;
+  want.count[0] = 4;
+  want.sum[0] = 1536;
+  want.sum_sq[0] = 1023 * 1023 + 1 + 512 * 512;
+  want.histogram[0][255] = 1;   /* 1023 */
+  want.histogram[0][0] = 2;     /* 1, 0 */
+  want.histogram[0][128] = 1;   /* 512 */
+  want.min[1] = want.max[1] = want.sum[1] = 256;
+  want.count[1] = 1;
+  want.sum_sq[1] = 65536;
+  want.histogram[1][64] = 1;
+  want.min[2] = want.max[2] = want.sum[2] = 1023;
+  want.count[2] = 1;
+  want.sum_sq[2] = 1023 * 1023;
+  want.histogram[2][255] = 1;
+
+  memset (y, MARKER, sizeof (y));
+  for (i = 0; i < 4; i++)
+    put16 (y + (i / 2) * 6 + (i % 2) * 2, p010_y[i]);
+  put16 (uv, p010_uv[0]);
+  put16 (uv + 2, p010_uv[1]);
+  g_assert_cmpint (cf_stats_cpu (&p010, &got), ==, 0);
+  check_stats (&got, &want, "P010_10LE 2x2 known values");
+
+  for (i = 0; i < 4; i++)
+    put16 (y + (i / 2) * 6 + (i % 2) * 2, i420_y[i]);
+  put16 (u, i420_u);
+  put16 (v, i420_v);
+  g_assert_cmpint (cf_stats_cpu (&i420, &got), ==, 0);
+  check_stats (&got, &want, "I420_10LE 2x2 known values");
+}
+
+/* 16-bit values fill their samples: P016_LE and RGBA64_LE of large and
+ * distinct values per channel, sums of squares far above 2^32 */
+static void
+test_cpu_sixteen_bit (void)
+{
+  static const guint16 p016_y[4] = { 0xffff, 0x0001, 0x8000, 0x00ff };
+  guint8 y[8], uv[4];
+  CfImage p016 = { CF_FORMAT_P016_LE, 2, 2, {y, uv}, {4, 4} };
+  CfStats got, want = { 0 };
+  int i;
+
+  for (i = 0; i < 4; i++)
+    put16 (y + 2 * i, p016_y[i]);
+  put16 (uv, 0x1234);
+  put16 (uv + 2, 0xfedc);
+  want.n_channels = 3;
+  want.min[0] = 1;
+  want.max[0] = 0xffff;
+  want.count[0] = 4;
+  want.sum[0] = 0xffff + 1 + 0x8000 + 0xff;
+  want.sum_sq[0] = G_GUINT64_CONSTANT (0xffff) * 0xffff + 1 +
+      0x8000 * 0x8000 + 0xff * 0xff;
+  want.histogram[0][255] = 1;
+  want.histogram[0][0] = 2;
+  want.histogram[0][128] = 1;
+  want.min[1] = want.max[1] = want.sum[1] = 0x1234;
+  want.count[1] = 1;
+  want.sum_sq[1] = 0x1234 * 0x1234;
+  want.histogram[1][0x12] = 1;
+  want.min[2] = want.max[2] = want.sum[2] = 0xfedc;
+  want.count[2] = 1;
+  want.sum_sq[2] = G_GUINT64_CONSTANT (0xfedc) * 0xfedc;
+  want.histogram[2][0xfe] = 1;
+  g_assert_cmpint (cf_stats_cpu (&p016, &got), ==, 0);
+  check_stats (&got, &want, "P016_LE 2x2 known values");
+
+  check_known (CF_FORMAT_RGBA64_LE, 1000, 999, 8,
+      (const guint[]) { 65535, 1, 32768, 1023 });
+  check_known (CF_FORMAT_Y444_16LE, 999, 1000, 2,
+      (const guint[]) { 65535, 256, 40000 });
+}
+
+/* The value of sample @k of pixel (@x, @y) of plane @p, and its writing,
+ * through the test's layouts. */
+static guint
+get_value (const Frame * f, int p, int x, int y, int k)
+{
+  const CfFormat format = f->img.format;
+  const int sb = SAMPLE_BYTES (format);
+  const guint8 *d = (const guint8 *) f->img.data[p] + y * f->img.pitch[p] +
+      ((size_t) x * strlen (layouts[format].plane[p]) + k) * sb;
+
+  return (sb == 2 ? d[0] | d[1] << 8 : d[0]) >> layouts[format].lsb &
+      VALUE_MASK (format);
+}
+
+static void
+set_value (Frame * f, int p, int x, int y, int k, guint v, guint junk)
+{
+  const CfFormat format = f->img.format;
+
+  put_sample ((guint8 *) f->img.data[p] + y * f->img.pitch[p] +
+      ((size_t) x * strlen (layouts[format].plane[p]) + k) *
+      SAMPLE_BYTES (format), format, v, junk);
+}
+
+/* Draws the picture of @src into @dst, a format of the same value bits and
+ * subsampling; the bits around each value random, or 0 when @clean. */
+static void
+frame_convert (const Frame * src, Frame * dst, gboolean clean, GRand * rand)
+{
+  int p, q, x, y, k, j;
+
+  for (p = 0; p < dst->n_planes; p++) {
+    const char *px = layouts[dst->img.format].plane[p];
+
+    for (k = 0; px[k]; k++) {
+      const int c = letter_channel (px[k]);
+
+      if (c < 0)
+        continue;
+      /* where src has channel c */
+      for (q = 0; q < src->n_planes; q++)
+        for (j = 0; layouts[src->img.format].plane[q][j]; j++)
+          if (letter_channel (layouts[src->img.format].plane[q][j]) == c)
+            goto found;
+      g_assert_not_reached ();
+    found:
+      g_assert_cmpint (src->w[q], ==, dst->w[p]);
+      g_assert_cmpint (src->h[q], ==, dst->h[p]);
+      for (y = 0; y < dst->h[p]; y++)
+        for (x = 0; x < dst->w[p]; x++)
+          set_value (dst, p, x, y, k, get_value (src, q, x, y, j),
+              clean ? 0 : g_rand_int (rand));
+    }
+  }
+}
+
+/* One random picture in two formats, or twice in one with and without
+ * the bits around the values: the same numbers, the values' (P010 ==
+ * I420_10LE: the plan's cross-check). */
+static void
+test_cpu_same_picture (void)
+{
+  static const CfFormat pairs[][2] = {
+    {CF_FORMAT_P010_10LE, CF_FORMAT_I420_10LE},
+    {CF_FORMAT_I420_10LE, CF_FORMAT_P010_10LE},
+    {CF_FORMAT_P010_10LE, CF_FORMAT_P010_10LE},
+    {CF_FORMAT_I420_10LE, CF_FORMAT_I420_10LE},
+    {CF_FORMAT_P016_LE, CF_FORMAT_P016_LE},
+    {CF_FORMAT_RGBA64_LE, CF_FORMAT_BGRA64_LE},
+    {CF_FORMAT_NV12, CF_FORMAT_I420},
+    {CF_FORMAT_Y444_16LE, CF_FORMAT_Y444_16LE},
+  };
+  static const int sizes[][2] = { {1, 1}, {37, 23}, {64, 2} };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  CfStats want, got;
+  Frame src, dst;
+  guint i, s, clean;
+
+  for (i = 0; i < G_N_ELEMENTS (pairs); i++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      for (clean = 0; clean < 2; clean++) {
+        char *what;
+
+        frame_init (&src, pairs[i][0], sizes[s][0], sizes[s][1], 1, 3);
+        frame_init (&dst, pairs[i][1], sizes[s][0], sizes[s][1], 1, 5);
+        frame_fill (&src, FILL_RANDOM, NULL, -1, rand);
+        frame_fill (&dst, FILL_RANDOM, NULL, -1, rand);
+        frame_convert (&src, &dst, clean, rand);
+        expect_decoded (&src, &want);
+        what = describe (&src, "random, as is");
+        g_assert_cmpint (cf_stats_cpu (&src.img, &got), ==, 0);
+        check_stats (&got, &want, what);
+        g_free (what);
+        what = describe (&dst, clean ? "converted, clean" : "converted");
+        g_assert_cmpint (cf_stats_cpu (&dst.img, &got), ==, 0);
+        check_stats (&got, &want, what);
+        g_free (what);
+        frame_clear (&src);
+        frame_clear (&dst);
+      }
+  g_rand_free (rand);
+}
+
+/* Random bytes everywhere, every format: what the test decodes itself. */
+static void
+test_cpu_random (void)
+{
+  static const int sizes[][2] = { {1, 1}, {3, 3}, {17, 5}, {33, 8} };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  CfStats want, got;
+  guint f, s, e;
+  Frame fr;
+
+  for (f = 0; f < CF_FORMAT_COUNT; f++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      for (e = 0; e < 2; e++) {
+        char *what;
+
+        frame_init (&fr, f, sizes[s][0], sizes[s][1], 1, 7 * e);
+        frame_fill (&fr, FILL_RANDOM, NULL, -1, rand);
+        expect_decoded (&fr, &want);
+        what = describe (&fr, "random");
+        g_assert_cmpint (cf_stats_cpu (&fr.img, &got), ==, 0);
+        check_stats (&got, &want, what);
+        g_free (what);
+        frame_clear (&fr);
+      }
+  g_rand_free (rand);
 }
 
 static void
@@ -664,8 +992,7 @@ gpu_compare (Gpu * g, const CfStats * want, const char *what)
 static void
 gpu_check (Gpu * g, Frame * f, int i)
 {
-  const guint v = (i == 1 ? 0 : i == 2 ? 128 : 255) *
-      (IS_DEEP (f->img.format) ? 257 : 1);
+  const guint v = level_value (f->img.format, i == 1 ? 0 : i == 2 ? 128 : 255);
   CfStats want;
   char *what;
   CfImage d;
@@ -682,11 +1009,14 @@ gpu_check (Gpu * g, Frame * f, int i)
 }
 
 /* Every format, size and fill, pitches rounded up to 16 (dense where the
- * rows are) and 64 bytes more; then 4K RGBA and NV12. One workspace. */
+ * rows are) and 64 bytes more; then 4K RGBA, NV12, P010_10LE and RGBA64_LE.
+ * One workspace. */
 static void
 test_cuda_formats (void)
 {
-  static const CfFormat big[] = { CF_FORMAT_RGBA, CF_FORMAT_NV12 };
+  static const CfFormat big[] = { CF_FORMAT_RGBA, CF_FORMAT_NV12,
+    CF_FORMAT_P010_10LE, CF_FORMAT_RGBA64_LE
+  };
   guint fmt, s, e, i;
   Frame f;
   Gpu g;
@@ -701,7 +1031,7 @@ test_cuda_formats (void)
         frame_clear (&f);
       }
   for (i = 0; i < G_N_ELEMENTS (big); i++) {
-    frame_init (&f, big[i], 3840, 2160, 16, 64 * i);
+    frame_init (&f, big[i], 3840, 2160, 16, 64 * (i % 2));
     gpu_check (&g, &f, 0);
     frame_clear (&f);
   }
@@ -720,8 +1050,11 @@ test_cuda_reuse (void)
 
   gpu_begin (&g);
   for (i = 0; i < CF_FORMAT_COUNT * n_sizes; i++) {
-    frame_init (&f, i % CF_FORMAT_COUNT, gpu_sizes[i % n_sizes][0],
-        gpu_sizes[i % n_sizes][1], 16, (i / 2) % 2 * 64);
+    /* every format meets every size, whatever the two counts' divisors */
+    const guint s = (i + i / CF_FORMAT_COUNT) % n_sizes;
+
+    frame_init (&f, i % CF_FORMAT_COUNT, gpu_sizes[s][0], gpu_sizes[s][1],
+        16, (i / 2) % 2 * 64);
     gpu_check (&g, &f, i % N_GPU_FILLS);
     frame_clear (&f);
   }
@@ -817,6 +1150,7 @@ test_cuda_host_result (void)
   static const int frames[][3] = {
     {CF_FORMAT_RGBA, 1920, 1080}, {CF_FORMAT_NV12, 1, 1},
     {CF_FORMAT_GRAY16_LE, 641, 481}, {CF_FORMAT_BGR, 333, 3},
+    {CF_FORMAT_P010_10LE, 641, 481}, {CF_FORMAT_BGRA64_LE, 333, 3},
   };
   CfStats *h_result, want;
   CfImage d;
@@ -906,6 +1240,10 @@ main (int argc, char **argv)
     g_test_add_func ("/stats/cpu/channel-order", test_cpu_channel_order);
     g_test_add_func ("/stats/cpu/padding", test_cpu_padding);
     g_test_add_func ("/stats/cpu/gray16", test_cpu_gray16);
+    g_test_add_func ("/stats/cpu/ten-bit", test_cpu_ten_bit);
+    g_test_add_func ("/stats/cpu/sixteen-bit", test_cpu_sixteen_bit);
+    g_test_add_func ("/stats/cpu/same-picture", test_cpu_same_picture);
+    g_test_add_func ("/stats/cpu/random", test_cpu_random);
     g_test_add_func ("/stats/cpu/gradient", test_cpu_gradient);
     g_test_add_func ("/stats/cpu/invalid", test_cpu_invalid);
     g_test_add_func ("/stats/cpu/sum", test_cpu_sum);
