@@ -1,5 +1,6 @@
 /* Fills a rectangle of every plane with one colour (see fill.h): one thread
- * per pixel of the plane's rectangle writes its samples. Small work (image
+ * per pixel of the plane's rectangle writes its samples, worked out once on
+ * the host (values shifted into place, padding). Small work (image
  * borders), so clarity wins over vector stores. */
 #include "fill.h"
 
@@ -12,7 +13,8 @@ struct FillArgs {
   size_t pitch;
   int x, y, width, height;
   int pixel_bytes, sample_bytes, samples;
-  uint16_t value[4];            /* per sample of a pixel */
+  uint16_t value[4];            /* per sample of a pixel, as stored
+                                 * (cf_fill_plane_samples ()) */
 };
 
 __global__ void
@@ -58,9 +60,7 @@ cf_fill_cuda (const CfImage * d_image, CfRect rect,
     a.pixel_bytes = l->pixel_bytes;
     a.sample_bytes = l->sample_bytes;
     a.samples = l->pixel_bytes / l->sample_bytes;
-    for (int k = 0; k < 4; k++)
-      a.value[k] = k >= a.samples ? 0 : l->channel[k] < 0 ? 0xffff :
-          value[l->channel[k]];
+    cf_fill_plane_samples (d_image->format, p, value, a.value);
     const dim3 block (32, 8);
     const dim3 grid ((a.width + 31) / 32, (a.height + 7) / 8);
     fill_kernel<<<grid, block, 0, stream>>> (a);

@@ -7,7 +7,7 @@
  * owns one column of its tile and every CF_OVERLAY_BLOCK_H-th row of it (a
  * warp is a row of 32 neighbouring pixels): 8 pixels, which it loads, all
  * of them at once, before the setup below, so that their memory latency
- * overlaps it.
+ * overlaps it (8-byte pixels after it: draw_tile () says why).
  *
  * Per-frame data: each block works out only what its tile needs, into
  * shared memory (Shared), each part by its own warps so that the parts run
@@ -33,13 +33,21 @@
  * compare the bytes. The grid is done when every block has drawn its tile:
  * blocks share nothing, no workspace, no atomics.
  *
- * A pixel is one 32-bit word of its bytes (little-endian, as in memory).
- * Planes of 8-bit samples whose pixels are aligned words of 1, 2 or 4
- * bytes (Plane.word: Y, NV12's UV, RGBA and kin, when address and pitch
- * allow) are read and written a word at a time, through code compiled for
- * that size (draw_tile<W>), with no test of the layout per pixel; the rest
- * (RGB, GRAY16_LE, unaligned planes) byte by byte. The palette is packed
- * per plane on the host into such words.
+ * A pixel is one word of its bytes (little-endian, as in memory): 32 bits,
+ * or 64 for the 8-byte pixels of RGBA64 and kin. Planes whose pixels are
+ * aligned words (Plane.word) are read and written a word at a time,
+ * through code compiled for that size (draw_tile<W, T>), with no test of
+ * the layout per pixel: 1, 2 or 4 bytes of 8-bit samples (Y, NV12's UV,
+ * RGBA and kin), 8 bytes of four 16-bit samples (RGBA64); the rest (RGB,
+ * the planes of 16-bit YUV and GRAY16_LE, unaligned planes) byte by byte.
+ * The palette is packed per plane on the host into such words, each value
+ * shifted into place (value << lsb).
+ *
+ * Blending is on values (overlay.h). An 8-bit sample is its value, so the
+ * 8-bit paths blend the word's samples as they are, two at a time; 16-bit
+ * samples are blended one at a time on (sample >> lsb) & (2^bits - 1) and
+ * written back shifted, which clears P010's low bits in the pixels drawn;
+ * a pixel the overlay leaves is not stored, so its bytes stay as they were.
  *
  * The plan travels by value as a __grid_constant__ kernel argument (about
  * 0.6 KiB: palette and font), with the planes' layouts and packed colours:
@@ -65,15 +73,18 @@ struct Plane {
   int shift_x, shift_y;
   int pixel_bytes, sample_bytes, samples;
   int word;                     /* 4, 2 or 1: every pixel is one aligned word
-                                 * of that many bytes of 8-bit samples; 0:
-                                 * read byte by byte */
+                                 * of that many bytes of 8-bit samples; 8:
+                                 * of four 16-bit samples; 0: read byte by
+                                 * byte */
+  int bits, lsb;                /* of a value in a sample (format.h) */
+  uint32_t value_mask;          /* 2^bits - 1 */
   int zebra;                    /* the plane of channel 0, zebra on */
   int zebra_shift[3];           /* first bit of the R, G, B (Y, gray) sample
                                  * in a pixel's word, -1: none */
-  uint32_t colour_mask;         /* the bits of the colour samples */
-  uint32_t colour[CF_OVERLAY_COLOURS];  /* each palette entry as a pixel's
+  uint64_t colour_mask;         /* the bits of the colour samples */
+  uint64_t colour[CF_OVERLAY_COLOURS];  /* each palette entry as a pixel's
                                          * word, colour samples only */
-  uint32_t background[2];       /* c a + 128 of the background, see paint () */
+  uint32_t background[4];       /* c a + 128 of the background, see paint () */
 };
 
 struct Args {
@@ -122,97 +133,151 @@ struct Shared {
   int len[CF_OVERLAY_MAX_LINES];
 };
 
-/* A pixel as a word of its bytes. W (Plane.word): 4, 2 or 1, the pixel is
- * one aligned word of that many bytes of 8-bit samples; 0, anything else,
- * read byte by byte. The kernel is compiled once per W: on the per-pixel
- * path the layout is no test. */
-template <int W> __device__ __forceinline__ uint32_t
+/* A pixel as a word T of its bytes, by W (Plane.word): 4, 2 or 1, one
+ * aligned word of that many bytes of 8-bit samples, each its own value
+ * (bits 8, lsb 0); 8, one aligned word of four 16-bit samples; 0, anything
+ * else, read byte by byte. T is 32 bits wide except where a pixel has 8
+ * bytes (W = 8, or W = 0 on RGBA64). The kernel is compiled once per pair:
+ * on the per-pixel path the layout is no test, and no pixel of at most 4
+ * bytes pays for 64-bit words. */
+__device__ constexpr bool
+byte_word (int w)
+{
+  return w == 1 || w == 2 || w == 4;
+}
+
+template <int W, typename T> __device__ __forceinline__ T
 load_pixel (const uint8_t * p, int pixel_bytes)
 {
-  uint32_t v;
+  T v;
 
+  if (W == 8)
+    return (T) * (const uint64_t *) p;
   if (W == 4)
     return *(const uint32_t *) p;
   if (W == 2)
     return *(const uint16_t *) p;
   v = p[0];
 #pragma unroll
-  for (int k = 1; k < 4; k++)
+  for (int k = 1; k < (int) sizeof (T); k++)
     if (W == 0 && k < pixel_bytes)
-      v |= (uint32_t) p[k] << 8 * k;
+      v |= (T) p[k] << 8 * k;
   return v;
 }
 
-template <int W> __device__ __forceinline__ void
-store_pixel (uint8_t * p, uint32_t v, int pixel_bytes)
+template <int W, typename T> __device__ __forceinline__ void
+store_pixel (uint8_t * p, T v, int pixel_bytes)
 {
-  if (W == 4) {
-    *(uint32_t *) p = v;
+  if (W == 8) {
+    *(uint64_t *) p = v;
+  } else if (W == 4) {
+    *(uint32_t *) p = (uint32_t) v;
   } else if (W == 2) {
     *(uint16_t *) p = (uint16_t) v;
   } else {
     p[0] = (uint8_t) v;
 #pragma unroll
-    for (int k = 1; k < 4; k++)
+    for (int k = 1; k < (int) sizeof (T); k++)
       if (W == 0 && k < pixel_bytes)
         p[k] = (uint8_t) (v >> 8 * k);
   }
 }
 
-/* Zebra on pixel @v of the plane of channel 0, on a stripe:
- * draw_pixel () of the C reference on the samples of the word. */
-__device__ __forceinline__ uint32_t
-zebra (const CfOverlayPlan * plan, const Plane & pl, uint32_t v)
+/* This thread's @rows pixels of a tile from @first + @start, @step bytes
+ * apart (draw_tile ()): all the loads in flight at once. */
+template <int W, typename T, typename Off> __device__ __forceinline__ void
+load_rows (T (&px)[ROWS], uint8_t * first, Off start, Off step, int rows,
+    int pb)
 {
-  const uint32_t sample = pl.sample_bytes == 2 ? 0xffff : 0xff;
-  unsigned rgb[3], luma, value;
+#pragma unroll
+  for (int i = 0; i < ROWS; i++)
+    px[i] = i * CF_OVERLAY_BLOCK_H < rows ?
+        load_pixel<W, T> (first + (start + i * step), pb) : 0;
+}
+
+/* The value of the sample at bit @shift of pixel @v: on the 8-bit word
+ * paths the byte itself, otherwise (sample >> lsb) & (2^bits - 1) (an
+ * 8-bit sample's lsb is 0, its mask 0xff). */
+template <int W, typename T> __device__ __forceinline__ uint32_t
+sample_value (const Plane & pl, T v, int shift)
+{
+  if (byte_word (W))
+    return (uint32_t) (v >> shift) & 0xff;
+  return (uint32_t) (v >> shift) >> pl.lsb & pl.value_mask;
+}
+
+/* Zebra on pixel @v of the plane of channel 0, on a stripe:
+ * draw_pixel () of the C reference on the values of the word. */
+template <int W, typename T> __device__ __forceinline__ T
+zebra (const CfOverlayPlan * plan, const Plane & pl, T v)
+{
+  const int level_shift = byte_word (W) ? 0 : pl.bits - 8;
+  unsigned rgb[3], luma;
   int idx;
 
 #pragma unroll
   for (int c = 0; c < 3; c++)
-    rgb[c] = pl.zebra_shift[c] >= 0 ? v >> pl.zebra_shift[c] & sample : 0;
-  if (pl.samples >= 3) {
-    luma = (77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8;
-    value = luma;
-  } else {
-    value = rgb[0];
-    luma = pl.sample_bytes == 2 ? value >> 8 : value;
+    rgb[c] = pl.zebra_shift[c] >= 0 ?
+        sample_value<W> (pl, v, pl.zebra_shift[c]) : 0;
+  luma = pl.samples >= 3 ?
+      (77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8 : rgb[0];
+  idx = luma >> level_shift >= (unsigned) plan->zebra_level ?
+      CF_OVERLAY_ZEBRA_HIGH : plan->zebra_zero && luma == 0 ?
+      CF_OVERLAY_ZEBRA_ZERO : -1;
+  return idx < 0 ? v : (v & ~(T) pl.colour_mask) | (T) pl.colour[idx];
+}
+
+/* The background blended into the 8-bit samples of @w (at most four):
+ * two at a time, in the 16-bit halves of a word (even samples, then odd):
+ * in (256 - a) + c a + 128 <= 255 * 256 + 128 < 65536, so no carry crosses
+ * a half; background[] holds c a + 128 of each half. */
+__device__ __forceinline__ uint32_t
+blend_bytes (const Plane & pl, uint32_t w, uint32_t keep)
+{
+  const uint32_t even = (w & 0x00ff00ff) * keep + pl.background[0];
+  const uint32_t odd = (w >> 8 & 0x00ff00ff) * keep + pl.background[1];
+
+  return (even >> 8 & 0x00ff00ff) | (odd & 0xff00ff00);
+}
+
+/* The same for the 16-bit samples of @v, one at a time on their values,
+ * shifted back into place (the bits outside a value 0); background[k]
+ * holds c a + 128 of sample k (0 past the pixel's, whose results the
+ * colour mask drops). */
+template <typename T> __device__ __forceinline__ T
+blend_values (const Plane & pl, T v, uint32_t keep)
+{
+  T c = 0;
+
+#pragma unroll
+  for (int k = 0; k < (int) sizeof (T) / 2; k++) {
+    const uint32_t in = (uint32_t) (v >> 16 * k) >> pl.lsb & pl.value_mask;
+
+    c |= (T) ((in * keep + pl.background[k]) >> 8 << pl.lsb) << 16 * k;
   }
-  idx = luma >= (unsigned) plan->zebra_level ? CF_OVERLAY_ZEBRA_HIGH :
-      plan->zebra_zero && value == 0 ? CF_OVERLAY_ZEBRA_ZERO : -1;
-  return idx < 0 ? v : (v & ~pl.colour_mask) | pl.colour[idx];
+  return c;
 }
 
 /* Pixel @v's colour samples blended into palette entry @idx:
- * out = (in (256 - a) + c a + 128) >> 8 (overlay.h). a = 256 (bars, text)
- * gives c itself: the entry's word. The background (a = 256 - @keep)
- * blends 8-bit samples two at a time, in the 16-bit halves of a word (even
- * samples, then odd): in (256 - a) + c a + 128 <= 255 * 256 + 128 < 65536,
- * so no carry crosses a half; background[] holds c a + 128 of each half.
- * 16-bit samples (two at most) one at a time, background[k] that of
- * sample k. */
-template <int W> __device__ __forceinline__ uint32_t
-paint (const Plane & pl, uint32_t v, int idx, uint32_t keep)
+ * out = (in (256 - a) + c a + 128) >> 8 on values (overlay.h). a = 256
+ * (bars, text) gives c itself: the entry's word. The background has
+ * a = 256 - @keep. */
+template <int W, typename T> __device__ __forceinline__ T
+paint (const Plane & pl, T v, int idx, uint32_t keep)
 {
-  uint32_t c;
+  T c;
 
-  if (W != 0 || pl.sample_bytes == 1) {
-    const uint32_t even = (v & 0x00ff00ff) * keep + pl.background[0];
-    const uint32_t odd = (v >> 8 & 0x00ff00ff) * keep + pl.background[1];
-
-    c = (even >> 8 & 0x00ff00ff) | (odd & 0xff00ff00);
-  } else {
-    c = 0;
-#pragma unroll
-    for (int k = 0; k < 2; k++)
-      c |= ((v >> 16 * k & 0xffff) * keep + pl.background[k]) >> 8 << 16 * k;
-  }
-  c = idx == CF_OVERLAY_BACKGROUND ? c : pl.colour[idx];
-  return (v & ~pl.colour_mask) | (c & pl.colour_mask);
+  if (byte_word (W) || (W == 0 && pl.sample_bytes == 1))
+    c = blend_bytes (pl, (uint32_t) v, keep);
+  else
+    c = blend_values (pl, v, keep);
+  c = idx == CF_OVERLAY_BACKGROUND ? c : (T) pl.colour[idx];
+  return (v & ~(T) pl.colour_mask) | (c & (T) pl.colour_mask);
 }
 
-/* The whole work of a block on a plane of word W (see the top). */
-template <int W> __device__ __forceinline__ void
+/* The whole work of a block on a plane of word W, pixels T (see the
+ * top). */
+template <int W, typename T> __device__ __forceinline__ void
 draw_tile (const Args & a, const Plane & pl, Shared & s)
 {
   const CfOverlayPlan *plan = &a.plan;
@@ -247,7 +312,12 @@ draw_tile (const Args & a, const Plane & pl, Shared & s)
   const bool hist = panel && plan->hist_width > 0 && plan->hist_height > 0
       && lx1 >= plan->hist_x && lx0 < plan->hist_x + plan->hist_width
       && ly1 >= plan->hist_y && ly0 < plan->hist_y + plan->hist_height;
-  uint32_t bin[3] = { 0, 0, 0 }, px[ROWS];
+  /* 32-bit pixels are loaded before the setup, to overlap its work; eight
+   * 64-bit ones in flight through it would take 16 of the 64 registers
+   * (BLOCKS_PER_SM) and spill, so they wait for its end */
+  constexpr bool early = sizeof (T) == 4;
+  T px[ROWS];
+  uint32_t bin[3] = { 0, 0, 0 };
   CfOvlColumn col;
 
   /* (without text in the tile, no pixel needs the text column: no
@@ -282,11 +352,9 @@ draw_tile (const Args & a, const Plane & pl, Shared & s)
         bin[c] = (uint32_t) bin_value (plan, a.stats, c, tid);
   }
 
-  /* 2. this thread's pixels: all the loads in flight at once */
-#pragma unroll
-  for (int i = 0; i < ROWS; i++)
-    px[i] = i * CF_OVERLAY_BLOCK_H < rows ?
-        load_pixel<W> (first + (start + i * step), pb) : 0;
+  /* 2. this thread's pixels */
+  if (early)
+    load_rows<W> (px, first, start, step, rows, pb);
 
   /* 3. the rest of the tile's per-frame data, in shared memory */
   int bar[3] = { 0, 0, 0 };
@@ -356,6 +424,8 @@ draw_tile (const Args & a, const Plane & pl, Shared & s)
   const int zstep = CF_OVERLAY_BLOCK_H << sy;
   int stripe = 0, rest = 0;
 
+  if (!early)
+    load_rows<W> (px, first, start, step, rows, pb);
   if (zebra_on) {
     const int z = (x << sx) + ((y0 + warp) << sy);
 
@@ -364,13 +434,13 @@ draw_tile (const Args & a, const Plane & pl, Shared & s)
   }
 #pragma unroll
   for (int i = 0; i < ROWS; i++) {
-    uint32_t v = px[i];
+    T v = px[i];
 
     if (i * CF_OVERLAY_BLOCK_H >= rows)
       break;
     if (zebra_on) {
       if (stripe % 2 == 0)
-        v = zebra (plan, pl, v);
+        v = zebra<W> (plan, pl, v);
       for (rest += zstep; rest >= period; rest -= period)
         stripe++;
     }
@@ -387,7 +457,11 @@ draw_tile (const Args & a, const Plane & pl, Shared & s)
   }
 }
 
-__global__ void __launch_bounds__ (THREADS, BLOCKS_PER_SM)
+/* One kernel per pixel word T: the formats of 8-byte pixels (one plane)
+ * get their own, so that the registers of the 32-bit paths are allocated
+ * as if the 64-bit ones did not exist (together they spill). */
+template <typename T> __global__ void __launch_bounds__ (THREADS,
+    BLOCKS_PER_SM)
 overlay_kernel (const __grid_constant__ Args a)
 {
   __shared__ Shared s;
@@ -397,19 +471,26 @@ overlay_kernel (const __grid_constant__ Args a)
   for (int k = 1; k < a.n_planes; k++)
     if ((int) blockIdx.x >= a.plane[k].first_tile)
       p = k;
-  switch (a.plane[p].word) {
-    case 4:
-      draw_tile<4> (a, a.plane[p], s);
-      break;
-    case 2:
-      draw_tile<2> (a, a.plane[p], s);
-      break;
-    case 1:
-      draw_tile<1> (a, a.plane[p], s);
-      break;
-    default:
-      draw_tile<0> (a, a.plane[p], s);
-      break;
+  if constexpr (sizeof (T) == 8) {
+    if (a.plane[p].word == 8)
+      draw_tile<8, T> (a, a.plane[p], s);
+    else
+      draw_tile<0, T> (a, a.plane[p], s);
+  } else {
+    switch (a.plane[p].word) {
+      case 4:
+        draw_tile<4, T> (a, a.plane[p], s);
+        break;
+      case 2:
+        draw_tile<2, T> (a, a.plane[p], s);
+        break;
+      case 1:
+        draw_tile<1, T> (a, a.plane[p], s);
+        break;
+      default:
+        draw_tile<0, T> (a, a.plane[p], s);
+        break;
+    }
   }
 }
 
@@ -422,6 +503,7 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
   const CfFormatInfo *info;
   Args a;
   int tiles = 0;
+  bool wide = false;            /* pixels of 8 bytes: 64-bit words */
 
   if (!plan || !d_image || !d_stats || plan->format == CF_FORMAT_COUNT
       || cf_image_check (d_image) != 0 || d_image->format != plan->format
@@ -435,7 +517,7 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
   for (int p = 0; p < info->n_planes; p++) {
     const CfPlaneLayout *l = &info->plane[p];
     const int sb = l->sample_bytes, pb = l->pixel_bytes;
-    const uint32_t sample = sb == 2 ? 0xffff : 0xff;
+    const uint64_t sample = sb == 2 ? 0xffff : 0xff;
     int x0, y0, x1, y1;
 
     cf_ovl_plane_rect (plan, d_image, p, &x0, &y0, &x1, &y1);
@@ -456,16 +538,24 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
     pl.shift_x = l->shift_x;
     pl.shift_y = l->shift_y;
     pl.pixel_bytes = pb;
+    wide = wide || pb > 4;
     pl.sample_bytes = sb;
     pl.samples = pb / sb;
-    /* words when the pixels are aligned ones of 8-bit samples and a
-     * tile's byte offsets fit 32 bits (draw_tile ()) */
-    pl.word = sb == 1 && (pb == 1 || ((pb == 2 || pb == 4)
-            && (uintptr_t) pl.data % pb == 0 && pl.pitch % pb == 0))
-        && pl.pitch <= INT32_MAX / TILE_H ? pb : 0;
+    /* words when the pixels are aligned ones of 8-bit samples or of four
+     * 16-bit ones and a tile's byte offsets fit 32 bits (draw_tile ()) */
+    const bool aligned = (uintptr_t) pl.data % pb == 0 && pl.pitch % pb == 0;
+    const bool bytes = sb == 1 && (pb == 1 || ((pb == 2 || pb == 4)
+            && aligned));
+    const bool quads = sb == 2 && pb == 8 && aligned;
+
+    pl.word = (bytes || quads) && pl.pitch <= INT32_MAX / TILE_H ? pb : 0;
+    pl.bits = info->bits;
+    pl.lsb = info->lsb;
+    pl.value_mask = CF_FORMAT_MAX_VALUE (info);
     pl.zebra = plan->zebra && p == 0;
     pl.colour_mask = 0;
-    pl.background[0] = pl.background[1] = 0;
+    for (int k = 0; k < 4; k++)
+      pl.background[k] = 0;
     for (int c = 0; c < 3; c++)
       pl.zebra_shift[c] = -1;
     for (int i = 0; i < CF_OVERLAY_COLOURS; i++)
@@ -478,8 +568,10 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
       pl.zebra_shift[c] = shift;
       pl.colour_mask |= sample << shift;
       for (int i = 0; i < CF_OVERLAY_COLOURS; i++)
-        pl.colour[i] |= (uint32_t) plan->palette[i][c] << shift;
-      /* c a + 128: 8-bit samples by halves of even and odd samples */
+        pl.colour[i] |= (uint64_t) CF_VALUE_SAMPLE (plan->palette[i][c],
+            info->lsb) << shift;
+      /* c a + 128 of the values: 8-bit samples by halves of even and odd
+       * samples */
       const uint32_t ca = (uint32_t) plan->palette[CF_OVERLAY_BACKGROUND][c] *
           (uint32_t) plan->alpha + 128;
       if (sb == 1)
@@ -490,6 +582,9 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
   }
   if (a.n_planes == 0)
     return cudaSuccess;
-  overlay_kernel<<<tiles, THREADS, 0, stream>>> (a);
+  if (wide)
+    overlay_kernel<uint64_t><<<tiles, THREADS, 0, stream>>> (a);
+  else
+    overlay_kernel<uint32_t><<<tiles, THREADS, 0, stream>>> (a);
   return cudaGetLastError ();
 }

@@ -1,6 +1,7 @@
 /* gst-cudafilters kernel library: a statistics overlay drawn into a frame.
  *
- * Draws, in place, onto a picture of any format.h format:
+ * Draws, in place, onto a picture of any format.h format, on the VALUES of
+ * its samples (format.h: (sample >> lsb) & (2^bits - 1)):
  * - a panel: a rectangle blended with the background colour (black) at the
  *   plan's opacity, holding the histogram of the frame's statistics (bars,
  *   opaque) above text lines (opaque white) with min, max and mean per
@@ -9,6 +10,12 @@
  *   level, and optionally over those at 0, anywhere in the frame.
  * Everything is integer arithmetic on the plan's numbers and the CfStats,
  * so cf_overlay_cuda () and cf_overlay_cpu () write the same bytes.
+ *
+ * What is written: a pixel the overlay draws (any pixel of the panel, and
+ * a pixel zebra marks) has its colour samples written as value << lsb, the
+ * bits of a sample outside its value 0 (P010's low 6 bits cleared, even
+ * where the value stays, as under a background of opacity 0); every other
+ * pixel keeps its bytes, bits outside the values included.
  *
  * Geometry (luma pixels; S = the text scale, CF_OVERLAY_TEXT_SCALE_LINES
  * rows of picture per font pixel, at least 1: 2 at 720p, 6 at 2160p):
@@ -28,7 +35,8 @@
  * panel. Alpha samples (RGBA, ...) and padding samples (the x of RGBx) and
  * the bytes past a row's end are never written.
  *
- * Histogram. Histogram column i of w covers bins b0 = 256 i / w up to
+ * Histogram, of the statistics' bins (value >> (bits - 8), CfStats).
+ * Histogram column i of w covers bins b0 = 256 i / w up to
  * b1 = 256 (i + 1) / w (at least one bin) and shows the largest value of
  * those bins. A value v of a bar of height H (rows) is drawn from the
  * bottom up to h rows:
@@ -51,30 +59,34 @@
  * Text, formatted from the CfStats by the kernel itself (so the self-computed
  * statistics need no copy to the host): "R MIN 3 MAX 250 MEAN 127.4" per
  * colour channel (the channel's letter, R G B, Y U V, or Y for gray), with
- * mean = (10 sum + count / 2) / count printed as tenths, min and max in
- * sample units (0 .. 65535 for 16-bit formats); "R -" when count is 0. The
- * last line is "FPS 29.9" from fps_x10 (tenths of frames per second),
- * "FPS -" when fps_x10 < 0. cf_overlay_text_line () gives the strings.
+ * mean = (10 sum + count / 2) / count printed as tenths, min and max as
+ * the statistics hold them, values (0 .. 1023 for 10-bit formats, 0 ..
+ * 65535 for 16-bit ones); "R -" when count is 0. The last line is
+ * "FPS 29.9" from fps_x10 (tenths of frames per second), "FPS -" when
+ * fps_x10 < 0. cf_overlay_text_line () gives the strings.
  *
  * Colours. A colour is given as 8-bit R, G, B and converted once, in the
- * plan, to the format's samples:
- *   RGB family: as is;  gray: (77 R + 150 G + 29 B + 128) >> 8 (times 257
- *   for GRAY16_LE);  YUV: BT.601 limited range,
+ * plan, to values of the format's channels (by its family):
+ *   RGB: each level c as (c * 257) >> (16 - bits): c itself at 8 bits,
+ *   c * 257 at 16 (255 is the largest value);  gray: the same of
+ *   (77 R + 150 G + 29 B + 128) >> 8;  YUV: BT.601 limited range, the
+ *   8-bit values << (bits - 8) (Y 16 .. 235 are 64 .. 940 at 10 bits),
  *   Y = ((66 R + 129 G + 25 B + 128) >> 8) + 16,
  *   U = ((-38 R - 74 G + 112 B + 32896) >> 8), V = ((112 R - 94 G - 18 B +
  *   32896) >> 8).
- * Blending, per sample: out = (in (256 - a) + c a + 128) >> 8, with a = 256
- * for bars and text and a = opacity + (opacity >> 7) for the background
- * (so opacity 255 replaces, 0 keeps).
+ * Blending, per colour sample, on values: out = (in (256 - a) + c a + 128)
+ * >> 8 with in and c values (so out is one too), written as out << lsb;
+ * a = 256 for bars and text and a = opacity + (opacity >> 7) for the
+ * background (so opacity 255 replaces, 0 keeps the value).
  *
  * Zebra, on the plane of channel 0 only (the RGB pixel, Y, gray), before the
  * panel is drawn: pixel (x, y) is on a stripe when ((x + y) / (4 S)) is
- * even. A pixel on a stripe whose luma is >= zebra_level has its colour
- * samples set to black ((0, 0, 0) converted: Y 16); otherwise, with
- * zebra_zero, one whose luma value is 0 is set to white (Y 235). Luma:
- * R, G, B: (77 R + 150 G + 29 B + 128) >> 8; Y and GRAY8: the sample;
- * GRAY16_LE: the sample >> 8 for the level, the sample itself for "0".
- * A YUV frame's chroma is left alone.
+ * even. A pixel on a stripe whose luma L has L >> (bits - 8) >= zebra_level
+ * (an 8-bit level whatever the depth) has its colour samples set to black
+ * ((0, 0, 0) converted: Y 16, 64 at 10 bits); otherwise, with zebra_zero,
+ * one whose L is 0 is set to white (Y 235). L, a value: for R, G, B
+ * (77 R + 150 G + 29 B + 128) >> 8 of their values; for Y and gray the
+ * value. A YUV frame's chroma is left alone.
  */
 #ifndef CF_OVERLAY_H
 #define CF_OVERLAY_H
@@ -158,7 +170,8 @@ typedef struct {
   int alpha;                    /* background a: 0 .. 256 */
   int zebra, zebra_level, zebra_zero, zebra_period;
   char letter[3];               /* of the colour channels */
-  /* samples per format.h channel (R, G, B, A; Y, U, V; gray) */
+  /* values (not samples: no lsb shift) per format.h channel (R, G, B, A;
+   * Y, U, V; gray), by the colour rule above */
   uint16_t palette[CF_OVERLAY_COLOURS][CF_MAX_CHANNELS];
   /* row r of a glyph: bit 4 the leftmost pixel */
   uint8_t font[CF_OVERLAY_GLYPHS][CF_OVERLAY_GLYPH_H];

@@ -11,11 +11,11 @@ cf_fill_black (CfFormat format, uint16_t value[CF_MAX_CHANNELS])
     value[c] = 0;
   if (!info)
     return;
-  if (info->n_planes > 1) {
-    value[0] = 16;
-    value[1] = value[2] = 128;
+  if (info->family == CF_FAMILY_YUV) {
+    value[0] = (uint16_t) (16 << (info->bits - 8));
+    value[1] = value[2] = (uint16_t) (128 << (info->bits - 8));
   } else if (info->n_channels == 4) {
-    value[3] = 255;
+    value[3] = (uint16_t) CF_FORMAT_MAX_VALUE (info);
   }
 }
 
@@ -37,6 +37,26 @@ cf_fill_plane_rect (const CfImage * image, int p, CfRect rect, CfRect * out)
   return 1;
 }
 
+void
+cf_fill_plane_samples (CfFormat format, int p,
+    const uint16_t value[CF_MAX_CHANNELS], uint16_t sample[4])
+{
+  const CfFormatInfo *info = cf_format_info (format);
+  const CfPlaneLayout *l = &info->plane[p];
+  const int samples = l->pixel_bytes / l->sample_bytes;
+  int k;
+
+  for (k = 0; k < 4; k++) {
+    if (k >= samples)
+      sample[k] = 0;
+    else if (l->channel[k] < 0)
+      sample[k] = 0xffff;
+    else
+      sample[k] = (uint16_t) CF_VALUE_SAMPLE (value[l->channel[k]] &
+          CF_FORMAT_MAX_VALUE (info), info->lsb);
+  }
+}
+
 int
 cf_fill_cpu (const CfImage * image, CfRect rect,
     const uint16_t value[CF_MAX_CHANNELS])
@@ -50,15 +70,17 @@ cf_fill_cpu (const CfImage * image, CfRect rect,
   for (p = 0; p < info->n_planes; p++) {
     const CfPlaneLayout *l = &info->plane[p];
     const int samples = l->pixel_bytes / l->sample_bytes;
+    uint16_t sample[4];
     CfRect r;
 
     if (!cf_fill_plane_rect (image, p, rect, &r))
       continue;
+    cf_fill_plane_samples (image->format, p, value, sample);
     for (y = r.y; y < r.y + r.height; y++) {
       uint8_t *row = (uint8_t *) image->data[p] + y * image->pitch[p];
       for (x = r.x; x < r.x + r.width; x++) {
         for (k = 0; k < samples; k++) {
-          uint16_t v = l->channel[k] < 0 ? 0xffff : value[l->channel[k]];
+          const uint16_t v = sample[k];
           uint8_t *s = row + x * l->pixel_bytes + k * l->sample_bytes;
           s[0] = (uint8_t) v;
           if (l->sample_bytes == 2)

@@ -66,25 +66,40 @@ clampi (int v, int lo, int hi)
   return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* @rgb as samples of @format, per format.h channel. */
+/* An 8-bit RGB or gray level @c as a value of @bits bits: its bits
+ * repeated, c * 257 at 16 bits (full range: 255 is the largest value). */
+static uint16_t
+widen (int c, int bits)
+{
+  return (uint16_t) ((unsigned) c * 257 >> (16 - bits));
+}
+
+/* @rgb as values of @info's channels, per format.h channel (overlay.h's
+ * colour rule). */
 static void
 convert_colour (const CfFormatInfo * info, const int rgb[3], uint16_t * out)
 {
   const int r = rgb[0], g = rgb[1], b = rgb[2];
+  /* limited-range YUV keeps its levels: Y 16 .. 235 become 64 .. 940 at
+   * 10 bits */
+  const int up = info->bits - 8;
 
   memset (out, 0, CF_MAX_CHANNELS * sizeof (*out));
-  if (info->n_channels == 1) {
-    const int y = (77 * r + 150 * g + 29 * b + 128) >> 8;
-
-    out[0] = (uint16_t) (info->depth > 8 ? y * 257 : y);
-  } else if (info->n_planes > 1) {
-    out[0] = (uint16_t) (((66 * r + 129 * g + 25 * b + 128) >> 8) + 16);
-    out[1] = (uint16_t) ((-38 * r - 74 * g + 112 * b + 32896) >> 8);
-    out[2] = (uint16_t) ((112 * r - 94 * g - 18 * b + 32896) >> 8);
-  } else {
-    out[0] = (uint16_t) r;
-    out[1] = (uint16_t) g;
-    out[2] = (uint16_t) b;
+  switch (info->family) {
+    case CF_FAMILY_GRAY:
+      out[0] = widen ((77 * r + 150 * g + 29 * b + 128) >> 8, info->bits);
+      break;
+    case CF_FAMILY_YUV:
+      out[0] = (uint16_t) ((((66 * r + 129 * g + 25 * b + 128) >> 8) + 16)
+          << up);
+      out[1] = (uint16_t) (((-38 * r - 74 * g + 112 * b + 32896) >> 8) << up);
+      out[2] = (uint16_t) (((112 * r - 94 * g - 18 * b + 32896) >> 8) << up);
+      break;
+    case CF_FAMILY_RGB:
+      out[0] = widen (r, info->bits);
+      out[1] = widen (g, info->bits);
+      out[2] = widen (b, info->bits);
+      break;
   }
 }
 
@@ -94,8 +109,8 @@ cf_overlay_plan_init (CfOverlayPlan * plan, CfFormat format, int width,
 {
   const CfFormatInfo *info = cf_format_info (format);
   const CfOverlayParams *s = params;
-  const int is_rgb = info && info->n_planes == 1 && info->n_channels >= 3;
-  const int is_yuv = info && info->n_planes > 1;
+  const int is_rgb = info && info->family == CF_FAMILY_RGB;
+  const int is_yuv = info && info->family == CF_FAMILY_YUV;
   int pw, ph, inset_x, inset_y, margin, text_h, mask, c;
 
   memset (plan, 0, sizeof (*plan));
@@ -226,38 +241,47 @@ set_sample (uint8_t * s, int sb, unsigned v)
     s[1] = (uint8_t) (v >> 8);
 }
 
-/* Zebra, then the panel, on pixel (@x, @y) of plane @p. */
+/* Is sample @k of a pixel of @l a colour channel's (not alpha, not
+ * padding)? Only those are drawn. */
+static int
+is_colour (const CfPlaneLayout * l, int k)
+{
+  return l->channel[k] >= 0 && l->channel[k] < 3;
+}
+
+/* Zebra, then the panel, on pixel (@x, @y) of plane @p, on the values of
+ * its samples. A pixel neither draws keeps its bytes; one drawn has its
+ * colour samples written as value << lsb. */
 static void
-draw_pixel (const CfOverlayPlan * plan, const CfPlaneLayout * l, int p,
+draw_pixel (const CfOverlayPlan * plan, const CfFormatInfo * info, int p,
     uint8_t * px, const CfStats * stats, const unsigned long long *top,
     char text[][CF_OVERLAY_LINE_CHARS + 1], const int *text_len, int x, int y)
 {
+  const CfPlaneLayout *l = &info->plane[p];
   const int samples = l->pixel_bytes / l->sample_bytes;
   const int lx = x << l->shift_x, ly = y << l->shift_y;
   unsigned v[4];
-  int k, idx;
+  int k, idx, drawn = 0;
 
   for (k = 0; k < samples; k++)
-    v[k] = get_sample (px + k * l->sample_bytes, l->sample_bytes);
+    v[k] = CF_SAMPLE_VALUE (get_sample (px + k * l->sample_bytes,
+            l->sample_bytes), info->bits, info->lsb);
 
   if (plan->zebra && p == 0 && (lx + ly) / plan->zebra_period % 2 == 0) {
-    unsigned rgb[3] = { 0, 0, 0 }, luma, value;
+    unsigned rgb[3] = { 0, 0, 0 }, luma;
 
     for (k = 0; k < samples; k++)
-      if (l->channel[k] >= 0 && l->channel[k] < 3)
+      if (is_colour (l, k))
         rgb[l->channel[k]] = v[k];
-    if (samples >= 3) {
-      luma = (77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8;
-      value = luma;
-    } else {
-      value = rgb[0];
-      luma = l->sample_bytes == 2 ? value >> 8 : value;
-    }
-    idx = luma >= (unsigned) plan->zebra_level ? CF_OVERLAY_ZEBRA_HIGH :
-        plan->zebra_zero && value == 0 ? CF_OVERLAY_ZEBRA_ZERO : -1;
+    luma = samples >= 3 ?
+        (77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8 : rgb[0];
+    idx = luma >> (info->bits - 8) >= (unsigned) plan->zebra_level ?
+        CF_OVERLAY_ZEBRA_HIGH : plan->zebra_zero && luma == 0 ?
+        CF_OVERLAY_ZEBRA_ZERO : -1;
     for (k = 0; idx >= 0 && k < samples; k++)
-      if (l->channel[k] >= 0 && l->channel[k] < 3)
+      if (is_colour (l, k))
         v[k] = plan->palette[idx][l->channel[k]];
+    drawn = idx >= 0;
   }
 
   idx = panel_index (plan, stats, top, text, text_len, lx, ly);
@@ -265,13 +289,16 @@ draw_pixel (const CfOverlayPlan * plan, const CfPlaneLayout * l, int p,
     const unsigned a = idx == CF_OVERLAY_BACKGROUND ? plan->alpha : 256;
 
     for (k = 0; k < samples; k++)
-      if (l->channel[k] >= 0 && l->channel[k] < 3)
+      if (is_colour (l, k))
         v[k] = (v[k] * (256 - a) + plan->palette[idx][l->channel[k]] * a +
             128) >> 8;
+    drawn = 1;
   }
 
-  for (k = 0; k < samples; k++)
-    set_sample (px + k * l->sample_bytes, l->sample_bytes, v[k]);
+  for (k = 0; drawn && k < samples; k++)
+    if (is_colour (l, k))
+      set_sample (px + k * l->sample_bytes, l->sample_bytes,
+          CF_VALUE_SAMPLE (v[k], info->lsb));
 }
 
 int
@@ -297,7 +324,7 @@ cf_overlay_cpu (const CfOverlayPlan * plan, const CfImage * image,
   graph_tops (plan, stats, top);
 
   for (p = 0; p < info->n_planes; p++) {
-    const CfPlaneLayout *l = &info->plane[p];
+    const int pb = info->plane[p].pixel_bytes;
     int x0, y0, x1, y1;
 
     cf_ovl_plane_rect (plan, image, p, &x0, &y0, &x1, &y1);
@@ -305,8 +332,8 @@ cf_overlay_cpu (const CfOverlayPlan * plan, const CfImage * image,
       uint8_t *row = (uint8_t *) image->data[p] + y * image->pitch[p];
 
       for (x = x0; x < x1; x++)
-        draw_pixel (plan, l, p, row + x * l->pixel_bytes, stats, top, text,
-            text_len, x, y);
+        draw_pixel (plan, info, p, row + x * pb, stats, top, text, text_len,
+            x, y);
     }
   }
   return 0;

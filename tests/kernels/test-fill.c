@@ -1,6 +1,8 @@
 /* Tests of kernels/fill.h: known answers on the CPU (clipping, subsampled
- * planes, padding samples, 16-bit samples, the formats' black), and the GPU
- * against the CPU byte for byte, with the rest of the picture untouched. */
+ * planes, padding samples, 16-bit samples, the formats' black at 8, 10 and
+ * 16 bits, values shifted into place and masked: P010's in the high bits,
+ * I420_10LE's in the low ones), and the GPU against the CPU byte for byte
+ * on every format, with the rest of the picture untouched. */
 #include <string.h>
 
 #include "cf-test.h"
@@ -46,8 +48,9 @@ sample_at (const Picture * pic, int p, int x, int y, int k)
       x * l->pixel_bytes + k * l->sample_bytes;
 }
 
-/* Every sample inside @r (in pixels, clipped) has the value of its channel,
- * every other byte is as in @orig. */
+/* Every sample inside @r (in pixels, clipped) holds the value of its
+ * channel (its bits above the format's dropped, shifted to the format's
+ * lsb), every other byte is as in @orig. */
 static void
 check_fill (const Picture * pic, const Picture * orig, CfRect r,
     const uint16_t value[CF_MAX_CHANNELS])
@@ -72,9 +75,11 @@ check_fill (const Picture * pic, const Picture * orig, CfRect r,
           const uint8_t *o = sample_at (orig, p, x, y, k);
           guint got = s[0] | (l->sample_bytes == 2 ? s[1] << 8 : 0);
           guint want = o[0] | (l->sample_bytes == 2 ? o[1] << 8 : 0);
-          if (inside)
-            want = l->channel[k] < 0 ? (l->sample_bytes == 2 ? 0xffff : 0xff)
-                : value[l->channel[k]];
+          if (inside && l->channel[k] < 0)
+            want = l->sample_bytes == 2 ? 0xffff : 0xff;
+          else if (inside)
+            want = (value[l->channel[k]] & ((1u << info->bits) - 1)) <<
+                info->lsb;
           if (got != want)
             g_error ("%s %dx%d plane %d sample (%d,%d,%d): %u, want %u",
                 info->name, pic->img.width, pic->img.height, p, x, y, k, got,
@@ -99,19 +104,87 @@ static const CfRect rects[] = {
 static void
 test_black (void)
 {
+  /* values per channel, worked out by hand from Y 16, U V 128 */
+  static const struct {
+    CfFormat format;
+    uint16_t v[CF_MAX_CHANNELS];
+  } want[] = {
+    {CF_FORMAT_RGBA, {0, 0, 0, 255}},
+    {CF_FORMAT_RGBX, {0, 0, 0, 0}},
+    {CF_FORMAT_GRAY16_LE, {0, 0, 0, 0}},
+    {CF_FORMAT_NV12, {16, 128, 128, 0}},
+    {CF_FORMAT_Y42B, {16, 128, 128, 0}},
+    {CF_FORMAT_I420_10LE, {64, 512, 512, 0}},
+    {CF_FORMAT_P010_10LE, {64, 512, 512, 0}},
+    {CF_FORMAT_P016_LE, {4096, 32768, 32768, 0}},
+    {CF_FORMAT_Y444_16LE, {4096, 32768, 32768, 0}},
+    {CF_FORMAT_RGBA64_LE, {0, 0, 0, 65535}},
+    {CF_FORMAT_BGRA64_LE, {0, 0, 0, 65535}},
+  };
   uint16_t v[CF_MAX_CHANNELS];
+  guint i;
+  int c;
 
-  cf_fill_black (CF_FORMAT_RGBA, v);
-  g_assert_cmpuint (v[0], ==, 0);
-  g_assert_cmpuint (v[3], ==, 255);
-  cf_fill_black (CF_FORMAT_RGBX, v);
-  g_assert_cmpuint (v[0] + v[1] + v[2], ==, 0);
-  cf_fill_black (CF_FORMAT_NV12, v);
-  g_assert_cmpuint (v[0], ==, 16);
-  g_assert_cmpuint (v[1], ==, 128);
-  g_assert_cmpuint (v[2], ==, 128);
-  cf_fill_black (CF_FORMAT_GRAY16_LE, v);
-  g_assert_cmpuint (v[0], ==, 0);
+  for (i = 0; i < G_N_ELEMENTS (want); i++) {
+    cf_fill_black (want[i].format, v);
+    for (c = 0; c < CF_MAX_CHANNELS; c++)
+      g_assert_cmpuint (v[c], ==, want[i].v[c]);
+  }
+}
+
+/* The bytes of 16-bit samples: a value sits at the format's lsb, its bits
+ * above the format's are dropped; known answers by hand. */
+static void
+test_deep_bytes (void)
+{
+  static const struct {
+    CfFormat format;
+    uint16_t value[CF_MAX_CHANNELS];
+    guint y, u, v;              /* the samples written */
+  } cases[] = {
+    /* black */
+    {CF_FORMAT_P010_10LE, {64, 512, 512}, 0x1000, 0x8000, 0x8000},
+    {CF_FORMAT_I420_10LE, {64, 512, 512}, 0x0040, 0x0200, 0x0200},
+    {CF_FORMAT_P016_LE, {4096, 32768, 32768}, 0x1000, 0x8000, 0x8000},
+    /* values beyond 10 bits: masked, not clamped */
+    {CF_FORMAT_P010_10LE, {0xffff, 0x0401, 0x03ff}, 0xffc0, 0x0040, 0xffc0},
+    {CF_FORMAT_I420_10LE, {0xffff, 0x0401, 0x03ff}, 0x03ff, 0x0001, 0x03ff},
+    {CF_FORMAT_Y444_16LE, {0xffff, 0x0401, 0x03ff}, 0xffff, 0x0401, 0x03ff},
+  };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  const CfRect all = { 0, 0, 4, 2 };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const CfFormatInfo *info = cf_format_info (cases[i].format);
+    Picture pic;
+    const uint8_t *s;
+
+    picture_new (&pic, cases[i].format, 4, 2, rand);
+    g_assert_cmpint (cf_fill_cpu (&pic.img, all, cases[i].value), ==, 0);
+    s = sample_at (&pic, 0, 3, 1, 0);
+    g_assert_cmphex (s[0] | s[1] << 8, ==, cases[i].y);
+    /* U and V: of NV12's pair, or of their own planes */
+    s = info->n_planes == 2 ? sample_at (&pic, 1, 1, 0, 0) :
+        sample_at (&pic, 1, 0, 0, 0);
+    g_assert_cmphex (s[0] | s[1] << 8, ==, cases[i].u);
+    s = info->n_planes == 2 ? sample_at (&pic, 1, 1, 0, 1) :
+        sample_at (&pic, 2, 0, 0, 0);
+    g_assert_cmphex (s[0] | s[1] << 8, ==, cases[i].v);
+    g_free (pic.mem);
+  }
+  /* RGBA64: R 0x1234, A 0xffff at bytes 0, 1 and 6, 7 of the pixel */
+  {
+    const uint16_t value[CF_MAX_CHANNELS] = { 0x1234, 0, 0, 0xffff };
+    const guint8 want[8] = { 0x34, 0x12, 0, 0, 0, 0, 0xff, 0xff };
+    Picture pic;
+
+    picture_new (&pic, CF_FORMAT_RGBA64_LE, 3, 3, rand);
+    g_assert_cmpint (cf_fill_cpu (&pic.img, all, value), ==, 0);
+    g_assert_cmpmem (sample_at (&pic, 0, 2, 1, 0), 8, want, 8);
+    g_free (pic.mem);
+  }
+  g_rand_free (rand);
 }
 
 static void
@@ -119,7 +192,7 @@ test_cpu (void)
 {
   GRand *rand = g_rand_new_with_seed (cf_test_seed ());
   const uint16_t value[CF_MAX_CHANNELS] = { 11, 22, 33, 44 };
-  const uint16_t deep[CF_MAX_CHANNELS] = { 0x1234, 0, 0, 0 };
+  const uint16_t deep[CF_MAX_CHANNELS] = { 0x1234, 0xfedc, 0x0401, 0x8765 };
   CfFormat f;
   guint i;
 
@@ -154,12 +227,17 @@ static void
 test_cuda (void)
 {
   GRand *rand = g_rand_new_with_seed (cf_test_seed ());
-  const uint16_t value[CF_MAX_CHANNELS] = { 16, 128, 128, 255 };
+  /* the second has bits above every format's values: masked alike */
+  const uint16_t values[2][CF_MAX_CHANNELS] = { {16, 128, 128, 255},
+  {0xffff, 0x1234, 0x8001, 0xabcd}
+  };
   CfFormat f;
   guint i;
 
   for (f = 0; f < CF_FORMAT_COUNT; f++)
-    for (i = 0; i < G_N_ELEMENTS (rects); i++) {
+    for (i = 0; i < 2 * G_N_ELEMENTS (rects); i++) {
+      const uint16_t *value = values[i % 2];
+      const CfRect rect = rects[i / 2];
       Picture pic, gpu;
       CfImage d;
       void *d_mem;
@@ -175,10 +253,10 @@ test_cuda (void)
         if (d.data[p])
           d.data[p] = (uint8_t *) d_mem + ((uint8_t *) pic.img.data[p] -
               pic.mem);
-      CHECK_CUDA (cf_fill_cuda (&d, rects[i], value, 0));
+      CHECK_CUDA (cf_fill_cuda (&d, rect, value, 0));
       CHECK_CUDA (cudaMemcpy (gpu.mem, d_mem, pic.bytes,
               cudaMemcpyDeviceToHost));
-      g_assert_cmpint (cf_fill_cpu (&pic.img, rects[i], value), ==, 0);
+      g_assert_cmpint (cf_fill_cpu (&pic.img, rect, value), ==, 0);
       g_assert_cmpmem (gpu.mem, gpu.bytes, pic.mem, pic.bytes);
       CHECK_CUDA (cudaFree (d_mem));
       g_free (pic.mem);
@@ -200,6 +278,7 @@ main (int argc, char **argv)
 #endif
   } else {
     g_test_add_func ("/fill/cpu/black", test_black);
+    g_test_add_func ("/fill/cpu/deep-bytes", test_deep_bytes);
     g_test_add_func ("/fill/cpu/rects", test_cpu);
     g_test_add_func ("/fill/cpu/invalid", test_invalid);
   }

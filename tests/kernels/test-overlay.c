@@ -1,19 +1,25 @@
 /* Kernel-level tests of the statistics overlay (kernels/overlay.h).
  *
  * CF_TEST_BACKEND=cpu: the plan (text scale at 720p and 4K, corners,
- * colours, bad arguments), the text lines, and known answers for
- * cf_overlay_cpu (): an opaque panel shows its colour, a transparent one
- * leaves the frame as it was, a blend by hand, zebra marks exactly the
- * pixels on a stripe at or above the level (and at 0), one full bin gives
- * one full-height bar at its column (linear and log), the text draws its
- * glyphs' pixels; on random frames of every format nothing outside the panel
- * changes (without zebra), nor alpha, padding samples or the bytes past a
- * row.
+ * colours at 8, 10 and 16 bits, bad arguments), the text lines, and known
+ * answers for cf_overlay_cpu (): an opaque panel shows its colour, a
+ * transparent one leaves the frame's values as they were, a blend by hand,
+ * on values, the bits of a sample outside its value cleared where the
+ * panel is; zebra marks exactly the pixels on a stripe whose luma value
+ * >> (bits - 8) is at or above the level (and at 0), one full bin gives one
+ * full-height bar at its column (linear and log, 8 and 16 bits), the text
+ * draws its glyphs' pixels (GRAY8, P010, I420_10LE); on random frames of
+ * every format nothing outside the panel changes (without zebra), nor
+ * alpha, padding samples or the bytes past a row; P010 and I420_10LE
+ * frames of the same values, with and without bits set outside them, give
+ * the same values, and keep those bits exactly where nothing is drawn.
  * CF_TEST_BACKEND=cuda: cf_overlay_cuda () byte for byte against
- * cf_overlay_cpu () on random frames of every format, sizes from 1x1 to
- * 1280x720 with padded, unaligned pitches, every channel mode, log, zebra and
- * text on and off; cf_stats_cuda () then cf_overlay_cuda () on one stream
- * with no synchronisation in between; bad arguments.
+ * cf_overlay_cpu () on random frames of every format (random bits outside
+ * the values), sizes from 1x1 to 1280x720 with padded, unaligned pitches,
+ * every channel mode, log, zebra and text on and off; aligned and
+ * misaligned planes (each word path); cf_stats_cuda () then
+ * cf_overlay_cuda () on one stream with no synchronisation in between; bad
+ * arguments.
  */
 #include "cf-frame.h"
 #include "overlay.h"
@@ -102,6 +108,37 @@ in_panel (const CfOverlayPlan * plan, const CfFormat format, int p, int x,
       && y >= plan->panel_y && y < plan->panel_y + plan->panel_height;
 }
 
+/* The value sample (@p, @x, @y, @k) of @f holds (format.h). */
+static guint
+value_get (const Frame * f, int p, int x, int y, int k)
+{
+  const CfFormatInfo *info = cf_format_info (f->img.format);
+
+  return sample_get (f, p, x, y, k) >> info->lsb &
+      ((1u << info->bits) - 1);
+}
+
+/* The bits of a sample of @info outside its value: P010's low 6, the high
+ * 6 of I420_10LE; none in 8 and 16 bits. */
+static guint
+outside_bits (const CfFormatInfo * info)
+{
+  const guint sample = info->depth == 16 ? 0xffff : 0xff;
+
+  return sample & ~(((1u << info->bits) - 1) << info->lsb);
+}
+
+/* Sets the sample to value @v with random bits outside it. */
+static void
+value_set_dirty (Frame * f, int p, int x, int y, int k, guint v,
+    GRand * rand)
+{
+  const CfFormatInfo *info = cf_format_info (f->img.format);
+
+  sample_set (f, p, x, y, k, v << info->lsb |
+      (g_rand_int (rand) & outside_bits (info)));
+}
+
 /* ---- CPU: the plan and the text ---- */
 
 static void
@@ -165,6 +202,55 @@ test_cpu_plan (void)
   g_assert_cmpuint (plan.palette[3][1], ==, 255);
   g_assert_cmpuint (plan.palette[3][2], ==, 0);
   g_assert_cmpint (plan.letter[2], ==, 'B');
+
+  /* 10-bit YUV: the 8-bit values << 2, P010 as I420_10LE (values, not
+   * samples); 16-bit YUV << 8; 16-bit RGB x 257 */
+  {
+    static const CfFormat ten[] = { CF_FORMAT_I420_10LE,
+      CF_FORMAT_P010_10LE
+    };
+    static const CfFormat sixteen[] = { CF_FORMAT_P016_LE,
+      CF_FORMAT_Y444_16LE
+    };
+    guint i;
+
+    for (i = 0; i < G_N_ELEMENTS (ten); i++) {
+      g_assert_cmpint (cf_overlay_plan_init (&plan, ten[i], 64, 64, &s), ==,
+          0);
+      g_assert_cmpuint (plan.palette[CF_OVERLAY_BACKGROUND][0], ==, 64);
+      g_assert_cmpuint (plan.palette[CF_OVERLAY_BACKGROUND][1], ==, 512);
+      g_assert_cmpuint (plan.palette[CF_OVERLAY_BACKGROUND][2], ==, 512);
+      g_assert_cmpuint (plan.palette[CF_OVERLAY_TEXT][0], ==, 940);
+      g_assert_cmpuint (plan.palette[CF_OVERLAY_ZEBRA_ZERO][0], ==, 940);
+      g_assert_cmpuint (plan.palette[CF_OVERLAY_ZEBRA_HIGH][0], ==, 64);
+      g_assert_cmpuint (plan.palette[4][0], ==, 328);   /* 82, 90, 240 */
+      g_assert_cmpuint (plan.palette[4][1], ==, 360);
+      g_assert_cmpuint (plan.palette[4][2], ==, 960);
+      g_assert_cmpint (plan.letter[1], ==, 'U');
+    }
+    for (i = 0; i < G_N_ELEMENTS (sixteen); i++) {
+      g_assert_cmpint (cf_overlay_plan_init (&plan, sixteen[i], 64, 64, &s),
+          ==, 0);
+      g_assert_cmpuint (plan.palette[CF_OVERLAY_BACKGROUND][0], ==, 4096);
+      g_assert_cmpuint (plan.palette[CF_OVERLAY_BACKGROUND][1], ==, 32768);
+      g_assert_cmpuint (plan.palette[CF_OVERLAY_TEXT][0], ==, 60160);
+      g_assert_cmpuint (plan.palette[4][2], ==, 61440);
+    }
+    g_assert_cmpint (cf_overlay_plan_init (&plan, CF_FORMAT_Y42B, 64, 64,
+            &s), ==, 0);
+    g_assert_cmpuint (plan.palette[CF_OVERLAY_TEXT][0], ==, 235);
+    g_assert_cmpuint (plan.palette[CF_OVERLAY_BACKGROUND][2], ==, 128);
+    g_assert_cmpint (cf_overlay_plan_init (&plan, CF_FORMAT_BGRA64_LE, 64, 64,
+            &s), ==, 0);
+    g_assert_cmpuint (plan.palette[CF_OVERLAY_BACKGROUND][0], ==, 0);
+    g_assert_cmpuint (plan.palette[CF_OVERLAY_TEXT][1], ==, 65535);
+    g_assert_cmpuint (plan.palette[3][0], ==, 65535);   /* yellow */
+    g_assert_cmpuint (plan.palette[3][1], ==, 65535);
+    g_assert_cmpuint (plan.palette[3][2], ==, 0);
+    g_assert_cmpuint (plan.palette[3][3], ==, 0);       /* alpha: none */
+    g_assert_cmpint (plan.n_colour, ==, 3);
+    g_assert_cmpint (plan.letter[0], ==, 'R');
+  }
 
   /* bad arguments clear the plan */
   g_assert_cmpint (cf_overlay_plan_init (&plan, CF_FORMAT_COUNT, 64, 64, &s),
@@ -275,8 +361,10 @@ stats_empty (int n_channels)
 }
 
 /* Opacity 255 shows the background colour over the whole panel, 0 leaves
- * the frame as it was; outside the panel nothing changes either way; and a
- * blend by hand. Every format, random frames, odd panel positions. */
+ * the frame's values as they were; outside the panel nothing changes
+ * either way; and a blend by hand, on values. In the panel the colour
+ * samples are written as value << lsb: the random bits outside the values
+ * are gone there. Every format, random frames, odd panel positions. */
 static void
 test_cpu_opacity (void)
 {
@@ -306,13 +394,13 @@ test_cpu_opacity (void)
           for (x = 0; x < fr.w[p]; x++)
             for (k = 0; k < samples_per_pixel (&fr, p); k++) {
               const int c = info->plane[p].channel[k];
-              const guint in = sample_get (&orig, p, x, y, k);
+              const guint in = value_get (&orig, p, x, y, k);
               const guint bg = c >= 0 ? plan.palette[0][c] : 0;
-              guint want = in;
+              guint want = sample_get (&orig, p, x, y, k);
 
               if (in_panel (&plan, f, p, x, y) && c >= 0 && c < 3)
-                want = opacity == 255 ? bg : opacity == 0 ? in :
-                    (in * 127 + bg * 129 + 128) >> 8;
+                want = (opacity == 255 ? bg : opacity == 0 ? in :
+                    (in * 127 + bg * 129 + 128) >> 8) << info->lsb;
               g_assert_cmpuint (sample_get (&fr, p, x, y, k), ==, want);
             }
       check_padding_same (&fr, &orig, "opacity");
@@ -322,28 +410,26 @@ test_cpu_opacity (void)
   g_rand_free (rand);
 }
 
+/* The luma value of pixel (@x, @y): Y or gray, or weighted R, G, B. */
 static guint
-luma_of (const Frame * f, int x, int y, guint * value)
+luma_of (const Frame * f, int x, int y)
 {
   const CfFormatInfo *info = cf_format_info (f->img.format);
-  guint rgb[3] = { 0, 0, 0 }, luma;
+  guint rgb[3] = { 0, 0, 0 };
   int k;
 
   for (k = 0; k < samples_per_pixel (f, 0); k++)
     if (info->plane[0].channel[k] >= 0 && info->plane[0].channel[k] < 3)
-      rgb[info->plane[0].channel[k]] = sample_get (f, 0, x, y, k);
-  if (samples_per_pixel (f, 0) >= 3) {
-    luma = (77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8;
-    *value = luma;
-    return luma;
-  }
-  *value = rgb[0];
-  return f->sb[0] == 2 ? rgb[0] >> 8 : rgb[0];
+      rgb[info->plane[0].channel[k]] = value_get (f, 0, x, y, k);
+  if (samples_per_pixel (f, 0) >= 3)
+    return (77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8;
+  return rgb[0];
 }
 
-/* Zebra marks exactly the pixels on a stripe at or above the level (black)
- * and, with zebra_zero, those at 0 (white); nothing else changes: no panel,
- * chroma untouched. */
+/* Zebra marks exactly the pixels on a stripe whose luma value >>
+ * (bits - 8) is at or above the level (black) and, with zebra_zero, those
+ * of luma 0 (white), also where bits outside the value are set; nothing
+ * else changes, not a bit: no panel, chroma untouched. */
 static void
 test_cpu_zebra (void)
 {
@@ -369,26 +455,27 @@ test_cpu_zebra (void)
       for (y = 0; y < fr.h[0]; y += 3)
         for (x = 0; x < fr.w[0]; x += 2)
           for (k = 0; k < samples_per_pixel (&fr, 0); k++)
-            sample_set (&fr, 0, x, y, k, 0);
+            value_set_dirty (&fr, 0, x, y, k, 0, rand);
       frame_copy (&fr, &orig);
       draw_cpu (&s, &fr, &st, 0, &plan);
       for (p = 0; p < fr.n_planes; p++)
         for (y = 0; y < fr.h[p]; y++)
           for (x = 0; x < fr.w[p]; x++) {
-            guint value, luma = p == 0 ? luma_of (&orig, x, y, &value) : 0;
+            const guint luma = p == 0 ? luma_of (&orig, x, y) : 0;
             const gboolean stripe = (x + y) / 4 % 2 == 0;
             int mark = -1;
 
-            if (p == 0 && stripe && luma >= 200)
+            if (p == 0 && stripe && luma >> (info->bits - 8) >= 200)
               mark = CF_OVERLAY_ZEBRA_HIGH;
-            else if (p == 0 && stripe && z && value == 0)
+            else if (p == 0 && stripe && z && luma == 0)
               mark = CF_OVERLAY_ZEBRA_ZERO;
             high += mark == CF_OVERLAY_ZEBRA_HIGH;
             zero += mark == CF_OVERLAY_ZEBRA_ZERO;
             for (k = 0; k < samples_per_pixel (&fr, p); k++) {
               const int c = info->plane[p].channel[k];
               const guint want = mark >= 0 && c >= 0 && c < 3 ?
-                  plan.palette[mark][c] : sample_get (&orig, p, x, y, k);
+                  (guint) plan.palette[mark][c] << info->lsb :
+                  sample_get (&orig, p, x, y, k);
 
               g_assert_cmpuint (sample_get (&fr, p, x, y, k), ==, want);
             }
@@ -406,21 +493,24 @@ test_cpu_zebra (void)
 }
 
 /* One full bin: one full-height bar at its column, the rest background,
- * every mode, linear and log, on GRAY8 and RGBx (the bar in its colours);
- * a bin of 10 beside it: no row in linear, L(10) H / L(1000) =
- * 54 * 56 / 159 = 19 rows in log (GRAY8). */
+ * every mode, linear and log, on GRAY8, RGBx and RGBA64 (the bar in its
+ * colours, 255 as 65535 at 16 bits); a bin of 10 beside it: no row in
+ * linear, L(10) H / L(1000) = 54 * 56 / 159 = 19 rows in log (GRAY8). */
 static void
 test_cpu_one_bin (void)
 {
-  static const CfFormat formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_RGBX };
+  static const CfFormat formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_RGBX,
+    CF_FORMAT_RGBA64_LE
+  };
   int f, lg, mode, x, y, k;
 
-  for (f = 0; f < 2; f++)
+  for (f = 0; f < (int) G_N_ELEMENTS (formats); f++)
     for (lg = 0; lg < 2; lg++)
       for (mode = 0; mode < CF_OVERLAY_CHANNELS_COUNT; mode++) {
         const CfFormatInfo *info = cf_format_info (formats[f]);
         const int bin = 37 + 50 * mode + lg, n = info->n_channels;
         const gboolean gray = n == 1;
+        const guint unit = info->bits == 16 ? 257 : 1;
         CfOverlayParams s = params_default (256 + 4, 60);
         CfOverlayPlan plan;
         CfStats st = stats_empty (n);
@@ -457,56 +547,82 @@ test_cpu_one_bin (void)
             }
             for (k = 0; k < (gray ? 1 : 3); k++)
               g_assert_cmpuint (sample_get (&fr, 0, fx, fy, k), ==,
-                  gray ? (guint) rgb[0] : (guint) rgb[k]);
+                  (gray ? (guint) rgb[0] : (guint) rgb[k]) * unit);
           }
         frame_clear (&fr);
       }
 }
 
-/* The text draws its glyphs: GRAY8 black frame, transparent panel, no
- * bars: every lit pixel is a glyph pixel of "Y -" / "FPS 12.5" at scale 3
- * and the '-' is its middle row. */
+/* The text draws its glyphs: a black frame (random bits outside the
+ * values of 10-bit ones), transparent panel, no bars: every lit pixel of
+ * the luma plane is a glyph pixel of "Y -" (and "U -", "V -") / "FPS 12.5"
+ * at scale 3, white (Y 235: 940 at 10
+ * bits, in P010's high bits), and the '-' is its middle row; the rest of
+ * the panel keeps its value 0, now with no bits outside it, and outside the
+ * panel the samples are as they were. GRAY8, P010 and I420_10LE. */
 static void
 test_cpu_glyphs (void)
 {
-  const char *lines[2] = { "Y -", "FPS 12.5" };
-  CfOverlayParams s = params_default (200, 100);
-  CfOverlayPlan plan;
-  CfStats st = stats_empty (1);
-  Frame fr;
-  int x, y, lit = 0;
+  static const struct {
+    CfFormat format;
+    guint white;                /* the sample of a lit pixel */
+  } cases[] = {
+    {CF_FORMAT_GRAY8, 255}, {CF_FORMAT_P010_10LE, 940 << 6},
+    {CF_FORMAT_I420_10LE, 940},
+  };
+  const char *gray_lines[] = { "Y -", "FPS 12.5" };
+  const char *yuv_lines[] = { "Y -", "U -", "V -", "FPS 12.5" };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed () + 4);
+  guint i;
 
-  s.opacity = 0;
-  s.text_scale = 3;
-  frame_init (&fr, CF_FORMAT_GRAY8, 220, 120, 0, 0);
-  memset (fr.img.data[0], 0, fr.img.pitch[0] * fr.h[0]);
-  draw_cpu (&s, &fr, &st, 125, &plan);
-  g_assert_cmpint (plan.text_lines, ==, 2);
-  for (y = 0; y < fr.h[0]; y++)
-    for (x = 0; x < fr.w[0]; x++) {
-      const int row = (y - plan.text_y) / 3, col = (x - plan.text_x) / 3;
-      guint want = 0;
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const CfFormatInfo *info = cf_format_info (cases[i].format);
+    const int n_lines = info->n_channels + 1;
+    const char **lines = n_lines == 2 ? gray_lines : yuv_lines;
+    CfOverlayParams s = params_default (200, 120);
+    CfOverlayPlan plan;
+    CfStats st = stats_empty (info->n_channels);
+    Frame fr, orig;
+    int x, y, lit = 0;
 
-      if (y >= plan.text_y && x >= plan.text_x && row < 16 && x < 200
-          && y < 100) {
-        const char *line = lines[row / 8];
-        const int ci = col / 6, gx = col % 6, gy = row % 8;
+    s.opacity = 0;
+    s.text_scale = 3;
+    frame_init (&fr, cases[i].format, 220, 140, 0, 0);
+    for (y = 0; y < fr.h[0]; y++)
+      for (x = 0; x < fr.w[0]; x++)
+        value_set_dirty (&fr, 0, x, y, 0, 0, rand);
+    frame_copy (&fr, &orig);
+    draw_cpu (&s, &fr, &st, 125, &plan);
+    g_assert_cmpint (plan.text_lines, ==, n_lines);
+    for (y = 0; y < fr.h[0]; y++)
+      for (x = 0; x < fr.w[0]; x++) {
+        const int row = (y - plan.text_y) / 3, col = (x - plan.text_x) / 3;
+        guint want = x < 200 && y < 120 ? 0 : sample_get (&orig, 0, x, y, 0);
 
-        if (ci < (int) strlen (line) && gx < 5 && gy < 7) {
-          const int ch = line[ci] - 32;
+        if (y >= plan.text_y && x >= plan.text_x && row < 8 * n_lines
+            && x < 200 && y < 120) {
+          const char *line = lines[row / 8];
+          const int ci = col / 6, gx = col % 6, gy = row % 8;
 
-          want = plan.font[ch][gy] >> (4 - gx) & 1 ? 255 : 0;
-          if (line[ci] == '-')  /* by hand: the middle row only */
-            g_assert_cmpuint (want, ==, gy == 3 ? 255 : 0);
-          if (line[ci] == '1' && gy == 0)       /* ..#.. */
-            g_assert_cmpuint (want, ==, gx == 2 ? 255 : 0);
+          if (ci < (int) strlen (line) && gx < 5 && gy < 7) {
+            const int ch = line[ci] - 32;
+            const gboolean on = plan.font[ch][gy] >> (4 - gx) & 1;
+
+            want = on ? cases[i].white : 0;
+            if (line[ci] == '-')        /* by hand: the middle row only */
+              g_assert_cmpint (on, ==, gy == 3);
+            if (line[ci] == '1' && gy == 0)     /* ..#.. */
+              g_assert_cmpint (on, ==, gx == 2);
+          }
         }
+        lit += want == cases[i].white;
+        g_assert_cmpuint (sample_get (&fr, 0, x, y, 0), ==, want);
       }
-      lit += want != 0;
-      g_assert_cmpuint (sample_get (&fr, 0, x, y, 0), ==, want);
-    }
-  g_assert_cmpint (lit, >, 100);
-  frame_clear (&fr);
+    g_assert_cmpint (lit, >, 100);
+    frame_clear (&fr);
+    frame_clear (&orig);
+  }
+  g_rand_free (rand);
 }
 
 /* Random frames, every format and mode: without zebra nothing outside the
@@ -542,15 +658,141 @@ test_cpu_outside (void)
               const int c = info->plane[p].channel[k];
               const guint v = sample_get (&fr, p, x, y, k);
 
-              if (!in_panel (&plan, f, p, x, y) || c < 0 || c == 3)
+              if (!in_panel (&plan, f, p, x, y) || c < 0 || c == 3) {
                 g_assert_cmpuint (v, ==, sample_get (&orig, p, x, y, k));
-              else
+              } else {
                 changed += v != sample_get (&orig, p, x, y, k);
+                g_assert_cmphex (v & outside_bits (info), ==, 0);
+              }
             }
       g_assert_cmpint (changed, >, 0);
       check_padding_same (&fr, &orig, "outside");
       frame_clear (&fr);
       frame_clear (&orig);
+    }
+  g_rand_free (rand);
+}
+
+/* The plane and sample of channel @c in a pixel of @info. */
+static void
+channel_at (const CfFormatInfo * info, int c, int *p, int *k)
+{
+  for (*p = 0; *p < info->n_planes; (*p)++)
+    for (*k = 0; *k < 4; (*k)++)
+      if (info->plane[*p].channel[*k] == c)
+        return;
+  g_assert_not_reached ();
+}
+
+/* P010 and I420_10LE frames of the same 10-bit values, each with clean
+ * samples and with bits set outside every value (P010's low 6, I420_10LE's
+ * high 6: never none), drawn with zebra (level and 0) and a panel of
+ * background, bars and text: all four end with the same values; the clean
+ * ones hold value << lsb; zebra marked exactly the pixels on a stripe of
+ * value >> 2 >= the level or of value 0; the dirty ones equal the clean
+ * ones where the overlay drew (the panel, the zebra marks) and keep their
+ * own samples, outside bits included, everywhere else. */
+static void
+test_cpu_ten_bits (void)
+{
+  static const CfFormat formats[2] = { CF_FORMAT_P010_10LE,
+    CF_FORMAT_I420_10LE
+  };
+  enum { W = 45, H = 31 };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed () + 5);
+  CfOverlayParams s = params_default (29, 21);
+  CfOverlayPlan plan;
+  CfStats st = stats_empty (3);
+  Frame fr[2][2], orig[2][2];   /* [format][dirty] */
+  guint value[3][H][W];
+  int f, d, c, p, k, x, y, b, marks[3] = { 0, 0, 0 };
+
+  s.corner = CF_OVERLAY_BOTTOM_RIGHT;
+  s.inset = 3;
+  s.text_scale = 1;
+  s.opacity = 200;
+  s.channels = CF_OVERLAY_CHANNELS_EACH;
+  s.zebra = TRUE;
+  s.zebra_level = 150;
+  s.zebra_zero = TRUE;
+  for (c = 0; c < 3; c++) {
+    for (b = 0; b < CF_STATS_BINS; b++)
+      st.histogram[c][b] = g_rand_int_range (rand, 0, 1000);
+    st.count[c] = W * H;
+    st.sum[c] = 500 * W * H;
+    st.min[c] = 3;
+    st.max[c] = 1020;
+    for (y = 0; y < H; y++)
+      for (x = 0; x < W; x++)    /* a value 0 in 16 */
+        value[c][y][x] = g_rand_int_range (rand, 0, 16) ?
+            (guint) g_rand_int_range (rand, 1, 1024) : 0;
+  }
+  for (f = 0; f < 2; f++)
+    for (d = 0; d < 2; d++) {
+      const CfFormatInfo *info = cf_format_info (formats[f]);
+
+      frame_init (&fr[f][d], formats[f], W, H, 5, 0);
+      for (c = 0; c < 3; c++) {
+        channel_at (info, c, &p, &k);
+        for (y = 0; y < fr[f][d].h[p]; y++)
+          for (x = 0; x < fr[f][d].w[p]; x++) {
+            guint outside = 0;
+
+            while (d && !outside)
+              outside = g_rand_int (rand) & outside_bits (info);
+            sample_set (&fr[f][d], p, x, y, k,
+                value[c][y][x] << info->lsb | outside);
+          }
+      }
+      frame_copy (&fr[f][d], &orig[f][d]);
+      draw_cpu (&s, &fr[f][d], &st, 300, &plan);
+    }
+
+  for (f = 0; f < 2; f++) {
+    const CfFormatInfo *info = cf_format_info (formats[f]);
+
+    for (c = 0; c < 3; c++) {
+      channel_at (info, c, &p, &k);
+      for (y = 0; y < fr[f][0].h[p]; y++)
+        for (x = 0; x < fr[f][0].w[p]; x++) {
+          const guint v = value_get (&fr[0][0], p == 0 ? 0 : 1, x, y,
+              p == 0 ? 0 : c - 1);
+          const gboolean panel = in_panel (&plan, formats[f], p, x, y);
+          const gboolean stripe = (x + y) / 4 % 2 == 0;
+          const guint in = value[c][y][x];
+          int mark = -1;
+
+          if (c == 0 && stripe && in >> 2 >= 150)
+            mark = CF_OVERLAY_ZEBRA_HIGH;
+          else if (c == 0 && stripe && in == 0)
+            mark = CF_OVERLAY_ZEBRA_ZERO;
+          /* the same values in both formats, both frames */
+          g_assert_cmpuint (value_get (&fr[f][0], p, x, y, k), ==, v);
+          g_assert_cmpuint (value_get (&fr[f][1], p, x, y, k), ==, v);
+          g_assert_cmphex (sample_get (&fr[f][0], p, x, y, k), ==,
+              v << info->lsb);
+          if (!panel)
+            g_assert_cmpuint (v, ==, mark < 0 ? in : plan.palette[mark][0]);
+          if (panel || mark >= 0)
+            g_assert_cmphex (sample_get (&fr[f][1], p, x, y, k), ==,
+                v << info->lsb);
+          else
+            g_assert_cmphex (sample_get (&fr[f][1], p, x, y, k), ==,
+                sample_get (&orig[f][1], p, x, y, k));
+          marks[mark < 0 ? 2 : mark - CF_OVERLAY_ZEBRA_HIGH] += f == 0
+              && !panel;
+        }
+    }
+  }
+  /* both kinds of mark, and pixels left alone */
+  g_assert_cmpint (marks[0], >, 0);
+  g_assert_cmpint (marks[1], >, 0);
+  g_assert_cmpint (marks[2], >, 0);
+  for (f = 0; f < 2; f++)
+    for (d = 0; d < 2; d++) {
+      check_padding_same (&fr[f][d], &orig[f][d], "ten bits");
+      frame_clear (&fr[f][d]);
+      frame_clear (&orig[f][d]);
     }
   g_rand_free (rand);
 }
@@ -630,13 +872,48 @@ test_cuda_matrix (void)
   g_rand_free (rand);
 }
 
+/* Planes whose pixels are aligned words (pitches of a multiple of 64 bytes,
+ * no misalignment: the 8-bit words of 1, 2 and 4 bytes, RGBA64's of 8)
+ * and the same misaligned by 4 bytes (RGBA64 byte by byte into 64-bit
+ * words, RGBA byte by byte), every format, zebra, text and panel on. */
+static void
+test_cuda_aligned (void)
+{
+  static const int sizes[][2] = { {1, 1}, {33, 17}, {333, 211} };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed () + 4);
+  cudaStream_t stream;
+  guint z, f, m;
+
+  CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  for (z = 0; z < G_N_ELEMENTS (sizes); z++)
+    for (f = 0; f < CF_FORMAT_COUNT; f++)
+      for (m = 0; m < 2; m++) {
+        const int w = sizes[z][0], h = sizes[z][1];
+        CfOverlayParams s = params_default (w * 3 / 4 + 1, h * 2 / 3 + 1);
+
+        s.channels = (f + z) % CF_OVERLAY_CHANNELS_COUNT;
+        s.corner = (f + m) % CF_OVERLAY_CORNER_COUNT;
+        s.inset = 1;
+        s.opacity = 200;
+        s.text_scale = 1;
+        s.zebra = TRUE;
+        s.zebra_level = 100 + 40 * z;
+        s.zebra_zero = TRUE;
+        compare_one (f, w, h, ALIGNED_PITCH, 4 * m, &s, 123, rand, stream);
+      }
+  CHECK_CUDA (cudaStreamDestroy (stream));
+  g_rand_free (rand);
+}
+
 /* cf_stats_cuda () writes the statistics and cf_overlay_cuda () reads them
  * on the same stream, no host copy: the same as the CPU pair. */
 static void
 test_cuda_chain (void)
 {
   GRand *rand = g_rand_new_with_seed (cf_test_seed () + 3);
-  CfFormat formats[] = { CF_FORMAT_NV12, CF_FORMAT_RGBA, CF_FORMAT_GRAY16_LE };
+  CfFormat formats[] = { CF_FORMAT_NV12, CF_FORMAT_RGBA, CF_FORMAT_GRAY16_LE,
+    CF_FORMAT_P010_10LE, CF_FORMAT_RGBA64_LE
+  };
   cudaStream_t stream;
   guint f;
 
@@ -730,10 +1007,12 @@ main (int argc, char **argv)
     g_test_add_func ("/overlay/cpu/one-bin", test_cpu_one_bin);
     g_test_add_func ("/overlay/cpu/glyphs", test_cpu_glyphs);
     g_test_add_func ("/overlay/cpu/outside", test_cpu_outside);
+    g_test_add_func ("/overlay/cpu/ten-bits", test_cpu_ten_bits);
   }
 #ifdef HAVE_CUDA
   if (cf_test_want_cuda ()) {
     g_test_add_func ("/overlay/cuda/matrix", test_cuda_matrix);
+    g_test_add_func ("/overlay/cuda/aligned", test_cuda_aligned);
     g_test_add_func ("/overlay/cuda/chain", test_cuda_chain);
     g_test_add_func ("/overlay/cuda/invalid", test_cuda_invalid);
   }
