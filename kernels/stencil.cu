@@ -38,6 +38,13 @@
  * single-axis sums; the columns of BOTH when the plan's weights bound them
  * below 2^31), int64 otherwise, so the bytes agree.
  *
+ * Samples become values (stencil.h) where they leave the staged rows
+ * (value_at ()) and go back into samples where they enter s_out
+ * (put_value ()): everything in between, s_inter included, is values, and
+ * the staged bytes hold CONSTANT's border as samples (value << lsb). 8-bit
+ * kernels keep 255 and no shifts at compile time; the 16-bit ones take the
+ * mask, shift and maximum of 10- and 16-bit values from Args.
+ *
  * The phases are __host__ __device__ functions of the thread index, so the
  * indexing can be checked on the host against the C reference by calling
  * each phase for every thread of every block in turn.
@@ -136,8 +143,10 @@ struct Args {
   int rx, ry;                   /* radii applied: 0 on an axis left alone */
   int border;
   int bits;                     /* B */
+  int lsb;                      /* of the value in a 16-bit sample */
+  int32_t max;                  /* of a value: its mask, 2^bits - 1 */
   unsigned int skip;            /* bit k: sample k copied */
-  int32_t border_sample[CF_MAX_CHANNELS];
+  int32_t border_sample[CF_MAX_CHANNELS];       /* as samples: value << lsb */
   int32_t wx[CF_STENCIL_MAX_TAPS], wy[CF_STENCIL_MAX_TAPS];
 };
 
@@ -153,7 +162,6 @@ struct Shape {
    * pass's loads (consecutive samples) meet no bank conflicts */
   static constexpr int kInterStride =
       (kTileWidth + kTileWidth / 32 * 4 - 16 + 31) / 32 * 32 + 16;
-  static constexpr int kMax = SB == 1 ? 255 : 65535;
 };
 
 /* Staged row @i of the tile: input row y0 - ry + i through the border. */
@@ -397,11 +405,37 @@ inter_pos (int j)
   return j + (j >> 5) * 4;
 }
 
+/* The value of the sample at @s (CF_SAMPLE_VALUE ()); 8-bit samples are
+ * their values. */
 template <int SB>
 __host__ __device__ __forceinline__ int32_t
-sample_at (const uint8_t * s)
+value_at (const Args & a, const uint8_t * s)
 {
-  return SB == 1 ? s[0] : s[0] | s[1] << 8;
+  if (SB == 1)
+    return s[0];
+  return ((s[0] | s[1] << 8) >> a.lsb) & a.max;
+}
+
+/* The largest value: a constant for 8-bit samples. */
+template <int SB>
+__host__ __device__ __forceinline__ int32_t
+value_max (const Args & a)
+{
+  return SB == 1 ? 255 : a.max;
+}
+
+/* Value @v (0 .. max) into the sample at @o (CF_VALUE_SAMPLE ()). */
+template <int SB>
+__host__ __device__ __forceinline__ void
+put_value (const Args & a, uint8_t * o, int32_t v)
+{
+  if (SB == 1) {
+    o[0] = (uint8_t) v;
+  } else {
+    v <<= a.lsb;
+    o[0] = (uint8_t) v;
+    o[1] = (uint8_t) (v >> 8);
+  }
 }
 
 /* acc[m] = sum_t w[t] x[m + t], m < kM, t < taps (T when T > 0: a
@@ -487,7 +521,7 @@ rows_pass (const Args & a, const Tile & t, const Shared & sh,
     const uint8_t *s_row = smem + sh.in + i * sh.in_stride + s_rows[i].shift;
 
     s_inter[(c0 + i) * S::kInterStride + inter_pos (j)] =
-        sample_at<SB> (s_row + (j / S::kSpp) * PB + (j % S::kSpp) * SB);
+        value_at<SB> (a, s_row + (j / S::kSpp) * PB + (j % S::kSpp) * SB);
   }
 
   /* otherwise one item: kM pixels (group g) of sample k of staged row i;
@@ -503,16 +537,16 @@ rows_pass (const Args & a, const Tile & t, const Shared & sh,
     Acc acc[kM];
 
     correlate<R ? 2 * R + 1 : 0, Acc> (s_wx, 2 * a.rx + 1,
-        [&](int e) { return sample_at<SB> (s_px + e * PB); }, acc);
+        [&](int e) { return value_at<SB> (a, s_px + e * PB); }, acc);
 UNROLL
     for (int m = 0; m < kM; m++) {
       int32_t v;
       if (a.skip & (1u << k))
-        v = sample_at<SB> (s_px + (m + a.rx) * PB);
+        v = value_at<SB> (a, s_px + (m + a.rx) * PB);
       else if (DIR == CF_STENCIL_BOTH)
         v = round_shift (acc[m], a.bits - kInterShift);
       else
-        v = saturate (round_shift (acc[m], a.bits), S::kMax);
+        v = saturate (round_shift (acc[m], a.bits), value_max<SB> (a));
       out[inter_pos (j0 + m * S::kSpp)] = v;
     }
   }
@@ -552,11 +586,9 @@ UNROLL
       if (DIR == CF_STENCIL_HORIZONTAL || (a.skip & (1u << k)))
         v = col[(m + a.ry) * S::kInterStride];
       else
-        v = saturate (round_shift (acc[m], shift), S::kMax);
-      uint8_t *o = smem + sh.out + r * sh.out_stride + s_oshift[r] + j * SB;
-      o[0] = (uint8_t) v;
-      if (SB == 2)
-        o[1] = (uint8_t) (v >> 8);
+        v = saturate (round_shift (acc[m], shift), value_max<SB> (a));
+      put_value<SB> (a, smem + sh.out + r * sh.out_stride + s_oshift[r] +
+          j * SB, v);
     }
   }
 }
@@ -678,10 +710,11 @@ kernel_of_dir (int dir, bool wide, int r, int rx, int ry)
     return kernel_of_radius<PB, SB, CF_STENCIL_HORIZONTAL, false> (r, rx, ry);
   if (dir == CF_STENCIL_VERTICAL)
     return kernel_of_radius<PB, SB, CF_STENCIL_VERTICAL, false> (r, rx, ry);
-  /* 16-bit columns of BOTH always need int64 */
+  /* 16-bit columns of BOTH always need int64: both calls name the same
+   * kernels then, so no int32 ones are compiled for them */
   if (wide || SB == 2)
     return kernel_of_radius<PB, SB, CF_STENCIL_BOTH, true> (r, rx, ry);
-  return kernel_of_radius<PB, SB, CF_STENCIL_BOTH, false> (r, rx, ry);
+  return kernel_of_radius<PB, SB, CF_STENCIL_BOTH, SB == 2> (r, rx, ry);
 }
 
 /* The kernel for a plane of @pb-byte pixels of @sb-byte samples; func NULL
@@ -697,6 +730,8 @@ select_kernel (int pb, int sb, int dir, bool wide, int r, int rx, int ry)
     case 22: return kernel_of_dir<2, 2> (dir, wide, r, rx, ry);
     case 31: return kernel_of_dir<3, 1> (dir, wide, r, rx, ry);
     case 41: return kernel_of_dir<4, 1> (dir, wide, r, rx, ry);
+    case 42: return kernel_of_dir<4, 2> (dir, wide, r, rx, ry);
+    case 82: return kernel_of_dir<8, 2> (dir, wide, r, rx, ry);
     default: return none;
   }
 }
@@ -812,9 +847,14 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
     a->ry = plan->direction == CF_STENCIL_HORIZONTAL ? 0 : plan->radius_y;
     a->border = plan->border;
     a->bits = plan->weight_bits;
+    a->lsb = info->lsb;
+    a->max = (int32_t) CF_FORMAT_MAX_VALUE (info);
     a->skip = plan->skip[p];
-    memcpy (a->border_sample, plan->border_sample[p],
-        sizeof (a->border_sample));
+    /* staged as bytes of the picture, read back through value_at () */
+    for (int k = 0; k < CF_MAX_CHANNELS; k++) {
+      const int32_t value = plan->border_sample[p][k];
+      a->border_sample[k] = (int32_t) CF_VALUE_SAMPLE (value, info->lsb);
+    }
     /* radius up to 8: the unrolled kernel of the next bucket, the taps
      * padded with zero weights on both sides (which adds exact zeros) */
     const int r = radius_bucket (plan->direction, a->rx, a->ry);

@@ -12,6 +12,12 @@
  * copied unchanged unless asked for (filter_alpha); padding samples (the x of
  * RGBx) are filtered like the others.
  *
+ * Values: a sample is filtered as the value it holds (format.h),
+ * (sample >> lsb) & (2^bits - 1); its other bits (P010's low 6, the high 6
+ * of I420_10LE's 16) are ignored. Results, copied alpha included, are
+ * written back as value << lsb, the other bits 0. Everything below is in
+ * values: max = 2^bits - 1 (255, 1023 or 65535).
+ *
  * Borders: the picture is extended beyond each edge (input index j outside
  * 0 .. n - 1 of an axis of n samples), the same way on every axis:
  * - CLAMP: the edge sample, j -> clamp (j, 0, n - 1);
@@ -20,18 +26,19 @@
  *   2 (n - 1) however far j lies (any radius on any size); n = 1 maps
  *   everything to 0;
  * - WRAP: j modulo n (the picture tiled);
- * - CONSTANT: border_value of the sample's channel, in sample units (0 .. 255,
- *   or 0 .. 65535 for 16-bit formats), in every direction, corners included
- *   (padding samples get 0xff, as cf_fill_cpu () gives them). For BOTH, a
- *   row outside the picture is thus a constant row: its horizontal pass is
- *   the constant times the sum of the horizontal weights.
+ * - CONSTANT: border_value of the sample's channel, a value (0 .. max), in
+ *   every direction, corners included (padding samples get max, 0xff, as
+ *   cf_fill_cpu () gives them). For BOTH, a row outside the picture is thus
+ *   a constant row: its horizontal pass is the constant times the sum of
+ *   the horizontal weights.
  * cf_stencil_border_index () is this mapping.
  *
  * Fixed point, so that the CUDA and CPU paths give the same bytes:
  *
- * 1. Weights. B = CF_STENCIL_WEIGHT_BITS (8-bit formats: 16 fraction bits;
- *    16-bit formats: 22, enough for 129 taps of 16-bit samples to stay
- *    within 1 LSB of the model, where 16 bits would miss by about one LSB on
+ * 1. Weights. B = CF_STENCIL_WEIGHT_BITS (depth), of the sample size, not
+ *    the value's (8-bit formats: 16 fraction bits; 16-bit samples, 10-bit
+ *    values too: 22, enough for 129 taps of 16-bit values to stay within
+ *    1 LSB of the model, where 16 bits would miss by about one LSB on
  *    noise). With `normalize`, the taps are first divided by their sum
  *    (which must not be 0, and in float64 neither overflow nor fall below
  *    DBL_MIN) and rounded as running sums, as resize.h does: with S(t)
@@ -43,15 +50,16 @@
  *    the sum of |weight|, is at most CF_STENCIL_MAX_GAIN (64) << B.
  * 2. One axis (HORIZONTAL, VERTICAL): S = sum w * in, exact, then
  *    out = clamp ((S + 2^(B-1)) >> B, 0, max): rounded half up (arithmetic
- *    shift, also for negative sums) and saturated, max = 255 or 65535.
+ *    shift, also for negative sums) and saturated to the value's range.
  * 3. BOTH: the rows pass gives an intermediate with I = CF_STENCIL_INTER_BITS
  *    fraction bits,  h = (S_x + 2^(B-I-1)) >> (B-I)  (int32), for every input
  *    row the columns need (rows beyond the edges mapped as above); then
  *    out = clamp ((sum w_y * h + 2^(B+I-1)) >> (B+I), 0, max).
  * Bounds (gain G <= 64): 8-bit sums are below 255 G 2^16 <= 2^30 (int32), h
- *    below 255 G 2^6 + 1 < 2^21; 16-bit sums below 2^38 (int64), h below 2^28
- *    (int32); the columns pass of BOTH below G 2^B |h| <= 2^56 (int64; int32
- *    when its bound, computed from the weights, allows). Every sum is exact.
+ *    below 255 G 2^6 + 1 < 2^21; sums of 16-bit samples (values below 2^16)
+ *    below 2^38 (int64), h below 2^28 (int32); the columns pass of BOTH
+ *    below G 2^B |h| <= 2^56 (int64; int32 when its bound, computed from
+ *    the weights, allows). Every sum is exact.
  *
  * Against the float64 model (cf_stencil_model (): unrounded taps, no
  * intermediate rounding, then clamped) the error is the final rounding
@@ -117,7 +125,8 @@ typedef struct {
   CfStencilTaps y;              /* for VERTICAL and BOTH */
   CfStencilBorder border;
   /* CONSTANT's value per channel, in format.h's channel order (R, G, B, A;
-   * Y, U, V; gray): 0 .. 255, or 0 .. 65535 for 16-bit formats */
+   * Y, U, V; gray): a value of the format, 0 .. 2^bits - 1 (1023 for
+   * P010_10LE and I420_10LE) */
   uint16_t border_value[CF_MAX_CHANNELS];
   int filter_alpha;             /* filter alpha too, instead of copying it */
 } CfStencilParams;
@@ -135,7 +144,8 @@ typedef struct {
   int radius_x, radius_y;
   int32_t weights_x[CF_STENCIL_MAX_TAPS], weights_y[CF_STENCIL_MAX_TAPS];
   double taps_x[CF_STENCIL_MAX_TAPS], taps_y[CF_STENCIL_MAX_TAPS];
-  /* CONSTANT's value of sample k of a pixel of plane p */
+  /* CONSTANT's value of sample k of a pixel of plane p (a value, not
+   * shifted into its sample) */
   int32_t border_sample[CF_MAX_PLANES][CF_MAX_CHANNELS];
   /* bit k set: sample k of a pixel of plane p is copied, not filtered */
   unsigned int skip[CF_MAX_PLANES];
@@ -194,7 +204,7 @@ CfStencilTapsStatus cf_stencil_taps_check (const CfStencilTaps * axis,
 /* Makes the plan of @params for @width x @height pictures of @format (sizes
  * 1 .. CF_MAX_SIDE). Returns 0, or -1 (and @plan cleared) on a bad argument:
  * unknown format, direction or border, taps that cf_stencil_taps_check ()
- * refuses, a border value beyond the sample range. */
+ * refuses, a border value beyond the format's values (2^bits - 1). */
 int cf_stencil_plan_init (CfStencilPlan * plan, CfFormat format, int width,
     int height, const CfStencilParams * params);
 /* Safe on a cleared or failed plan (the plan owns no memory; this clears it
@@ -211,8 +221,9 @@ int cf_stencil_cpu (const CfStencilPlan * plan, const CfImage * src,
 
 /* The float64 model of the same filter (the taps unrounded, no rounding
  * between the passes, no clamping) for sample @k (0 .. samples per pixel - 1)
- * of pixel (@x, @y) of plane @plane; a copied (alpha) sample is the input
- * sample. For tests; NAN on bad arguments. */
+ * of pixel (@x, @y) of plane @plane, as a value (not shifted into its
+ * sample); a copied (alpha) sample is the input's value. For tests; NAN on
+ * bad arguments. */
 double cf_stencil_model (const CfStencilPlan * plan, const CfImage * src,
     int plane, int x, int y, int k);
 

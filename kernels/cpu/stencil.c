@@ -2,9 +2,10 @@
  * (see stencil.h).
  *
  * cf_stencil_plan_init () turns the taps into the fixed-point weights both
- * backends use. cf_stencil_cpu () works row by row on each plane, in exact
- * int64 sums (the GPU may sum in int32 where stencil.h's bounds allow; the
- * sums, and so the bytes, are the same):
+ * backends use. cf_stencil_cpu () works row by row on each plane, on the
+ * values the samples hold (input (), store_row ()), in exact int64 sums (the
+ * GPU may sum in int32 where stencil.h's bounds allow; the sums, and so the
+ * bytes, are the same):
  * - HORIZONTAL: each input row is first extended by the radius on both
  *   sides (borders applied once), then correlated;
  * - VERTICAL: each output row sums the input rows its taps reach, mapped
@@ -164,7 +165,8 @@ cf_stencil_plan_init (CfStencilPlan * plan, CfFormat format, int width,
   const CfFormatInfo *info = cf_format_info (format);
   const CfStencilDirection dir = params ? params->direction :
       CF_STENCIL_DIRECTION_COUNT;
-  int p, k, c, bits, max;
+  int p, k, c, bits;
+  uint32_t max;
 
   if (!plan)
     return -1;
@@ -173,8 +175,10 @@ cf_stencil_plan_init (CfStencilPlan * plan, CfFormat format, int width,
       || (unsigned) params->border >= CF_STENCIL_BORDER_COUNT
       || width < 1 || height < 1 || width > CF_MAX_SIDE || height > CF_MAX_SIDE)
     return -1;
+  /* the weights' precision follows the sample size, the border the value
+   * size: 10-bit values take 16-bit samples' weights */
   bits = CF_STENCIL_WEIGHT_BITS (info->depth);
-  max = info->depth > 8 ? 65535 : 255;
+  max = CF_FORMAT_MAX_VALUE (info);
   for (c = 0; c < info->n_channels; c++)
     if (params->border_value[c] > max)
       return -1;
@@ -207,7 +211,8 @@ cf_stencil_plan_init (CfStencilPlan * plan, CfFormat format, int width,
 
     for (k = 0; k < l->pixel_bytes / l->sample_bytes; k++) {
       c = l->channel[k];
-      plan->border_sample[p][k] = c < 0 ? max : params->border_value[c];
+      plan->border_sample[p][k] = c < 0 ? (int32_t) max :
+          params->border_value[c];
       if (!params->filter_alpha && is_alpha (info, p, k))
         plan->skip[p] |= 1u << k;
     }
@@ -254,15 +259,42 @@ typedef struct
   size_t dst_pitch;
   const int32_t *border;        /* CONSTANT's value of each sample */
   unsigned int skip;
-  int32_t max;
+  int bits, lsb;                /* of the value in a sample (format.h) */
+  int32_t max;                  /* of a value: 2^bits - 1 */
 } Plane;
 
-/* Sample @k of pixel @x of input row @y, both in the plane. */
+/* Plane @p of @plan: its size, layout and values; @src and @dst left
+ * unset. */
+static void
+plane_init (Plane * pl, const CfStencilPlan * plan, int p)
+{
+  const CfFormatInfo *info = cf_format_info (plan->format);
+  const CfPlaneLayout *l = &info->plane[p];
+
+  memset (pl, 0, sizeof (*pl));
+  pl->plan = plan;
+  pl->width = cf_plane_width (plan->format, p, plan->width);
+  pl->height = cf_plane_height (plan->format, p, plan->height);
+  pl->pixel_bytes = l->pixel_bytes;
+  pl->sample_bytes = l->sample_bytes;
+  pl->spp = l->pixel_bytes / l->sample_bytes;
+  pl->n = pl->width * pl->spp;
+  pl->border = plan->border_sample[p];
+  pl->skip = plan->skip[p];
+  pl->bits = info->bits;
+  pl->lsb = info->lsb;
+  pl->max = (int32_t) CF_FORMAT_MAX_VALUE (info);
+}
+
+/* The value of sample @k of pixel @x of input row @y, both in the plane:
+ * the bits of the sample outside it (P010's low 6, a 10-bit value's high
+ * 6) are not part of the picture. */
 static inline int32_t
 input (const Plane * pl, int x, int y, int k)
 {
-  return sample_at (pl->src + (size_t) y * pl->src_pitch +
-      (size_t) x * pl->pixel_bytes + k * pl->sample_bytes, pl->sample_bytes);
+  return (int32_t) CF_SAMPLE_VALUE (sample_at (pl->src + (size_t) y *
+          pl->src_pitch + (size_t) x * pl->pixel_bytes +
+          k * pl->sample_bytes, pl->sample_bytes), pl->bits, pl->lsb);
 }
 
 /* Sample @k of pixel (@x, @y) of the picture extended through its border;
@@ -298,8 +330,9 @@ horizontal_sums (const Plane * pl, int y, int32_t * ext, int64_t * sums)
   }
 }
 
-/* Output row @y from its sums: rounded by @shift, saturated; copied samples
- * from the input. */
+/* Output row @y from its sums: rounded by @shift, saturated to the value's
+ * range and shifted into its sample; copied samples from the input's
+ * values. */
 static void
 store_row (const Plane * pl, int y, const int64_t * sums, int shift)
 {
@@ -309,13 +342,15 @@ store_row (const Plane * pl, int y, const int64_t * sums, int shift)
   for (j = 0; j < pl->n; j++) {
     const int x = j / pl->spp, k = j % pl->spp;
     int64_t v = (sums[j] + (INT64_C (1) << (shift - 1))) >> shift;
+    unsigned sample;
 
     if (pl->skip & (1u << k))
       v = input (pl, x, y, k);
     v = v < 0 ? 0 : v > pl->max ? pl->max : v;
-    out[(size_t) j * pl->sample_bytes] = (uint8_t) v;
+    sample = CF_VALUE_SAMPLE (v, pl->lsb);
+    out[(size_t) j * pl->sample_bytes] = (uint8_t) sample;
     if (pl->sample_bytes == 2)
-      out[(size_t) j * 2 + 1] = (uint8_t) (v >> 8);
+      out[(size_t) j * 2 + 1] = (uint8_t) (sample >> 8);
   }
 }
 
@@ -413,23 +448,13 @@ cf_stencil_cpu (const CfStencilPlan * plan, const CfImage * src,
     return -1;
   info = cf_format_info (plan->format);
   for (p = 0; p < info->n_planes && !err; p++) {
-    const CfPlaneLayout *l = &info->plane[p];
     Plane pl;
 
-    pl.plan = plan;
-    pl.width = cf_plane_width (plan->format, p, plan->width);
-    pl.height = cf_plane_height (plan->format, p, plan->height);
-    pl.pixel_bytes = l->pixel_bytes;
-    pl.sample_bytes = l->sample_bytes;
-    pl.spp = l->pixel_bytes / l->sample_bytes;
-    pl.n = pl.width * pl.spp;
+    plane_init (&pl, plan, p);
     pl.src = src->data[p];
     pl.src_pitch = src->pitch[p];
     pl.dst = dst->data[p];
     pl.dst_pitch = dst->pitch[p];
-    pl.border = plan->border_sample[p];
-    pl.skip = plan->skip[p];
-    pl.max = l->sample_bytes == 2 ? 65535 : 255;
     if (plan->direction == CF_STENCIL_HORIZONTAL)
       err = filter_horizontal (&pl);
     else if (plan->direction == CF_STENCIL_VERTICAL)
@@ -446,27 +471,18 @@ double
 cf_stencil_model (const CfStencilPlan * plan, const CfImage * src, int plane,
     int x, int y, int k)
 {
-  const CfFormatInfo *info;
-  const CfPlaneLayout *l;
   Plane pl;
   double sum = 0.0;
   int tx, ty;
 
   if (!plan_ok (plan) || !image_matches (plan, src) || plane < 0
-      || plane >= (info = cf_format_info (plan->format))->n_planes)
+      || plane >= cf_format_info (plan->format)->n_planes)
     return NAN;
-  l = &info->plane[plane];
-  memset (&pl, 0, sizeof (pl));
-  pl.plan = plan;
-  pl.width = cf_plane_width (plan->format, plane, plan->width);
-  pl.height = cf_plane_height (plan->format, plane, plan->height);
-  pl.pixel_bytes = l->pixel_bytes;
-  pl.sample_bytes = l->sample_bytes;
+  plane_init (&pl, plan, plane);
   pl.src = src->data[plane];
   pl.src_pitch = src->pitch[plane];
-  pl.border = plan->border_sample[plane];
   if (x < 0 || x >= pl.width || y < 0 || y >= pl.height || k < 0
-      || k >= l->pixel_bytes / l->sample_bytes)
+      || k >= pl.spp)
     return NAN;
   if (plan->skip[plane] & (1u << k))
     return input (&pl, x, y, k);

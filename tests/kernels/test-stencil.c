@@ -1,19 +1,27 @@
 /* Kernel-level tests of 1D stencils (kernels/stencil.h).
  *
+ * Samples are read and checked as the values they hold (format.h): the
+ * pictures set the bits outside the values (P010_10LE's low 6, I420_10LE's
+ * high 6), and every output sample must hold its value and 0 elsewhere.
+ *
  * CF_TEST_BACKEND=cpu: the border mapping and the fixed-point weights
  * written out by hand; known answers for cf_stencil_cpu (): an impulse gives
  * the taps (reversed: a correlation), a normalized filter keeps a constant
  * picture constant, the derivative of a ramp is constant, every border mode
  * at both edges of both axes, a radius beyond the width and height (1x1
- * too), the alpha sample copied unless asked; cf_stencil_cpu () within
- * 1 LSB of the float64 model cf_stencil_model () on random pictures, every
- * format, direction and border, radius {0, 1, 4, 8, 64}, unaligned planes
- * and padded pitches whose padding stays untouched; bad arguments.
+ * too), the alpha sample copied unless asked (16-bit RGBA too); 10- and
+ * 16-bit values by hand (masked on input, saturated at 2^bits - 1, shifted
+ * into place, CONSTANT's border a value), the bits outside the values
+ * changing nothing and P010_10LE giving I420_10LE's values;
+ * cf_stencil_cpu () within 1 LSB of the float64 model cf_stencil_model ()
+ * on random pictures, every format, direction and border, radius
+ * {0, 1, 4, 8, 64}, unaligned planes and padded pitches whose padding stays
+ * untouched; bad arguments.
  * CF_TEST_BACKEND=cuda: cf_stencil_cuda () bit-exact against
  * cf_stencil_cpu (), every format x direction x border x radius
- * {0, 1, 4, 8, 64} over sizes from 1x1 to 641x481, random pictures in
- * unaligned planes with odd pitches, and constant ones; 4K RGBA; bad
- * arguments.
+ * {0, 1, 4, 8, 64} over sizes from 1x1 to 641x481, random pictures (random
+ * bits outside the values too) in unaligned planes with odd pitches, and
+ * constant ones; radius 64 on 8-byte pixels; 4K RGBA; bad arguments.
  */
 #include "cf-frame.h"
 #include "stencil.h"
@@ -36,17 +44,74 @@ static const int radii[] = { 0, 1, 4, 8, 64 };
 
 /* ---- pictures ---- */
 
-/* The value of channel @c in a constant picture (-1: padding, which
- * CONSTANT borders fill with the maximum). */
+/* The stencils filter values, (sample >> lsb) & (2^bits - 1) (format.h),
+ * and write value << lsb: these read, write and check samples that way. */
+
 static guint
-channel_value (const Frame * f, int p, int c)
+value_get (const Frame * f, int p, int x, int y, int k)
 {
-  if (c < 0)
-    return f->sb[p] == 2 ? 65535 : 255;
-  return f->sb[p] == 2 ? (17u + 23 * c) * 257 + 1 : 17u + 23 * c;
+  const CfFormatInfo *info = cf_format_info (f->img.format);
+
+  return CF_SAMPLE_VALUE (sample_get (f, p, x, y, k), info->bits, info->lsb);
 }
 
-/* Every sample of @f its channel_value (). */
+/* Sets the sample to hold @value, the bits of it outside the value (P010's
+ * low 6, I420_10LE's high 6), which the filters must ignore, taken from
+ * @other (G_MAXUINT: all set). */
+static void
+value_set (Frame * f, int p, int x, int y, int k, guint value, guint other)
+{
+  const CfFormatInfo *info = cf_format_info (f->img.format);
+  const guint sample_max = f->sb[p] == 2 ? 0xffff : 0xff;
+
+  sample_set (f, p, x, y, k, CF_VALUE_SAMPLE (value, info->lsb) |
+      (other & sample_max & ~(CF_FORMAT_MAX_VALUE (info) << info->lsb)));
+}
+
+/* Sample @k of pixel (@x, @y) of plane @p is exactly the one holding @want:
+ * the value, and 0 in the bits outside it. */
+static void
+check_value (const Frame * f, int p, int x, int y, int k, guint want,
+    const char *what)
+{
+  const guint want_sample = CF_VALUE_SAMPLE (want,
+      cf_format_info (f->img.format)->lsb);
+
+  if (sample_get (f, p, x, y, k) != want_sample) {
+    g_printerr ("%s: plane %d, pixel %d,%d, sample %d: value %u\n", what, p,
+        x, y, k, want);
+    g_assert_cmphex (sample_get (f, p, x, y, k), ==, want_sample);
+  }
+}
+
+/* Every sample of @got holds the value of @want's, and nothing else. */
+static void
+check_values (const Frame * got, const Frame * want, const char *what)
+{
+  int p, x, y, k;
+
+  for (p = 0; p < got->n_planes; p++)
+    for (y = 0; y < got->h[p]; y++)
+      for (x = 0; x < got->w[p]; x++)
+        for (k = 0; k < samples_per_pixel (got, p); k++)
+          check_value (got, p, x, y, k, value_get (want, p, x, y, k), what);
+}
+
+/* The value of channel @c in a constant picture of @format (-1: padding,
+ * which CONSTANT borders fill with the maximum): 17 + 23 c in 8 bits,
+ * scaled to the value's bits with its lowest bit set. */
+static guint
+channel_value (CfFormat format, int c)
+{
+  const CfFormatInfo *info = cf_format_info (format);
+
+  if (c < 0)
+    return CF_FORMAT_MAX_VALUE (info);
+  return ((17u + 23 * c) << (info->bits - 8)) + (info->bits > 8);
+}
+
+/* Every sample of @f its channel_value (), its bits outside the value
+ * set. */
 static void
 frame_constant (Frame * f)
 {
@@ -57,8 +122,8 @@ frame_constant (Frame * f)
     for (y = 0; y < f->h[p]; y++)
       for (x = 0; x < f->w[p]; x++)
         for (k = 0; k < samples_per_pixel (f, p); k++)
-          sample_set (f, p, x, y, k, channel_value (f, p,
-                  info->plane[p].channel[k]));
+          value_set (f, p, x, y, k, channel_value (f->img.format,
+                  info->plane[p].channel[k]), G_MAXUINT);
 }
 
 /* ---- stencils ---- */
@@ -130,11 +195,10 @@ params_of (CfStencilDirection dir, int rx, const double *tx, gboolean nx,
 static void
 set_border_values (CfStencilParams * s, CfFormat format)
 {
-  const gboolean deep = cf_format_info (format)->depth > 8;
   int c;
 
   for (c = 0; c < CF_MAX_CHANNELS; c++)
-    s->border_value[c] = deep ? (17 + 23 * c) * 257 + 1 : 17 + 23 * c;
+    s->border_value[c] = channel_value (format, c);
 }
 
 /* Filters @src into a new picture @dst (pitch +5, misaligned by 3) on the
@@ -222,6 +286,13 @@ test_cpu_weights (void)
     g_assert_cmpfloat (fabs (plan.weights_x[t] - (1 << 22) / 5.0), <=, 1.0);
   }
   g_assert_cmpint (sum, ==, 1 << 22);
+  /* the precision follows the samples: 10-bit values in 16 bits too */
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_P010_10LE, 8, 8,
+          &s), ==, 0);
+  g_assert_cmpint (plan.weight_bits, ==, 22);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_Y42B, 8, 8, &s),
+      ==, 0);
+  g_assert_cmpint (plan.weight_bits, ==, 16);
 
   /* as given: derivative and laplacian exactly */
   s = params_of (CF_STENCIL_VERTICAL, 0, NULL, FALSE, 1, deriv, FALSE, 0);
@@ -385,6 +456,8 @@ test_cpu_plan_samples (void)
     {CF_FORMAT_ARGB, 1 << 0}, {CF_FORMAT_ABGR, 1 << 0},
     {CF_FORMAT_RGBX, 0}, {CF_FORMAT_XRGB, 0}, {CF_FORMAT_RGB, 0},
     {CF_FORMAT_GRAY8, 0}, {CF_FORMAT_I420, 0}, {CF_FORMAT_NV12, 0},
+    {CF_FORMAT_RGBA64_LE, 1 << 3}, {CF_FORMAT_BGRA64_LE, 1 << 3},
+    {CF_FORMAT_P010_10LE, 0}, {CF_FORMAT_Y444_16LE, 0},
   };
   /* the values of channels R/Y G/U B/V A below, as samples */
   static const int32_t argb[4] = { 40, 10, 20, 30 };
@@ -443,15 +516,38 @@ test_cpu_plan_samples (void)
   s.border_value[0] = 0;
   g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_GRAY8, 4, 4, &s),
       ==, 0);
+  /* values, not samples: 10 bits end at 1023 wherever they sit, and the
+   * plan keeps the value (the GPU shifts it into P010's high bits) */
+  s.border_value[1] = 1023;
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_P010_10LE, 4, 4,
+          &s), ==, 0);
+  g_assert_cmpint (plan.border_sample[1][0], ==, 1023);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_I420_10LE, 4, 4,
+          &s), ==, 0);
+  s.border_value[2] = 1024;
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_P010_10LE, 4, 4,
+          &s), ==, -1);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_I420_10LE, 4, 4,
+          &s), ==, -1);
+  s.border_value[2] = 65535;
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_P016_LE, 4, 4,
+          &s), ==, 0);
+  g_assert_cmpint (plan.border_sample[1][1], ==, 65535);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_BGRA64_LE, 4, 4,
+          &s), ==, 0);
+  g_assert_cmpint (plan.border_sample[0][0], ==, 65535);
+  g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_Y42B, 4, 4, &s),
+      ==, -1);
   cf_stencil_plan_clear (&plan);
 }
 
 /* ---- CPU: known answers ---- */
 
-/* Filters the one-plane 8- or 16-bit @in (@w x @h) and compares with
- * @want. */
+/* Filters a @w x @h picture of @format whose plane 0 (gray or luma, one
+ * sample a pixel) holds the samples @in, and compares its samples, as they
+ * are in memory, with @want. */
 static void
-check_gray (CfFormat format, const CfStencilParams * s, const guint * in,
+check_plane0 (CfFormat format, const CfStencilParams * s, const guint * in,
     int w, int h, const guint * want, const char *what)
 {
   Frame src, dst;
@@ -473,8 +569,10 @@ check_gray (CfFormat format, const CfStencilParams * s, const guint * in,
 }
 
 /* An impulse of @v at the middle of every plane, every sample: the taps
- * come out reversed, times v (the taps are multiples of 1/16, so exactly);
- * BOTH gives their outer product. The copied alpha keeps the impulse. */
+ * come out reversed, times v (exactly: their products are multiples of
+ * 1/32, v of 32); BOTH gives their outer product. The copied alpha keeps
+ * the impulse. The bits of the samples outside their values are all set,
+ * and must come out 0. */
 static void
 test_cpu_impulse (void)
 {
@@ -489,7 +587,7 @@ test_cpu_impulse (void)
           CF_STENCIL_CLAMP);
       char *what = g_strdup_printf ("%s %s impulse",
           cf_format_info (f)->name, dir_names[d]);
-      const guint v = cf_format_info (f)->depth > 8 ? 16000 : 160;
+      const guint v = 160u << (cf_format_info (f)->bits - 8);
       CfStencilPlan plan;
       Frame src, dst;
 
@@ -498,8 +596,8 @@ test_cpu_impulse (void)
         for (y = 0; y < src.h[p]; y++)
           for (x = 0; x < src.w[p]; x++)
             for (k = 0; k < samples_per_pixel (&src, p); k++)
-              sample_set (&src, p, x, y, k, x == src.w[p] / 2
-                  && y == src.h[p] / 2 ? v : 0);
+              value_set (&src, p, x, y, k, x == src.w[p] / 2
+                  && y == src.h[p] / 2 ? v : 0, G_MAXUINT);
       filter_cpu (&s, &src, &dst, what);
       g_assert_cmpint (cf_stencil_plan_init (&plan, f, 18, 14, &s), ==, 0);
       for (p = 0; p < src.n_planes; p++)
@@ -512,15 +610,10 @@ test_cpu_impulse (void)
             const double wy = d == CF_STENCIL_HORIZONTAL ? (tY == 1) :
                 tY >= 0 && tY < 3 ? ty[tY] : 0;
 
-            for (k = 0; k < samples_per_pixel (&src, p); k++) {
-              const guint want = plan.skip[p] & (1u << k) ?
-                  sample_get (&src, p, x, y, k) : (guint) (v * wx * wy);
-              if (sample_get (&dst, p, x, y, k) != want) {
-                g_printerr ("%s: plane %d pixel %d,%d sample %d\n", what, p,
-                    x, y, k);
-                g_assert_cmpuint (sample_get (&dst, p, x, y, k), ==, want);
-              }
-            }
+            for (k = 0; k < samples_per_pixel (&src, p); k++)
+              check_value (&dst, p, x, y, k, plan.skip[p] & (1u << k) ?
+                  value_get (&src, p, x, y, k) : (guint) (v * wx * wy),
+                  what);
           }
       cf_stencil_plan_clear (&plan);
       frame_clear (&src);
@@ -565,7 +658,7 @@ test_cpu_constant (void)
             frame_init (&src, f, sizes[z][0], sizes[z][1], 2, z);
             frame_constant (&src);
             filter_cpu (&s, &src, &dst, what);
-            check_samples (&dst, &src, what);
+            check_values (&dst, &src, what);
             frame_clear (&src);
             frame_clear (&dst);
             g_free (what);
@@ -619,16 +712,18 @@ test_cpu_ramp (void)
           g_free (what);
           continue;
         }
-        check_gray (CF_FORMAT_GRAY8, &s, in, along_y ? 3 : 9, along_y ? 9 : 3,
-            want, what);
+        check_plane0 (CF_FORMAT_GRAY8, &s, in, along_y ? 3 : 9,
+            along_y ? 9 : 3, want, what);
         g_free (what);
       }
 }
 
 /* The input shifted by (dx, dy): a single tap of 1 at t = r + d reads
  * in[i + d], so every output is the extended picture at (x + dx, y + dy),
- * cf_stencil_border_index () of each coordinate (checked by hand above).
- * Every format, border and shift of a radius beyond the picture. */
+ * cf_stencil_border_index () of each coordinate (checked by hand above):
+ * the value there, or CONSTANT's. Every format, border and shift of a
+ * radius beyond the picture; random bytes, so the bits outside the values
+ * too. */
 static void
 test_cpu_shift (void)
 {
@@ -676,16 +771,11 @@ test_cpu_shift (void)
                         src.h[p]);
                     guint want = sx < 0 || sy < 0 ?
                         (guint) plan.border_sample[p][k] :
-                        sample_get (&src, p, sx, sy, k);
+                        value_get (&src, p, sx, sy, k);
 
                     if (plan.skip[p] & (1u << k))
-                      want = sample_get (&src, p, x, y, k);
-                    if (sample_get (&dst, p, x, y, k) != want) {
-                      g_printerr ("%s: plane %d pixel %d,%d sample %d\n",
-                          what, p, x, y, k);
-                      g_assert_cmpuint (sample_get (&dst, p, x, y, k), ==,
-                          want);
-                    }
+                      want = value_get (&src, p, x, y, k);
+                    check_value (&dst, p, x, y, k, want, what);
                   }
             cf_stencil_plan_clear (&plan);
             frame_clear (&src);
@@ -736,29 +826,29 @@ test_cpu_borders (void)
         taps[j ? 4 : 0] = 1.0;  /* radius 2: reads in[i -+ 2] */
         s = params_of (d, 2, taps, FALSE, 2, taps, FALSE, b);
         s.border_value[0] = 7;
-        check_gray (CF_FORMAT_GRAY8, &s, row5, v ? 1 : 5, v ? 5 : 1,
+        check_plane0 (CF_FORMAT_GRAY8, &s, row5, v ? 1 : 5, v ? 5 : 1,
             want5[b][j], what);
         memset (taps, 0, sizeof (taps));
         taps[j ? 14 : 0] = 1.0; /* radius 7 */
         s = params_of (d, 7, taps, FALSE, 7, taps, FALSE, b);
         s.border_value[0] = 7;
-        check_gray (CF_FORMAT_GRAY8, &s, row3, v ? 1 : 3, v ? 3 : 1,
+        check_plane0 (CF_FORMAT_GRAY8, &s, row3, v ? 1 : 3, v ? 3 : 1,
             want3[b][j], what);
       }
       s = params_of (d, 3, box7, TRUE, 3, box7, TRUE, b);
       s.border_value[0] = 7;
-      check_gray (CF_FORMAT_GRAY8, &s, row5, 1, 1, &want1[b], what);
+      check_plane0 (CF_FORMAT_GRAY8, &s, row5, 1, 1, &want1[b], what);
       g_free (what);
     }
 }
 
 /* RGBA-family alpha is copied unless asked for; when asked, it is filtered
- * like the other samples. */
+ * like the other samples: as a gray picture of the same depth. */
 static void
 test_cpu_alpha (void)
 {
   static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_BGRA,
-    CF_FORMAT_ARGB, CF_FORMAT_ABGR
+    CF_FORMAT_ARGB, CF_FORMAT_ABGR, CF_FORMAT_RGBA64_LE, CF_FORMAT_BGRA64_LE
   };
   static const double box[5] = { 1, 1, 1, 1, 1 };
   GRand *rand = g_rand_new_with_seed (cf_test_seed ());
@@ -769,6 +859,8 @@ test_cpu_alpha (void)
     for (d = 0; d < N_DIRS; d++) {
       const int alpha = formats[f] == CF_FORMAT_ARGB
           || formats[f] == CF_FORMAT_ABGR ? 0 : 3;
+      const CfFormat gray_format = cf_format_info (formats[f])->depth > 8 ?
+          CF_FORMAT_GRAY16_LE : CF_FORMAT_GRAY8;
       CfStencilParams s = params_of (d, 2, box, TRUE, 2, box, TRUE,
           CF_STENCIL_MIRROR);
       Frame src, copied, filtered, gray, gray_out;
@@ -779,9 +871,9 @@ test_cpu_alpha (void)
       filter_cpu (&s, &src, &copied, "alpha copied");
       s.filter_alpha = TRUE;
       filter_cpu (&s, &src, &filtered, "alpha filtered");
-      /* each sample as a GRAY8 picture of its own gives the same */
+      /* each sample as a gray picture of its own gives the same */
       for (k = 0; k < 4; k++) {
-        frame_init (&gray, CF_FORMAT_GRAY8, 23, 11, 0, 0);
+        frame_init (&gray, gray_format, 23, 11, 0, 0);
         for (y = 0; y < 11; y++)
           for (x = 0; x < 23; x++)
             sample_set (&gray, 0, x, y, 0, sample_get (&src, 0, x, y, k));
@@ -805,21 +897,169 @@ test_cpu_alpha (void)
   g_rand_free (rand);
 }
 
+/* Values in 16-bit samples (format.h), by hand: rows of 4 samples of plane
+ * 0 of I420_10LE (the value in the low 10 bits), P010_10LE (the high 10)
+ * and P016_LE, as they are in memory, along rows, along columns and with
+ * BOTH (the identity on the other axis):
+ * - radius 0, tap 1 gives each value back in place, the other bits 0
+ *   (I420_10LE 0xfc01 holds 1, 0x0400 holds 0; P010 0x003f holds 0);
+ * - a box of 3 (CLAMP) on the values 1, 2, 3, 6: 4/3, 2, 11/3, 15/3 round
+ *   to 1, 2, 4, 5, whatever the other bits hold;
+ * - -1, 3, -1 (CLAMP) on 0, 1000, 0, 0: -1000, 3000, -1000, 0 saturate to
+ *   0 and the value's maximum, 1023 in 10 bits (P016: 0, 30000, 0, 0 to
+ *   65535);
+ * - the shift by one to the right with a CONSTANT border of 1000: a value,
+ *   shifted into the sample like the others. */
+static void
+test_cpu_values (void)
+{
+  static const double one[1] = { 1 }, box[3] = { 1, 1, 1 };
+  static const double peak[3] = { -1, 3, -1 }, shift[3] = { 1, 0, 0 };
+  static const struct
+  {
+    const char *name;
+    const double *taps;
+    int radius;
+    gboolean normalize;
+    CfStencilBorder border;
+    CfFormat format;
+    guint in[4], want[4];
+  } rows[] = {
+    {"identity", one, 0, FALSE, CF_STENCIL_CLAMP, CF_FORMAT_I420_10LE,
+        {0xffff, 0x0400, 0xfc01, 0x83ff}, {0x03ff, 0x0000, 0x0001, 0x03ff}},
+    {"identity", one, 0, FALSE, CF_STENCIL_CLAMP, CF_FORMAT_P010_10LE,
+        {0xffff, 0x003f, 0x0041, 0x8020}, {0xffc0, 0x0000, 0x0040, 0x8000}},
+    {"identity", one, 0, FALSE, CF_STENCIL_CLAMP, CF_FORMAT_P016_LE,
+        {0xffff, 0x003f, 0x0041, 0x8020}, {0xffff, 0x003f, 0x0041, 0x8020}},
+    {"box", box, 1, TRUE, CF_STENCIL_CLAMP, CF_FORMAT_I420_10LE,
+        {0xfc01, 0x0402, 0x8003, 0x7c06}, {0x0001, 0x0002, 0x0004, 0x0005}},
+    {"box", box, 1, TRUE, CF_STENCIL_CLAMP, CF_FORMAT_P010_10LE,
+        {0x007f, 0x0095, 0x00ea, 0x01bf}, {0x0040, 0x0080, 0x0100, 0x0140}},
+    {"peak", peak, 1, FALSE, CF_STENCIL_CLAMP, CF_FORMAT_I420_10LE,
+        {0xfc00, 0xffe8, 0x0400, 0x0000}, {0x0000, 0x03ff, 0x0000, 0x0000}},
+    {"peak", peak, 1, FALSE, CF_STENCIL_CLAMP, CF_FORMAT_P010_10LE,
+        {0x003f, 0xfa3f, 0x0001, 0x0000}, {0x0000, 0xffc0, 0x0000, 0x0000}},
+    {"peak", peak, 1, FALSE, CF_STENCIL_CLAMP, CF_FORMAT_P016_LE,
+        {0x0000, 30000, 0x0000, 0x0000}, {0x0000, 0xffff, 0x0000, 0x0000}},
+    {"constant", shift, 1, FALSE, CF_STENCIL_CONSTANT, CF_FORMAT_I420_10LE,
+        {0xfc05, 0x0006, 0x0007, 0xf008}, {1000, 5, 6, 7}},
+    {"constant", shift, 1, FALSE, CF_STENCIL_CONSTANT, CF_FORMAT_P010_10LE,
+        {0x017f, 0x0180, 0x01c0, 0x0215}, {0xfa00, 0x0140, 0x0180, 0x01c0}},
+    {"constant", shift, 1, FALSE, CF_STENCIL_CONSTANT, CF_FORMAT_P016_LE,
+        {5, 6, 7, 8}, {1000, 5, 6, 7}},
+  };
+  guint i, d;
+
+  for (i = 0; i < G_N_ELEMENTS (rows); i++)
+    for (d = 0; d < N_DIRS; d++) {
+      const gboolean along_y = d == CF_STENCIL_VERTICAL;
+      CfStencilParams s = along_y ?
+          params_of (d, 0, NULL, FALSE, rows[i].radius, rows[i].taps,
+          rows[i].normalize, rows[i].border) :
+          params_of (d, rows[i].radius, rows[i].taps, rows[i].normalize, 0,
+          one, FALSE, rows[i].border);
+      char *what = g_strdup_printf ("%s %s %s",
+          cf_format_info (rows[i].format)->name, rows[i].name, dir_names[d]);
+
+      s.border_value[0] = 1000;
+      check_plane0 (rows[i].format, &s, rows[i].in, along_y ? 1 : 4,
+          along_y ? 4 : 1, rows[i].want, what);
+      g_free (what);
+    }
+}
+
+/* Fills @p010 and @i420 (I420_10LE), of the same size, with the same random
+ * values, the bits outside them random too when @dirty, else 0. */
+static void
+random_10bit_pair (Frame * p010, Frame * i420, gboolean dirty, GRand * rand)
+{
+  int p, x, y;
+
+  for (p = 0; p < i420->n_planes; p++)
+    for (y = 0; y < i420->h[p]; y++)
+      for (x = 0; x < i420->w[p]; x++) {
+        /* the same draws either way, so the same values */
+        const guint v = g_rand_int_range (rand, 0, 1024);
+        const guint other = g_rand_int (rand);
+
+        /* P010's U and V are samples 0 and 1 of plane 1 */
+        value_set (i420, p, x, y, 0, v, dirty ? other : 0);
+        value_set (p010, MIN (p, 1), x, y, p == 2, v, dirty ? other >> 16 : 0);
+      }
+}
+
+/* The bits outside the values do not change the result, and P010_10LE
+ * and I420_10LE holding the same values give the same values, channel by
+ * channel: each direction and border, a gaussian along rows and a sharpen
+ * (negative taps) along columns, on an odd size; CONSTANT's border is
+ * 1000, 3, 1023. */
+static void
+test_cpu_10bit (void)
+{
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
+  guint d, b;
+  int p, x, y;
+
+  make_taps (TAPS_GAUSSIAN, 3, tx, rand);
+  make_taps (TAPS_SHARPEN, 2, ty, rand);
+  for (d = 0; d < N_DIRS; d++)
+    for (b = 0; b < N_BORDERS; b++) {
+      CfStencilParams s = params_of (d, 3, tx, TRUE, 2, ty, TRUE, b);
+      char *what = g_strdup_printf ("10-bit %s %s", dir_names[d],
+          border_names[b]);
+      Frame p010[2], i420[2], p010_out[2], i420_out[2];
+      const guint32 seed = g_rand_int (rand);
+      int dirty;
+
+      s.border_value[0] = 1000;
+      s.border_value[1] = 3;
+      s.border_value[2] = 1023;
+      for (dirty = 0; dirty < 2; dirty++) {
+        /* the same values both times */
+        g_rand_set_seed (rand, seed);
+        frame_init (&p010[dirty], CF_FORMAT_P010_10LE, 13, 7, 3, 1);
+        frame_init (&i420[dirty], CF_FORMAT_I420_10LE, 13, 7, 5, 2);
+        random_10bit_pair (&p010[dirty], &i420[dirty], dirty, rand);
+        filter_cpu (&s, &p010[dirty], &p010_out[dirty], what);
+        filter_cpu (&s, &i420[dirty], &i420_out[dirty], what);
+      }
+      check_samples (&p010_out[1], &p010_out[0], what);
+      check_samples (&i420_out[1], &i420_out[0], what);
+      for (p = 0; p < 3; p++)
+        for (y = 0; y < i420_out[0].h[p]; y++)
+          for (x = 0; x < i420_out[0].w[p]; x++)
+            check_value (&p010_out[0], MIN (p, 1), x, y, p == 2,
+                value_get (&i420_out[0], p, x, y, 0), what);
+      for (dirty = 0; dirty < 2; dirty++) {
+        frame_clear (&p010[dirty]);
+        frame_clear (&i420[dirty]);
+        frame_clear (&p010_out[dirty]);
+        frame_clear (&i420_out[dirty]);
+      }
+      g_free (what);
+    }
+  g_rand_free (rand);
+}
+
 /* ---- CPU against the float64 model ---- */
 
-/* Checks that samples of @dst are within 1 LSB of the model (clamped to the
- * sample range): every sample of small planes, 48 of larger ones, half of
- * them near a corner; @worst gets the largest error per depth. */
+/* Checks that the values of @dst are within 1 LSB of the model (clamped to
+ * the values' range), and its samples 0 outside them: every sample of small
+ * planes, 48 of larger ones, half of them near a corner; @worst gets the
+ * largest error per value size (8, 10, 16 bits). */
 static void
 check_model (const CfStencilPlan * plan, const Frame * src, const Frame * dst,
     GRand * rand, double *worst, const char *what)
 {
+  const CfFormatInfo *info = cf_format_info (dst->img.format);
+  const double max = CF_FORMAT_MAX_VALUE (info);
+  double *worst_here = &worst[info->bits == 8 ? 0 : info->bits == 10 ? 1 : 2];
   int p, x, y, k, i;
 
   for (p = 0; p < dst->n_planes; p++) {
     const int w = dst->w[p], h = dst->h[p];
     const gboolean all = w * h <= 48;
-    const double max = dst->sb[p] == 2 ? 65535 : 255;
 
     for (i = 0; i < (all ? w * h : 48); i++) {
       x = all ? i % w : g_rand_int_range (rand, 0, w);
@@ -831,14 +1071,16 @@ check_model (const CfStencilPlan * plan, const Frame * src, const Frame * dst,
       for (k = 0; k < samples_per_pixel (dst, p); k++) {
         const double m = CLAMP (cf_stencil_model (plan, &src->img, p, x, y, k),
             0, max);
-        const double err = fabs (sample_get (dst, p, x, y, k) - m);
+        const guint v = value_get (dst, p, x, y, k);
+        const double err = fabs (v - m);
 
         if (!(err <= 1.0)) {
           g_printerr ("%s: plane %d, pixel %d,%d, sample %d: %u, model %.4f\n",
-              what, p, x, y, k, sample_get (dst, p, x, y, k), m);
+              what, p, x, y, k, v, m);
           g_assert_cmpfloat (err, <=, 1.0);
         }
-        worst[dst->sb[p] - 1] = MAX (worst[dst->sb[p] - 1], err);
+        check_value (dst, p, x, y, k, v, what);
+        *worst_here = MAX (*worst_here, err);
       }
     }
   }
@@ -854,11 +1096,11 @@ test_cpu_model (void)
   {641, 481}
   };
   static const CfFormat large[] = { CF_FORMAT_GRAY8, CF_FORMAT_RGBA,
-    CF_FORMAT_NV12, CF_FORMAT_GRAY16_LE
+    CF_FORMAT_NV12, CF_FORMAT_GRAY16_LE, CF_FORMAT_P010_10LE
   };
   GRand *rand = g_rand_new_with_seed (cf_test_seed ());
   double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
-  double worst[2] = { 0, 0 };
+  double worst[3] = { 0, 0, 0 };
   guint f, d, b, r, z, i, n = 0;
 
   for (z = 0; z < G_N_ELEMENTS (sizes); z++)
@@ -904,7 +1146,7 @@ test_cpu_model (void)
             g_free (what);
           }
   g_test_message ("largest error against the model: %.4f LSB (8 bits), "
-      "%.4f LSB (16 bits)", worst[0], worst[1]);
+      "%.4f LSB (10 bits), %.4f LSB (16 bits)", worst[0], worst[1], worst[2]);
   g_rand_free (rand);
 }
 
@@ -1087,8 +1329,10 @@ test_cuda_matrix (void)
 static void
 test_cuda_large (void)
 {
+  /* RGBA64_LE: the largest shared tile (8-byte pixels, about 170 KB) */
   static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_GRAY8,
-    CF_FORMAT_GRAY16_LE, CF_FORMAT_RGB
+    CF_FORMAT_GRAY16_LE, CF_FORMAT_RGB, CF_FORMAT_RGBA64_LE,
+    CF_FORMAT_P010_10LE
   };
   double taps[CF_STENCIL_MAX_TAPS];
   CfStencilParams s;
@@ -1183,6 +1427,8 @@ main (int argc, char **argv)
     g_test_add_func ("/stencil/cpu/borders", test_cpu_borders);
     g_test_add_func ("/stencil/cpu/shift", test_cpu_shift);
     g_test_add_func ("/stencil/cpu/alpha", test_cpu_alpha);
+    g_test_add_func ("/stencil/cpu/values", test_cpu_values);
+    g_test_add_func ("/stencil/cpu/10bit", test_cpu_10bit);
     g_test_add_func ("/stencil/cpu/model", test_cpu_model);
     g_test_add_func ("/stencil/cpu/invalid", test_cpu_invalid);
   }
