@@ -11,7 +11,8 @@
  *    weight is exactly 1, so output = the input sample at (first x, first
  *    y), as the two passes would compute it. Each thread copies 16 bytes of
  *    output (4 pixels of 3 bytes), one 16-byte store where the destination
- *    is aligned.
+ *    is aligned. A 16-bit sample is copied as its value in place, the bits
+ *    outside it cleared (one AND per 32-bit word).
  * 2. fused_kernel (the other methods, when a tile's footprint fits in
  *    shared memory): a block scales a tile of TW x TH output pixels. It
  *    copies the input rectangle the tile needs (the "footprint", from
@@ -19,12 +20,13 @@
  *    loads when the plane is 16-byte aligned; filters each of those input
  *    rows along x into an int32 intermediate, in shared memory too (one
  *    thread per output column, all samples of its pixel); then filters the
- *    intermediate along y (one thread per 4 output bytes) and writes the
- *    output, 32 bits at a time where aligned. The frame is read once (plus
- *    the footprints' overlap) and written once; nothing goes through global
- *    memory in between. TW is 128 / 64 / 32 pixels for 1 / 2 / 3-4 bytes per
- *    pixel, so that a warp writes 128 bytes of an output row; TH is the
- *    largest of 32, 16 .. 1 whose shared memory fits kFusedSmem.
+ *    intermediate along y (one thread per 4 output bytes, or per 8-byte
+ *    pixel) and writes the output, 32 (64) bits at a time where aligned.
+ *    The frame is read once (plus the footprints' overlap) and written once;
+ *    nothing goes through global memory in between. TW is 128 / 64 / 32
+ *    pixels for 1 / 2 / 3-8 bytes per pixel, so that a warp writes 128 bytes
+ *    of an output row (256 of 8-byte pixels); TH is the largest of 32,
+ *    16 .. 1 whose shared memory fits kFusedSmem.
  * 3. horizontal_kernel + vertical_kernel (a footprint too large for shared
  *    memory: strong downscales such as 640x480 to 1x1, or when asked): the
  *    intermediate makes a round trip through the workspace in global
@@ -33,9 +35,13 @@
  * Tables and input are only read during a launch, so they go through the
  * read-only data cache (__ldg).
  *
- * The kernels are templated on the pixel and sample bytes of the plane.
- * 8-bit horizontal sums are int32 (resize.h bounds the positive weights of
- * an output below 2, so |sum| < 255 * 2^23 < 2^31), 16-bit ones and all
+ * The kernels are templated on the pixel and sample bytes of the plane, one
+ * instance per layout of CF_RESIZE_LAYOUTS. A 16-bit sample is read as its
+ * value, (sample >> lsb) & max, and an output clamped to max and shifted by
+ * lsb (resize.h), max and lsb of the format at run time; 8-bit samples are
+ * their values, so their instances have none of this work. 8-bit
+ * horizontal sums are int32 (resize.h bounds the positive weights of an
+ * output below 2, so |sum| < 255 * 2^23 < 2^31), 16-bit ones and all
  * vertical sums int64.
  */
 #include "resize.h"
@@ -54,6 +60,23 @@ constexpr int kHShift = CF_RESIZE_WEIGHT_BITS - CF_RESIZE_INTER_BITS;
 constexpr int kVShift = CF_RESIZE_WEIGHT_BITS + CF_RESIZE_INTER_BITS;
 constexpr size_t kAlign = 256;  /* of each table and workspace part */
 
+/* Where the 16-bit samples of a format hold their values (format.h):
+ * value = (sample >> lsb) & max, sample = value << lsb. Unused for 8-bit
+ * samples. Small, so that it fits in the tail padding of FusedArgs: the
+ * 8-bit instances keep their code (a larger parameter block changes it). */
+struct ValueField {
+  uint16_t max;                 /* 2^bits - 1 */
+  uint8_t lsb;
+};
+
+/* The value of @sample: an 8-bit sample is its value. */
+template <int SB>
+__host__ __device__ __forceinline__ int
+value_of (uint32_t sample, ValueField f)
+{
+  return SB == 1 ? (int) sample : (int) ((sample >> f.lsb) & f.max);
+}
+
 /* One axis of one plane, as the kernels read it. */
 struct Axis {
   const int32_t *first;         /* [out_size] */
@@ -68,6 +91,7 @@ struct HorizontalArgs {
   int row_samples;              /* out_width * samples per pixel */
   int rows;                     /* input rows */
   Axis x;
+  ValueField value;
 };
 
 struct VerticalArgs {
@@ -77,6 +101,7 @@ struct VerticalArgs {
   uint8_t *dst;                 /* the output plane */
   size_t dst_pitch;
   Axis y;
+  ValueField value;
 };
 
 /* Rounding, as cf_resize_cpu () does it: a sum plus half its last unit,
@@ -102,24 +127,26 @@ round_horizontal (Acc acc)
   return horizontal_of_biased (acc + kHBias);
 }
 
-/* An output sample from a biased vertical sum, clamped to the range. The
- * shifted value fits int32 (below 2^20 in magnitude: resize.h bounds the
- * weights and the intermediate), so the clamp is done in 32 bits. */
+/* An output sample from a biased vertical sum: the value clamped to
+ * 0 .. max, shifted into place. The shifted sum fits int32 (below 2^20 in
+ * magnitude: resize.h bounds the weights and the intermediate), so the
+ * clamp is done in 32 bits. */
 template <int SB>
 __host__ __device__ __forceinline__ uint32_t
-output_of_biased (int64_t biased)
+output_of_biased (int64_t biased, ValueField f)
 {
-  constexpr int32_t kMax = SB == 1 ? 255 : 65535;
+  const int32_t max = SB == 1 ? 255 : (int32_t) f.max;
   const int32_t v = (int32_t) (biased >> kVShift);
+  const uint32_t c = (uint32_t) (v < 0 ? 0 : v > max ? max : v);
 
-  return (uint32_t) (v < 0 ? 0 : v > kMax ? kMax : v);
+  return SB == 1 ? c : c << f.lsb;
 }
 
 template <int SB>
 __host__ __device__ __forceinline__ uint32_t
-round_vertical (int64_t acc)
+round_vertical (int64_t acc, ValueField f)
 {
-  return output_of_biased<SB> (acc + kVBias);
+  return output_of_biased<SB> (acc + kVBias, f);
 }
 
 template <int SB>
@@ -144,7 +171,8 @@ horizontal_sample (const HorizontalArgs & a, int row, int col)
   Acc acc = 0;
 
   for (int t = 0; t < a.x.taps; t++)
-    acc += (Acc) ld (w + t) * sample_at<SB> (s + t * PB);
+    acc += (Acc) ld (w + t) * value_of<SB> (sample_at<SB> (s + t * PB),
+        a.value);
   a.inter[(size_t) row * a.row_samples + col] = round_horizontal (acc);
 }
 
@@ -160,7 +188,7 @@ vertical_sample (const VerticalArgs & a, int row, int col)
 
   for (int t = 0; t < a.y.taps; t++)
     acc += (int64_t) ld (w + t) * ld (h + (size_t) t * a.row_samples);
-  const uint32_t v = round_vertical<SB> (acc);
+  const uint32_t v = round_vertical<SB> (acc, a.value);
   uint8_t *d = a.dst + (size_t) row * a.dst_pitch + (size_t) col * SB;
   d[0] = (uint8_t) v;
   if (SB == 2)
@@ -205,20 +233,23 @@ launch_shape (int row_samples, int rows, dim3 * grid, dim3 * block)
 
 /* ------------------------------------------------------------ nearest */
 
-/* Bytes each thread of the gather and of the fused kernel's vertical phase
- * writes: V pixels of PB bytes (V * PB = 4, except 3-byte pixels). */
+/* What each thread of the fused kernel's vertical phase writes: V pixels
+ * of PB bytes (V * PB = 4, except 3- and 8-byte pixels), as one Word. */
 template <int PB>
 struct Group {
   static constexpr int V = PB <= 2 ? 4 / PB : 1;
+  typedef typename std::conditional<PB == 8, uint64_t, uint32_t>::type Word;
 };
 
-/* Stores @n bytes of @v (little-endian) at @d: one 32-bit store when
- * @aligned and all 4 bytes belong to the row, else byte by byte. */
+/* Stores @n bytes of @v (little-endian) at @d: one store of the whole word
+ * when @aligned (to its size) and all its bytes belong to the row, else
+ * byte by byte. */
+template <typename Word>
 __device__ __forceinline__ void
-store_group (uint8_t * d, uint32_t v, int n, bool aligned)
+store_group (uint8_t * d, Word v, int n, bool aligned)
 {
-  if (aligned && n == 4) {
-    *(uint32_t *) d = v;
+  if (aligned && n == (int) sizeof (Word)) {
+    *(Word *) d = v;
     return;
   }
   for (int b = 0; b < n; b++)
@@ -232,6 +263,8 @@ struct NearestArgs {
   size_t dst_pitch;
   int out_width, out_height;
   const int32_t *first_x, *first_y;
+  uint32_t value_mask;          /* the bits of the values in a word of two
+                                 * 16-bit samples */
   bool src_aligned;             /* base and pitch multiples of 4 */
   bool dst_aligned;             /* multiples of 16 */
 };
@@ -243,7 +276,10 @@ struct Gather {
   static constexpr int G = PB == 3 ? 4 : 16 / PB;
 };
 
-template <int PB>
+/* A 16-bit sample is written as the two passes would write it: its value
+ * in place, the bits outside it cleared (value_mask); an 8-bit one as it
+ * is. */
+template <int PB, int SB>
 __global__ void __launch_bounds__ (kThreads)
 nearest_kernel (NearestArgs a)
 {
@@ -260,8 +296,9 @@ nearest_kernel (NearestArgs a)
   for (int j = 0; j < n; j++) {
     const uint8_t *s = row + (size_t) ld (a.first_x + x0 + j) * PB;
 
-    if (PB == 4 && a.src_aligned) {
-      w[j] = ld ((const uint32_t *) s);
+    if (PB % 4 == 0 && a.src_aligned) {
+      for (int b = 0; b < PB / 4; b++)
+        w[j * PB / 4 + b] = ld ((const uint32_t *) s + b);
     } else if (PB == 2 && a.src_aligned) {
       w[j >> 1] |= (uint32_t) ld ((const uint16_t *) s) << (16 * (j & 1));
     } else {
@@ -271,6 +308,9 @@ nearest_kernel (NearestArgs a)
       }
     }
   }
+  if (SB == 2)
+    for (int i = 0; i < 4; i++)
+      w[i] &= a.value_mask;
   uint8_t *d = a.dst + (size_t) y * a.dst_pitch + (size_t) x0 * PB;
   if (PB != 3 && a.dst_aligned && n == G) {
     *(uint4 *) d = make_uint4 (w[0], w[1], w[2], w[3]);
@@ -321,23 +361,34 @@ struct FusedArgs {
   Axis x, y;
   const Extent *tiles_x, *tiles_y;
   bool src_aligned;             /* base and pitch multiples of 16 */
-  bool dst_aligned;             /* multiples of 4 */
+  bool dst_aligned;             /* multiples of the size of a Group's Word */
+  ValueField value;
 };
 
-/* The samples of the pixel at @p in shared memory (4- or 2-byte aligned
- * for 4- and 2-byte pixels). */
+/* The values of the samples of the pixel at @p in shared memory (aligned
+ * to its size for 2-, 4- and 8-byte pixels). */
 template <int PB, int SB>
 __device__ __forceinline__ void
-load_pixel (const uint8_t * p, int *s)
+load_pixel (const uint8_t * p, ValueField f, int *s)
 {
-  if (PB == 4) {
+  if (PB == 8) {
+    const uint2 v = *(const uint2 *) p;
+    s[0] = value_of<SB> (v.x & 0xffff, f);
+    s[1] = value_of<SB> (v.x >> 16, f);
+    s[2] = value_of<SB> (v.y & 0xffff, f);
+    s[3] = value_of<SB> (v.y >> 16, f);
+  } else if (PB == 4 && SB == 2) {
+    const uint32_t v = *(const uint32_t *) p;
+    s[0] = value_of<SB> (v & 0xffff, f);
+    s[1] = value_of<SB> (v >> 16, f);
+  } else if (PB == 4) {
     const uint32_t v = *(const uint32_t *) p;
     for (int k = 0; k < 4; k++)
       s[k] = (v >> (8 * k)) & 0xff;
   } else if (PB == 2) {
     const uint32_t v = *(const uint16_t *) p;
     if (SB == 2) {
-      s[0] = v;
+      s[0] = value_of<SB> (v, f);
     } else {
       s[0] = v & 0xff;
       s[1] = v >> 8;
@@ -485,7 +536,7 @@ fused_kernel (FusedArgs a)
           const Acc wt = TB ? w[TB ? t : 0] : s_wx[t * TW + c];
           int smp[S];
 
-          load_pixel<PB, SB> (p + t * PB, smp);
+          load_pixel<PB, SB> (p + t * PB, a.value, smp);
 #pragma unroll
           for (int k = 0; k < S; k++)
             acc[k] += wt * smp[k];
@@ -499,8 +550,10 @@ fused_kernel (FusedArgs a)
   }
   __syncthreads ();
 
-  /* along y: each thread V output pixels (VS samples, 4 bytes) of a row */
+  /* along y: each thread V output pixels (VS samples, one Word: 4 bytes,
+   * 3 or 8 for such pixels) of a row */
   {
+    typedef typename Group<PB>::Word Word;
     const int c0 = (threadIdx.x % kGroups) * V;
     if (c0 < cols) {
       const int n = min (V, cols - c0);
@@ -508,7 +561,7 @@ fused_kernel (FusedArgs a)
         const int32_t *wr = s_wy + r * nty;
         const int32_t *h = s_inter + (s_fy[r] * TW + c0) * S;
         int64_t acc[VS];
-        uint32_t v = 0;
+        Word v = 0;
 
 #pragma unroll
         for (int k = 0; k < VS; k++)
@@ -525,7 +578,7 @@ fused_kernel (FusedArgs a)
         }
 #pragma unroll
         for (int k = 0; k < VS; k++)
-          v |= output_of_biased<SB> (acc[k]) << (8 * SB * k);
+          v |= (Word) output_of_biased<SB> (acc[k], a.value) << (8 * SB * k);
         store_group (a.dst + (size_t) (y0 + r) * a.dst_pitch +
             (size_t) (x0 + c0) * PB, v, n * PB, a.dst_aligned);
       }
@@ -599,6 +652,7 @@ enum class Kernel { kNearest, kFused, kTwoPass };
 struct PlaneTables {
   int in_width, in_height, out_width, out_height;
   int pixel_bytes, sample_bytes;
+  ValueField value;
   Kernel kernel;
   Axis x, y;
   int tb, th, in_rows, inter_rows, row_stride;  /* fused */
@@ -721,14 +775,14 @@ allow_fused_smem ()
 cudaError_t
 allow_fused_smem (int pb, int sb, int tb)
 {
+#define ALLOW_CASE(PB, SB) \
+    case PB * 10 + SB: \
+      return CF_RESIZE_FOR_BUCKET (allow_fused_smem, PB, SB, tb);
   switch (pb * 10 + sb) {
-    case 11: return CF_RESIZE_FOR_BUCKET (allow_fused_smem, 1, 1, tb);
-    case 21: return CF_RESIZE_FOR_BUCKET (allow_fused_smem, 2, 1, tb);
-    case 22: return CF_RESIZE_FOR_BUCKET (allow_fused_smem, 2, 2, tb);
-    case 31: return CF_RESIZE_FOR_BUCKET (allow_fused_smem, 3, 1, tb);
-    case 41: return CF_RESIZE_FOR_BUCKET (allow_fused_smem, 4, 1, tb);
+    CF_RESIZE_LAYOUTS (ALLOW_CASE)
     default: return cudaErrorInvalidValue;
   }
+#undef ALLOW_CASE
 }
 
 extern "C" cudaError_t
@@ -758,7 +812,8 @@ cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
   dp->n_planes = cf_format_info (plan->format)->n_planes;
 
   for (int p = 0; p < dp->n_planes; p++) {
-    const CfPlaneLayout *l = &cf_format_info (plan->format)->plane[p];
+    const CfFormatInfo *info = cf_format_info (plan->format);
+    const CfPlaneLayout *l = &info->plane[p];
     const CfResizeAxis *x = &plan->x[p], *y = &plan->y[p];
     PlaneTables *t = &dp->plane[p];
     const size_t bytes[kTables] = {
@@ -775,6 +830,8 @@ cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
     t->out_height = y->out_size;
     t->pixel_bytes = l->pixel_bytes;
     t->sample_bytes = l->sample_bytes;
+    t->value = ValueField { (uint16_t) CF_FORMAT_MAX_VALUE (info),
+      (uint8_t) info->lsb };
     t->x.taps = x->taps;
     t->y.taps = y->taps;
     choose_kernel (plan, p, kernels, t);
@@ -866,10 +923,10 @@ launch_two_pass (const PlaneTables * t, const CfImage * d_src, int p,
   const int row_samples = t->out_width * (PB / SB);
   int32_t *inter = (int32_t *) ((uint8_t *) d_workspace + t->workspace_offset);
   const HorizontalArgs h = { (const uint8_t *) d_src->data[p],
-    d_src->pitch[p], inter, row_samples, t->in_height, t->x
+    d_src->pitch[p], inter, row_samples, t->in_height, t->x, t->value
   };
   const VerticalArgs v = { inter, row_samples, t->out_height,
-    (uint8_t *) d_dst->data[p], d_dst->pitch[p], t->y
+    (uint8_t *) d_dst->data[p], d_dst->pitch[p], t->y, t->value
   };
   dim3 grid, block;
 
@@ -898,8 +955,9 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
   uint8_t *dst = (uint8_t *) d_dst->data[p];
 
   if (t->kernel == Kernel::kNearest) {
+    const uint32_t mask = (uint32_t) t->value.max << t->value.lsb;
     const NearestArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
-      t->out_width, t->out_height, t->x.first, t->y.first,
+      t->out_width, t->out_height, t->x.first, t->y.first, mask | mask << 16,
       aligned (src, d_src->pitch[p], 4), aligned (dst, d_dst->pitch[p], 16)
     };
     const int groups = (t->out_width + Gather<PB>::G - 1) / Gather<PB>::G;
@@ -907,12 +965,14 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
     const dim3 grid ((groups + 31) / 32,
         (t->out_height + block.y - 1) / block.y);
 
-    nearest_kernel<PB><<<grid, block, 0, stream>>> (a);
+    nearest_kernel<PB, SB><<<grid, block, 0, stream>>> (a);
   } else if (t->kernel == Kernel::kFused) {
     const FusedArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
       t->out_width, t->out_height, t->th, t->in_rows, t->inter_rows,
       t->row_stride, t->x, t->y, t->tiles_x, t->tiles_y,
-      aligned (src, d_src->pitch[p], 16), aligned (dst, d_dst->pitch[p], 4)
+      aligned (src, d_src->pitch[p], 16),
+      aligned (dst, d_dst->pitch[p], sizeof (typename Group<PB>::Word)),
+      t->value
     };
     const dim3 grid ((t->out_width + tile_width (PB) - 1) / tile_width (PB),
         (t->out_height + t->th - 1) / t->th);
@@ -944,14 +1004,15 @@ cf_resize_cuda (const CfResizeDevicePlan * d_plan, const CfImage * d_src,
     const PlaneTables *t = &d_plan->plane[p];
     cudaError_t err;
 
+#define LAUNCH_CASE(PB, SB) \
+      case PB * 10 + SB: \
+        launch_plane<PB, SB> (t, d_src, p, d_dst, d_workspace, stream); \
+        break;
     switch (t->pixel_bytes * 10 + t->sample_bytes) {
-      case 11: launch_plane<1, 1> (t, d_src, p, d_dst, d_workspace, stream); break;
-      case 21: launch_plane<2, 1> (t, d_src, p, d_dst, d_workspace, stream); break;
-      case 22: launch_plane<2, 2> (t, d_src, p, d_dst, d_workspace, stream); break;
-      case 31: launch_plane<3, 1> (t, d_src, p, d_dst, d_workspace, stream); break;
-      case 41: launch_plane<4, 1> (t, d_src, p, d_dst, d_workspace, stream); break;
+      CF_RESIZE_LAYOUTS (LAUNCH_CASE)
       default: return cudaErrorInvalidValue;
     }
+#undef LAUNCH_CASE
     if ((err = cudaGetLastError ()) != cudaSuccess)
       return err;
   }

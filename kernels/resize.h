@@ -31,22 +31,28 @@
  *    Both sums are exact (int64; the horizontal sum of 8-bit samples also
  *    fits int32, see below).
  *
+ * The filter works on VALUES (format.h): a sample is read as
+ * (sample >> lsb) & max, with max = 2^bits - 1 of the format, and an output
+ * is clamped to 0 .. max and written as value << lsb, the bits outside the
+ * value 0. So P010's low 6 bits and an I420_10LE sample's bits above its
+ * 10 are ignored; for 8- and 16-bit values the value is the sample.
+ *
  * Every sample of a pixel is filtered alike (R, G, B, A, padding bytes too);
  * each plane is scaled at its own size, subsampled chroma with its siting.
- * A constant picture stays constant and an unchanged size is an exact copy,
- * for every method. Against a float64 model of the same filter (unrounded
- * weights, no intermediate rounding, clamped to the sample range) the error
- * is at most 1 LSB. Weights have 22 fraction bits so that this holds for
- * 16-bit samples too (with 14 bits, errors reach several LSB there). Every
- * running sum of weights is within 2^-23 of the exact one, so the rounded
- * weights move a filtered sample by at most 2^-23 times the variation of
- * the input along the taps (sum of |s(k + 1) - s(k)|); with the final
- * rounding (1/2) and the intermediate's (1/128 LSB) this stays within 1 LSB
- * for 8-bit samples up to thousands of taps per axis whatever the picture,
- * and for 16-bit samples up to about 20 taps per axis whatever the picture
- * (a downscale by 3 with Lanczos); beyond that it holds on pictures and
- * noise, whose errors largely cancel (videoscale's size matrix is tested on
- * random pictures, every method and format).
+ * A constant picture stays constant and an unchanged size is an exact copy
+ * of the values, for every method. Against a float64 model of the same
+ * filter (unrounded weights, no intermediate rounding, clamped to the value
+ * range) the error is at most 1 LSB. Weights have 22 fraction bits so that
+ * this holds for 16-bit samples too (with 14 bits, errors reach several LSB
+ * there). Every running sum of weights is within 2^-23 of the exact one,
+ * so the rounded weights move a filtered sample by at most 2^-23 times the
+ * variation of the input along the taps (sum of |s(k + 1) - s(k)|); with
+ * the final rounding (1/2) and the intermediate's (1/128 LSB) this stays
+ * within 1 LSB for 8-bit samples up to thousands of taps per axis whatever
+ * the picture, and for 16-bit samples up to about 20 taps per axis whatever
+ * the picture (a downscale by 3 with Lanczos); beyond that it holds on
+ * pictures and noise, whose errors largely cancel (videoscale's size matrix
+ * is tested on random pictures, every method and format).
  *
  * Methods, with the radius of the filter (in input samples times f):
  * - nearest: the single input sample floor (p(i) + 0.5), clamped;
@@ -63,6 +69,11 @@
  * non-zero weights over its outputs. Every weight is below 2, and so is the
  * sum of the positive weights of an output, so a horizontal sum of 8-bit
  * samples stays within int32.
+ *
+ * Plane layouts: pixels of 1, 2, 3 or 4 bytes of 8-bit samples, of 2, 4
+ * (P010's and P016's UV pairs) or 8 (RGBA64) bytes of 16-bit samples, the
+ * list CF_RESIZE_LAYOUTS below; cf_resize_plan_init () refuses a format
+ * with a plane of another layout.
  */
 #ifndef CF_RESIZE_H
 #define CF_RESIZE_H
@@ -79,6 +90,12 @@ extern "C" {
 
 #define CF_RESIZE_WEIGHT_BITS 22
 #define CF_RESIZE_INTER_BITS 6
+
+/* The plane layouts both backends are compiled for, as X (pixel bytes,
+ * sample bytes): each backend instantiates its filter for each, from this
+ * one list. */
+#define CF_RESIZE_LAYOUTS(X) \
+  X (1, 1) X (2, 1) X (3, 1) X (4, 1) X (2, 2) X (4, 2) X (8, 2)
 
 typedef enum {
   CF_RESIZE_NEAREST,
@@ -123,12 +140,15 @@ typedef struct {
  * size (cf_plane_width (), cf_plane_height ()). With L = in / out of the
  * picture on an axis, every plane's axis gets scale = L; packed, gray and
  * luma planes (and Y444's chroma) get offset = (L - 1) / 2 (centres
- * aligned). Subsampled chroma (I420, YV12, NV12, NV21) is sited as
+ * aligned). Chroma subsampled along an axis (I420, YV12, NV12, NV21 and
+ * their 10- and 16-bit kin on both, Y42B along x only) is sited there as
  * GStreamer's GST_VIDEO_CHROMA_SITE_H_COSITED / _V_COSITED flags say: a
- * co-sited chroma sample sits on the first luma sample of its pair, otherwise
- * between the two; such an axis gets offset = (L - 1) / 4 when co-sited,
- * (L - 1) / 2 when centred. Returns 0 or -1 (bad sizes, unknown format or
- * method, no memory; @plan is then cleared). */
+ * co-sited chroma sample sits on the first luma sample of its pair,
+ * otherwise between the two; such an axis gets offset = (L - 1) / 4 when
+ * co-sited, (L - 1) / 2 when centred (Y42B's chroma y axis: (L - 1) / 2
+ * either way). Returns 0 or -1 (bad sizes, unknown format, a plane layout
+ * not in CF_RESIZE_LAYOUTS, unknown method, no memory; @plan is then
+ * cleared). */
 int cf_resize_plan_init (CfResizePlan * plan, CfFormat format,
     CfResizeMethod method, int in_width, int in_height, int out_width,
     int out_height, int chroma_cosited_h, int chroma_cosited_v);
@@ -144,9 +164,9 @@ int cf_resize_cpu (const CfResizePlan * plan, const CfImage * src,
     const CfImage * dst);
 
 /* The float64 model of the same filter (weights unrounded, no rounding
- * between the passes, no clamping): sample @k (0 .. pixel_bytes/sample_bytes
- * - 1) of output pixel (@x, @y) of plane @plane. For tests; NAN on bad
- * arguments or when memory runs out. */
+ * between the passes, no clamping), on the input's values: the value of
+ * sample @k (0 .. pixel_bytes/sample_bytes - 1) of output pixel (@x, @y) of
+ * plane @plane. For tests; NAN on bad arguments or when memory runs out. */
 double cf_resize_model (const CfResizePlan * plan, const CfImage * src,
     int plane, int x, int y, int k);
 

@@ -11,6 +11,9 @@
  * into int32 rows of CF_RESIZE_INTER_BITS fraction bits, then vertically. Only
  * the `taps` input rows an output row needs are kept, in a ring of rows
  * (input row r in slot r % taps), so memory stays small for any size.
+ * Samples are read as values and written back shifted into place (resize.h);
+ * the row functions are inlined per layout of CF_RESIZE_LAYOUTS, so 8-bit
+ * samples skip the value's mask and shift at compile time.
  */
 #include "../resize.h"
 
@@ -314,6 +317,21 @@ axis_offset (double l, int shift, int cosited)
   return cosited ? (l - 1.0) / (2 << shift) : (l - 1.0) / 2.0;
 }
 
+/* Whether the row filters are compiled for @l's layout: formats with a
+ * plane of another are refused rather than guessed at. */
+static int
+layout_known (const CfPlaneLayout * l)
+{
+#define KNOWN_CASE(PB, SB) case PB * 10 + SB:
+  switch (l->pixel_bytes * 10 + l->sample_bytes) {
+    CF_RESIZE_LAYOUTS (KNOWN_CASE)
+        return 1;
+    default:
+      return 0;
+  }
+#undef KNOWN_CASE
+}
+
 int
 cf_resize_plan_init (CfResizePlan * plan, CfFormat format,
     CfResizeMethod method, int in_width, int in_height, int out_width,
@@ -342,7 +360,7 @@ cf_resize_plan_init (CfResizePlan * plan, CfFormat format,
   for (p = 0; p < info->n_planes; p++) {
     const CfPlaneLayout *l = &info->plane[p];
 
-    if (cf_resize_axis_init (&plan->x[p], method,
+    if (!layout_known (l) || cf_resize_axis_init (&plan->x[p], method,
             cf_plane_width (format, p, in_width),
             cf_plane_width (format, p, out_width), lx,
             axis_offset (lx, l->shift_x, chroma_cosited_h)) != 0
@@ -377,23 +395,47 @@ plan_ok (const CfResizePlan * plan)
   if (!plan || !(info = cf_format_info (plan->format)))
     return 0;
   for (p = 0; p < info->n_planes; p++)
-    if (!plan->x[p].weights || !plan->y[p].weights)
+    if (!layout_known (&info->plane[p]) || !plan->x[p].weights
+        || !plan->y[p].weights)
       return 0;
   return 1;
 }
 
-static inline int
-sample_at (const uint8_t * s, int sample_bytes)
+/* Where a plane's samples hold their values (format.h). */
+typedef struct
 {
-  return sample_bytes == 2 ? s[0] | s[1] << 8 : s[0];
+  int sample_bytes;
+  int lsb;
+  int max;                      /* 2^bits - 1 */
+} Values;
+
+static Values
+values_of (const CfFormatInfo * info, int plane)
+{
+  const Values v = { info->plane[plane].sample_bytes, info->lsb,
+    (int) CF_FORMAT_MAX_VALUE (info)
+  };
+
+  return v;
+}
+
+/* The value of the sample at @s: an 8-bit sample is its value, the bits
+ * of a 16-bit one outside its value (lsb, max) are dropped. */
+static inline int
+value_at (const uint8_t * s, const int sample_bytes, int lsb, int max)
+{
+  return sample_bytes == 2 ? (int) ((unsigned) (s[0] | s[1] << 8) >> lsb)
+      & max : s[0];
 }
 
 /* One input row of a plane through the horizontal filter: @h gets
- * out_size x (@pixel_bytes / @sample_bytes) samples of CF_RESIZE_INTER_BITS
- * fraction bits. Inlined with constant sizes (see horizontal_row ()). */
+ * out_size x (@pixel_bytes / @sample_bytes) values (of @lsb, @max) of
+ * CF_RESIZE_INTER_BITS fraction bits. Inlined with constant sizes (see
+ * horizontal_row ()). */
 static inline void
 horizontal_row_of (const CfResizeAxis * ax, const uint8_t * row,
-    const int pixel_bytes, const int sample_bytes, int32_t * h)
+    const int pixel_bytes, const int sample_bytes, const int lsb,
+    const int max, int32_t * h)
 {
   const int spp = pixel_bytes / sample_bytes;
   int x, k, t;
@@ -405,34 +447,34 @@ horizontal_row_of (const CfResizeAxis * ax, const uint8_t * row,
 
     for (t = 0; t < ax->taps; t++, s += pixel_bytes)
       for (k = 0; k < spp; k++)
-        acc[k] += (int64_t) w[t] * sample_at (s + k * sample_bytes,
-            sample_bytes);
+        acc[k] += (int64_t) w[t] * value_at (s + k * sample_bytes,
+            sample_bytes, lsb, max);
     for (k = 0; k < spp; k++)
       h[x * spp + k] = (int32_t) ((acc[k] + (1 << (H_SHIFT - 1))) >> H_SHIFT);
   }
 }
 
+/* horizontal_row_of () for @l's layout, with constant lsb and max where
+ * the value is the whole sample (8-bit samples, 16-bit values), so that
+ * those read their samples as they are. A switch, so that the compiler
+ * inlines each case (a function pointer costs 8-bit rows 7%). */
 static void
 horizontal_row (const CfResizeAxis * ax, const uint8_t * row,
-    int pixel_bytes, int sample_bytes, int32_t * h)
+    const CfPlaneLayout * l, const Values * v, int32_t * h)
 {
-  switch (pixel_bytes * 10 + sample_bytes) {
-    case 11:
-      horizontal_row_of (ax, row, 1, 1, h);
+#define HORIZONTAL_CASE(PB, SB) \
+    case PB * 10 + SB: \
+      if (SB == 2 && (v->lsb != 0 || v->max != 0xffff)) \
+        horizontal_row_of (ax, row, PB, SB, v->lsb, v->max, h); \
+      else \
+        horizontal_row_of (ax, row, PB, SB, 0, 0xffff, h); \
       break;
-    case 21:
-      horizontal_row_of (ax, row, 2, 1, h);
-      break;
-    case 22:
-      horizontal_row_of (ax, row, 2, 2, h);
-      break;
-    case 31:
-      horizontal_row_of (ax, row, 3, 1, h);
-      break;
-    default:
-      horizontal_row_of (ax, row, 4, 1, h);
+  switch (l->pixel_bytes * 10 + l->sample_bytes) {
+    CF_RESIZE_LAYOUTS (HORIZONTAL_CASE)
+    default:                   /* not reached: plan_ok () */
       break;
   }
+#undef HORIZONTAL_CASE
 }
 
 /* acc[j] += w h[j] for one intermediate row */
@@ -446,12 +488,14 @@ accumulate (int64_t * restrict acc, const int32_t * restrict h, int64_t w,
     acc[j] += w * h[j];
 }
 
-/* One output row from its sums. */
+/* One output row from its sums: values clamped to 0 .. max, shifted into
+ * their samples. */
 static void
 store_row (const int64_t * restrict acc, uint8_t * restrict out, int n,
-    int sample_bytes)
+    const Values * values)
 {
-  const int64_t max = sample_bytes == 2 ? 65535 : 255;
+  const int64_t max = values->max;
+  const int sample_bytes = values->sample_bytes, lsb = values->lsb;
   int j;
 
   for (j = 0; j < n; j++) {
@@ -459,6 +503,7 @@ store_row (const int64_t * restrict acc, uint8_t * restrict out, int n,
 
     v = v < 0 ? 0 : v > max ? max : v;
     if (sample_bytes == 2) {
+      v <<= lsb;
       out[2 * j] = (uint8_t) v;
       out[2 * j + 1] = (uint8_t) (v >> 8);
     } else {
@@ -471,7 +516,9 @@ static int
 resize_plane (const CfResizePlan * plan, int p, const CfImage * src,
     const CfImage * dst)
 {
-  const CfPlaneLayout *l = &cf_format_info (plan->format)->plane[p];
+  const CfFormatInfo *info = cf_format_info (plan->format);
+  const CfPlaneLayout *l = &info->plane[p];
+  const Values values = values_of (info, p);
   const CfResizeAxis *ax = &plan->x[p], *ay = &plan->y[p];
   const int n = ax->out_size * (l->pixel_bytes / l->sample_bytes);
   int32_t *ring;
@@ -502,14 +549,13 @@ resize_plane (const CfResizePlan * plan, int p, const CfImage * src,
 
       if (held[slot] != r) {
         horizontal_row (ax, (const uint8_t *) src->data[p] +
-            (size_t) r * src->pitch[p],
-            l->pixel_bytes, l->sample_bytes, ring + (size_t) slot * n);
+            (size_t) r * src->pitch[p], l, &values, ring + (size_t) slot * n);
         held[slot] = r;
       }
       if (w[t])
         accumulate (acc, h, w[t], n);
     }
-    store_row (acc, out, n, l->sample_bytes);
+    store_row (acc, out, n, &values);
   }
   free (ring);
   free (acc);
@@ -540,6 +586,7 @@ cf_resize_model (const CfResizePlan * plan, const CfImage * src, int plane,
     int x, int y, int k)
 {
   const CfPlaneLayout *l;
+  Values values;
   const CfResizeAxis *ax, *ay;
   double *wx, *wy, sum = NAN;
   int x0, y0, nx, ny, i, j;
@@ -549,6 +596,7 @@ cf_resize_model (const CfResizePlan * plan, const CfImage * src, int plane,
       || plane < 0 || plane >= cf_format_info (plan->format)->n_planes)
     return NAN;
   l = &cf_format_info (plan->format)->plane[plane];
+  values = values_of (cf_format_info (plan->format), plane);
   ax = &plan->x[plane];
   ay = &plan->y[plane];
   if (x < 0 || x >= ax->out_size || y < 0 || y >= ay->out_size || k < 0
@@ -566,8 +614,8 @@ cf_resize_model (const CfResizePlan * plan, const CfImage * src, int plane,
       double h = 0.0;
 
       for (i = 0; i < nx; i++)
-        h += wx[i] * sample_at (row + (size_t) (x0 + i) * l->pixel_bytes,
-            l->sample_bytes);
+        h += wx[i] * value_at (row + (size_t) (x0 + i) * l->pixel_bytes,
+            l->sample_bytes, values.lsb, values.max);
       sum += wy[j] * h;
     }
   }

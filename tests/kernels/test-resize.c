@@ -1,14 +1,23 @@
 /* Kernel-level tests of picture scaling (kernels/resize.h).
  *
+ * The kernels work on values (format.h): every expectation here is made of
+ * values, and an output sample must hold value << lsb, nothing else. Input
+ * samples hold bits outside their values (random pictures everywhere,
+ * "junk" in constant ones), which must change nothing.
+ *
  * CF_TEST_BACKEND=cpu: known answers for cf_resize_cpu () (constant
  * pictures, unchanged sizes, nearest 2x upscale, area 2x downscale, a few
- * values written out), the weight tables and chroma siting of the plans, and
- * cf_resize_cpu () within 1 LSB of the float64 model cf_resize_model () on
- * random pictures, every method and format, videoscale's size matrix.
+ * values written out, for 10- and 16-bit values too: masking, clamping to
+ * the format's max, the shift into P010's high bits), the weight tables and
+ * chroma siting of the plans (Y42B's too), P010 against I420_10LE of the
+ * same values, and cf_resize_cpu () within 1 LSB of the float64 model
+ * cf_resize_model () on random pictures, every method and format,
+ * videoscale's size matrix.
  * CF_TEST_BACKEND=cuda: cf_resize_cuda () bit-exact against cf_resize_cpu ()
  * over the same matrix and video sizes, every method and format, random and
  * constant pictures, unaligned and aligned padded pitches whose padding must
- * stay untouched, with each of the kernels (gather, fused, two passes).
+ * stay untouched, planes at odd addresses, with each of the kernels
+ * (gather, fused, two passes) for every layout of samples.
  */
 #include "cf-frame.h"
 #include "resize.h"
@@ -33,26 +42,68 @@ static const int matrix[][4] = {
   {33, 17, 64, 35}, {64, 35, 33, 17},
 };
 
+/* ---- values (format.h) ---- */
+
+static const CfFormatInfo *
+frame_info (const Frame * f)
+{
+  return cf_format_info (f->img.format);
+}
+
+static guint
+max_value (const Frame * f)
+{
+  return CF_FORMAT_MAX_VALUE (frame_info (f));
+}
+
+/* The value sample @k of pixel (@x, @y) of plane @p holds. */
+static guint
+value_get (const Frame * f, int p, int x, int y, int k)
+{
+  return CF_SAMPLE_VALUE (sample_get (f, p, x, y, k), frame_info (f)->bits,
+      frame_info (f)->lsb);
+}
+
+/* Writes the sample holding @v, the bits outside the value 0: what the
+ * kernels write. */
+static void
+value_set (Frame * f, int p, int x, int y, int k, guint v)
+{
+  sample_set (f, p, x, y, k, CF_VALUE_SAMPLE (v, frame_info (f)->lsb));
+}
+
+/* The bits of a 16-bit sample of @f outside its value. */
+static guint
+junk_bits (const Frame * f)
+{
+  return 0xffff & ~(max_value (f) << frame_info (f)->lsb);
+}
+
 /* The value of sample @k of plane @p in a constant picture: a different
- * one for each (never MARKER or the GPU tests' poison). */
+ * one for each, within the value's bits (never held by a sample of MARKER
+ * or of the GPU tests' poison bytes). */
 static guint
 constant_value (const Frame * f, int p, int k)
 {
   const guint v = 17 + 23 * (4 * p + k);
 
-  return f->sb[p] == 2 ? v * 257 + 1 : v;
+  return frame_info (f)->bits == 8 ? v : frame_info (f)->bits == 16 ?
+      v * 257 + 1 : (v << (frame_info (f)->bits - 8)) + 1;
 }
 
-/* Row 0 of every plane of @f constant, the others copies of it. */
+/* Row 0 of every plane of @f constant, the others copies of it; with
+ * @junk, every bit of a 16-bit sample outside its value set (P010's low 6,
+ * I420_10LE's high 6), which the kernels must ignore. */
 static void
-frame_constant (Frame * f)
+frame_constant (Frame * f, gboolean junk)
 {
   int p, x, y, k;
 
   for (p = 0; p < f->n_planes; p++) {
     for (x = 0; x < f->w[p]; x++)
       for (k = 0; k < f->pb[p] / f->sb[p]; k++)
-        sample_set (f, p, x, 0, k, constant_value (f, p, k));
+        sample_set (f, p, x, 0, k, CF_VALUE_SAMPLE (constant_value (f, p, k),
+                frame_info (f)->lsb) | (junk ? junk_bits (f) : 0));
     for (y = 1; y < f->h[p]; y++)
       memcpy (sample_ptr (f, p, 0, y, 0), f->img.data[p], f->row[p]);
   }
@@ -203,6 +254,21 @@ test_cpu_siting (void)
     }
     cf_resize_plan_clear (&centred);
     cf_resize_plan_clear (&cosited);
+
+    /* Y42B: chroma sited along x as NV12's, centred along y (not
+     * subsampled there) whatever the flag */
+    for (c = 0; c < 2; c++) {
+      CfResizePlan plan;
+
+      g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_Y42B,
+              CF_RESIZE_BILINEAR, z[0], z[1], z[2], z[3], c, c), ==, 0);
+      check_axis_is (&plan.x[0], z[0], z[2], lx, (lx - 1) / 2);
+      check_axis_is (&plan.y[0], z[1], z[3], ly, (ly - 1) / 2);
+      check_axis_is (&plan.x[2], (z[0] + 1) / 2, (z[2] + 1) / 2, lx,
+          (lx - 1) / (c ? 4.0 : 2.0));
+      check_axis_is (&plan.y[2], z[1], z[3], ly, (ly - 1) / 2);
+      cf_resize_plan_clear (&plan);
+    }
   }
 }
 
@@ -247,6 +313,163 @@ test_cpu_known (void)
       (const guint8[]) { 0, 0, 0, 52, 203, 255, 255, 255 }, 8);
 }
 
+/* Scales a one-row picture of @format (16-bit samples) of @n pixels to @m
+ * with @method: every sample of pixel x of plane 0 is @in[x], every sample
+ * of the other planes 0xffff (the largest value, every bit outside it set).
+ * The samples of plane 0 must be @want, the other planes' the largest
+ * value in place. */
+static void
+check_row16 (CfFormat format, CfResizeMethod method, const guint16 * in,
+    int n, const guint16 * want, int m)
+{
+  CfResizePlan plan;
+  Frame src, dst;
+  int p, x, k;
+
+  frame_init (&src, format, n, 1, 0, 0);
+  frame_init (&dst, format, m, 1, 2, 0);
+  for (p = 0; p < src.n_planes; p++)
+    for (x = 0; x < src.w[p]; x++)
+      for (k = 0; k < samples_per_pixel (&src, p); k++)
+        sample_set (&src, p, x, 0, k, p == 0 ? in[x] : 0xffff);
+  g_assert_cmpint (cf_resize_plan_init (&plan, format, method, n, 1, m, 1, 0,
+          0), ==, 0);
+  g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &dst.img), ==, 0);
+  for (p = 0; p < dst.n_planes; p++)
+    for (x = 0; x < dst.w[p]; x++)
+      for (k = 0; k < samples_per_pixel (&dst, p); k++)
+        g_assert_cmphex (sample_get (&dst, p, x, 0, k), ==, p == 0 ? want[x] :
+            CF_VALUE_SAMPLE (max_value (&dst), frame_info (&dst)->lsb));
+  check_padding (&dst, MARKER, cf_format_info (format)->name);
+  cf_resize_plan_clear (&plan);
+  frame_clear (&src);
+  frame_clear (&dst);
+}
+
+/* 10- and 16-bit values: the bits of a sample outside its value ignored,
+ * outputs clamped to the format's max and written in place. */
+static void
+test_cpu_known_deep (void)
+{
+  static const CfFormat sixteen[] = { CF_FORMAT_GRAY16_LE, CF_FORMAT_P016_LE,
+    CF_FORMAT_Y444_16LE, CF_FORMAT_RGBA64_LE, CF_FORMAT_BGRA64_LE
+  };
+  guint i;
+
+  /* 0 1023 to 4 as test_cpu_known (): 1023 / 4 = 255.75, 767.25; 0xffff
+   * holds 1023 under the junk of I420_10LE's high bits, and 1023 with
+   * P010's low bits set */
+  check_row16 (CF_FORMAT_I420_10LE, CF_RESIZE_BILINEAR,
+      (const guint16[]) { 0, 0xffff }, 2,
+      (const guint16[]) { 0, 256, 767, 1023 }, 4);
+  check_row16 (CF_FORMAT_P010_10LE, CF_RESIZE_BILINEAR,
+      (const guint16[]) { 0x003f, 0xffff }, 2,
+      (const guint16[]) { 0, 256 << 6, 767 << 6, 1023 << 6 }, 4);
+  /* nearest copies the value, not the sample */
+  check_row16 (CF_FORMAT_P010_10LE, CF_RESIZE_NEAREST,
+      (const guint16[]) { 5 << 6 | 0x2a, 0xffff }, 2,
+      (const guint16[]) { 5 << 6, 5 << 6, 0xffc0, 0xffc0 }, 4);
+  check_row16 (CF_FORMAT_I420_10LE, CF_RESIZE_AREA,
+      (const guint16[]) { 0xfc00 | 10, 20, 0x8000 | 31, 40 }, 4,
+      (const guint16[]) { 15, 36 }, 2);
+  /* the step of test_cpu_known () at 10 bits: 1023 * 26 / 128 = 207.8,
+   * 1023 * 102 / 128 = 815.2, the overshoot clamped to 1023, not to the
+   * 16 bits of the sample */
+  check_row16 (CF_FORMAT_I420_10LE, CF_RESIZE_BICUBIC,
+      (const guint16[]) { 0, 0xfc00, 1023, 0xffff }, 4,
+      (const guint16[]) { 0, 0, 0, 208, 815, 1023, 1023, 1023 }, 8);
+  check_row16 (CF_FORMAT_P010_10LE, CF_RESIZE_BICUBIC,
+      (const guint16[]) { 0x0001, 0x003f, 0xffc0, 0xffff }, 4,
+      (const guint16[]) { 0, 0, 0, 208 << 6, 815 << 6, 0xffc0, 0xffc0,
+        0xffc0 }, 8);
+  /* and at 16 bits: 65535 * 26 / 128 = 13311.8, 65535 * 102 / 128 =
+   * 52223.2; 65535 / 4 = 16383.75 */
+  for (i = 0; i < G_N_ELEMENTS (sixteen); i++) {
+    check_row16 (sixteen[i], CF_RESIZE_BICUBIC,
+        (const guint16[]) { 0, 0, 0xffff, 0xffff }, 4,
+        (const guint16[]) { 0, 0, 0, 13312, 52223, 0xffff, 0xffff, 0xffff },
+        8);
+    check_row16 (sixteen[i], CF_RESIZE_BILINEAR,
+        (const guint16[]) { 0, 0xffff }, 2,
+        (const guint16[]) { 0, 16384, 49151, 0xffff }, 4);
+  }
+}
+
+/* P010 and I420_10LE of the same values (random, under random bits outside
+ * them) scale to the same values, every method, odd sizes too; P010's low
+ * bits change no output byte. */
+static void
+test_cpu_p010_i420 (void)
+{
+  static const int sizes[][4] = { {1, 1, 3, 3}, {7, 5, 3, 2}, {3, 3, 1, 1},
+  {33, 17, 64, 35}, {64, 35, 33, 17}, {641, 481, 111, 30}
+  };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  guint m, s;
+  int p, x, y, k;
+
+  for (m = 0; m < N_METHODS; m++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      const int *z = sizes[s];
+      char *what = describe (CF_FORMAT_P010_10LE, m, z, "against I420_10LE");
+      Frame i420, p010, clean, out_i, out_p, out_c;
+      CfResizePlan plan_i, plan_p;
+
+      frame_init (&i420, CF_FORMAT_I420_10LE, z[0], z[1], 3, 0);
+      frame_init (&p010, CF_FORMAT_P010_10LE, z[0], z[1], 5, 0);
+      frame_init (&clean, CF_FORMAT_P010_10LE, z[0], z[1], 0, 0);
+      frame_random (&i420, rand);
+      frame_random (&p010, rand);
+      /* I420_10LE plane p is P010's plane 0, or sample p - 1 of plane 1 */
+      for (p = 0; p < i420.n_planes; p++)
+        for (y = 0; y < i420.h[p]; y++)
+          for (x = 0; x < i420.w[p]; x++) {
+            const guint v = value_get (&i420, p, x, y, 0);
+            const int q = p ? 1 : 0;
+
+            k = p ? p - 1 : 0;
+            sample_set (&p010, q, x, y, k, v << 6 |
+                (sample_get (&p010, q, x, y, k) & 0x3f));
+            value_set (&clean, q, x, y, k, v);
+          }
+      g_assert_cmpint (cf_resize_plan_init (&plan_i, CF_FORMAT_I420_10LE, m,
+              z[0], z[1], z[2], z[3], s & 1, s >> 1 & 1), ==, 0);
+      g_assert_cmpint (cf_resize_plan_init (&plan_p, CF_FORMAT_P010_10LE, m,
+              z[0], z[1], z[2], z[3], s & 1, s >> 1 & 1), ==, 0);
+      frame_init (&out_i, CF_FORMAT_I420_10LE, z[2], z[3], 1, 0);
+      frame_init (&out_p, CF_FORMAT_P010_10LE, z[2], z[3], 2, 0);
+      frame_init (&out_c, CF_FORMAT_P010_10LE, z[2], z[3], 0, 0);
+      g_assert_cmpint (cf_resize_cpu (&plan_i, &i420.img, &out_i.img), ==, 0);
+      g_assert_cmpint (cf_resize_cpu (&plan_p, &p010.img, &out_p.img), ==, 0);
+      g_assert_cmpint (cf_resize_cpu (&plan_p, &clean.img, &out_c.img), ==,
+          0);
+
+      check_samples (&out_p, &out_c, what);
+      for (p = 0; p < out_i.n_planes; p++)
+        for (y = 0; y < out_i.h[p]; y++)
+          for (x = 0; x < out_i.w[p]; x++) {
+            const guint v = sample_get (&out_i, p, x, y, 0);
+
+            /* nothing above the 10 bits, nothing below P010's */
+            g_assert_cmpuint (v, <=, 1023);
+            g_assert_cmphex (sample_get (&out_p, p ? 1 : 0, x, y,
+                    p ? p - 1 : 0), ==, v << 6);
+          }
+      check_padding (&out_i, MARKER, what);
+      check_padding (&out_p, MARKER, what);
+      cf_resize_plan_clear (&plan_i);
+      cf_resize_plan_clear (&plan_p);
+      frame_clear (&i420);
+      frame_clear (&p010);
+      frame_clear (&clean);
+      frame_clear (&out_i);
+      frame_clear (&out_p);
+      frame_clear (&out_c);
+      g_free (what);
+    }
+  g_rand_free (rand);
+}
+
 /* What run_cases () expects of a scaled picture. */
 typedef enum
 {
@@ -257,29 +480,29 @@ typedef enum
   EXPECT_MODEL                  /* within 1 LSB of the model */
 } Expect;
 
-/* Sample @k of output pixel (@x, @y) of plane @p as @e says (not for
- * EXPECT_CONSTANT and EXPECT_MODEL). Chroma is subsampled alike in input and
- * output, so these hold on every plane: nearest 2x up puts output chroma j
- * at 0.5 j - 0.25 (- 0.125 co-sited), nearest to j / 2; area 2x down with
- * centred chroma covers chroma samples 2j and 2j + 1. */
+/* The value of sample @k of output pixel (@x, @y) of plane @p as @e says
+ * (not for EXPECT_CONSTANT and EXPECT_MODEL). Chroma is subsampled alike in
+ * input and output, so these hold on every plane: nearest 2x up puts output
+ * chroma j at 0.5 j - 0.25 (- 0.125 co-sited), nearest to j / 2; area 2x
+ * down with centred chroma covers chroma samples 2j and 2j + 1. */
 static guint
 expected (Expect e, const Frame * src, int p, int x, int y, int k)
 {
   if (e == EXPECT_COPY)
-    return sample_get (src, p, x, y, k);
+    return value_get (src, p, x, y, k);
   if (e == EXPECT_DUPLICATE)
-    return sample_get (src, p, x / 2, y / 2, k);
-  return (sample_get (src, p, 2 * x, 2 * y, k) +
-      sample_get (src, p, 2 * x + 1, 2 * y, k) +
-      sample_get (src, p, 2 * x, 2 * y + 1, k) +
-      sample_get (src, p, 2 * x + 1, 2 * y + 1, k) + 2) / 4;
+    return value_get (src, p, x / 2, y / 2, k);
+  return (value_get (src, p, 2 * x, 2 * y, k) +
+      value_get (src, p, 2 * x + 1, 2 * y, k) +
+      value_get (src, p, 2 * x, 2 * y + 1, k) +
+      value_get (src, p, 2 * x + 1, 2 * y + 1, k) + 2) / 4;
 }
 
-/* Checks that samples of @dst are within 1 LSB of the model (clamped to the
- * sample range): every pixel of small planes, 64 of larger ones (the model
- * costs the product of the taps of both axes), a quarter of them near a
- * corner, where taps fold; @worst gets the largest error for 8- and
- * 16-bit samples. */
+/* Checks that the values of @dst are within 1 LSB of the model (clamped to
+ * the value range) and that its samples hold nothing else: every pixel of
+ * small planes, 64 of larger ones (the model costs the product of the taps
+ * of both axes), a quarter of them near a corner, where taps fold; @worst
+ * gets the largest error for 8- and 16-bit samples. */
 static void
 check_model_sampled (const CfResizePlan * plan, const Frame * src,
     const Frame * dst, GRand * rand, double *worst, const char *what)
@@ -289,7 +512,7 @@ check_model_sampled (const CfResizePlan * plan, const Frame * src,
   for (p = 0; p < dst->n_planes; p++) {
     const int w = dst->w[p], h = dst->h[p];
     const gboolean all = w * h <= 64;
-    const double max = dst->sb[p] == 2 ? 65535 : 255;
+    const double max = max_value (dst);
 
     for (i = 0; i < (all ? w * h : 64); i++) {
       x = all ? i % w : g_rand_int_range (rand, 0, w);
@@ -301,13 +524,16 @@ check_model_sampled (const CfResizePlan * plan, const Frame * src,
       for (k = 0; k < dst->pb[p] / dst->sb[p]; k++) {
         const double m = CLAMP (cf_resize_model (plan, &src->img, p, x, y, k),
             0, max);
-        const double err = fabs (sample_get (dst, p, x, y, k) - m);
+        const guint v = value_get (dst, p, x, y, k);
+        const double err = fabs (v - m);
 
         if (!(err <= 1.0)) {
           g_printerr ("%s: plane %d, pixel %d,%d, sample %d: %u, model %.4f\n",
-              what, p, x, y, k, sample_get (dst, p, x, y, k), m);
+              what, p, x, y, k, v, m);
           g_assert_cmpfloat (err, <=, 1.0);
         }
+        g_assert_cmphex (sample_get (dst, p, x, y, k), ==,
+            CF_VALUE_SAMPLE (v, frame_info (dst)->lsb));
         worst[dst->sb[p] - 1] = MAX (worst[dst->sb[p] - 1], err);
       }
     }
@@ -376,7 +602,7 @@ run_cases (gconstpointer data)
 
         frame_init (&src, f, z[0], z[1], 3, 0);
         if (expect == EXPECT_CONSTANT)
-          frame_constant (&src);
+          frame_constant (&src, TRUE);
         else
           frame_random (&src, rand);
         g_assert_cmpint (cf_resize_plan_init (&plan, f, m, z[0], z[1], z[2],
@@ -392,14 +618,15 @@ run_cases (gconstpointer data)
         if (expect == EXPECT_MODEL) {
           check_model_sampled (&plan, &src, &dst, rand, worst, what);
         } else {
+          /* values: the samples of @src hold more (random bits, junk) */
           frame_init (&want, f, z[2], z[3], 0, 0);
           if (expect == EXPECT_CONSTANT)
-            frame_constant (&want);
+            frame_constant (&want, FALSE);
           for (p = 0; expect != EXPECT_CONSTANT && p < want.n_planes; p++)
             for (y = 0; y < want.h[p]; y++)
               for (x = 0; x < want.w[p]; x++)
                 for (k = 0; k < want.pb[p] / want.sb[p]; k++)
-                  sample_set (&want, p, x, y, k,
+                  value_set (&want, p, x, y, k,
                       expected (expect, &src, p, x, y, k));
           check_samples (&dst, &want, what);
           frame_clear (&want);
@@ -490,7 +717,9 @@ typedef enum
 {
   RANDOM_PADDED,                /* pitch row + 48: mostly unaligned rows */
   RANDOM_ALIGNED,               /* pitch a multiple of 64, with padding */
-  CONSTANT_DENSE                /* pitch exactly a row */
+  CONSTANT_DENSE,               /* pitch exactly a row */
+  RANDOM_ODD                    /* planes at odd addresses, pitch row + 5:
+                                 * no sample aligned, 16-bit ones neither */
 } Layout;
 
 /* Scales a picture laid out as @layout with @method on both backends (the
@@ -502,26 +731,27 @@ gpu_check (CfFormat format, CfResizeMethod method, const int *size,
     int cosited, Layout layout, CfResizeKernels kernels)
 {
   static const char *const layouts[] = { "random, padded",
-    "random, aligned", "constant"
+    "random, aligned", "constant", "random, odd addresses"
   };
   const gboolean random = layout != CONSTANT_DENSE;
   const size_t extra = layout == RANDOM_PADDED ? 48 :
-      layout == RANDOM_ALIGNED ? ALIGNED_PITCH : 0;
+      layout == RANDOM_ALIGNED ? ALIGNED_PITCH : layout == RANDOM_ODD ? 5 : 0;
+  const int misalign = layout == RANDOM_ODD ? 1 : 0;
   char *what = describe (format, method, size, layouts[layout]);
   CfResizeDevicePlan *d_plan;
   CfResizePlan plan;
   Frame src, want, got;
   Device d_src, d_dst;
 
-  frame_init (&src, format, size[0], size[1], extra, 0);
+  frame_init (&src, format, size[0], size[1], extra, misalign);
   if (random)
     frame_random (&src, gpu_rand);
   else
-    frame_constant (&src);
+    frame_constant (&src, TRUE);
   g_assert_cmpint (cf_resize_plan_init (&plan, format, method, size[0],
           size[1], size[2], size[3], cosited & 1, cosited >> 1), ==, 0);
-  frame_init (&want, format, size[2], size[3], extra, 0);
-  frame_init (&got, format, size[2], size[3], extra, 0);
+  frame_init (&want, format, size[2], size[3], extra, misalign);
+  frame_init (&got, format, size[2], size[3], extra, misalign);
   g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &want.img), ==, 0);
 
   CHECK_CUDA (cf_resize_device_plan_new (&plan, kernels, &d_plan));
@@ -567,8 +797,9 @@ gpu_end (void)
 }
 
 /* Every format and method over the matrix, random (unaligned and aligned
- * rows) and constant, with the kernels chosen for the plan and with the two
- * passes; the chroma siting varies with the size. */
+ * rows, planes at odd addresses) and constant, with the kernels chosen for
+ * the plan and with the two passes; the chroma siting varies with the
+ * size. */
 static void
 test_cuda_matrix (void)
 {
@@ -584,6 +815,8 @@ test_cuda_matrix (void)
             CF_RESIZE_KERNELS_AUTO);
         gpu_check (f, m, matrix[s], s % 4, CONSTANT_DENSE,
             CF_RESIZE_KERNELS_AUTO);
+        gpu_check (f, m, matrix[s], s % 4, RANDOM_ODD,
+            CF_RESIZE_KERNELS_AUTO);
         gpu_check (f, m, matrix[s], s % 4, RANDOM_ALIGNED,
             CF_RESIZE_KERNELS_TWO_PASS);
       }
@@ -591,8 +824,10 @@ test_cuda_matrix (void)
 }
 
 /* The benchmark's sizes, every method: 4K to 1080p and back, 1080p to
- * 720p, RGBA, NV12 (centred and co-sited chroma) and I420, so that the
- * fused kernel's many full and partial tiles are compared too. */
+ * 720p, RGBA, NV12 (centred and co-sited chroma) and I420, and the layouts
+ * of 16-bit samples (RGBA64's 8-byte pixels, P010's pairs and I420_10LE's
+ * 10 low bits), so that the fused kernel's many full and partial tiles are
+ * compared too. */
 static void
 test_cuda_video_sizes (void)
 {
@@ -611,15 +846,22 @@ test_cuda_video_sizes (void)
           CF_RESIZE_KERNELS_AUTO);
       gpu_check (CF_FORMAT_I420, m, sizes[s], 1, RANDOM_PADDED,
           CF_RESIZE_KERNELS_AUTO);
+      gpu_check (CF_FORMAT_RGBA64_LE, m, sizes[s], 0, RANDOM_ALIGNED,
+          CF_RESIZE_KERNELS_AUTO);
+      gpu_check (CF_FORMAT_P010_10LE, m, sizes[s], s & 1 ? 3 : 0,
+          RANDOM_PADDED, CF_RESIZE_KERNELS_AUTO);
+      gpu_check (CF_FORMAT_I420_10LE, m, sizes[s], 1, RANDOM_ALIGNED,
+          CF_RESIZE_KERNELS_AUTO);
     }
   gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, sizes[0], 3, CONSTANT_DENSE,
       CF_RESIZE_KERNELS_AUTO);
   gpu_end ();
 }
 
-/* The kernels AUTO chooses: the gather for nearest, the fused kernel for
+/* The kernels AUTO chooses, for every plane of 8-bit RGBA and of the
+ * layouts of 16-bit samples: the gather for nearest, the fused kernel for
  * video sizes, the two passes where a tile's footprint is too large for
- * shared memory (so that the matrix above exercises all three). */
+ * shared memory (so that the matrix above exercises all three for each). */
 static void
 test_cuda_kernels (void)
 {
@@ -637,29 +879,37 @@ test_cuda_kernels (void)
     {CF_RESIZE_LANCZOS, {640, 480, 1, 1}, "two-pass"},
     {CF_RESIZE_BILINEAR, {640, 480, 320, 1}, "two-pass"},
   };
-  guint i;
+  static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_RGBA64_LE,
+    CF_FORMAT_P010_10LE, CF_FORMAT_I420_10LE
+  };
+  guint i, f;
+  int p;
 
-  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
-    CfResizeDevicePlan *d_plan;
-    CfResizePlan plan;
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+      const int n_planes = cf_format_info (formats[f])->n_planes;
+      CfResizeDevicePlan *d_plan;
+      CfResizePlan plan;
 
-    g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_RGBA,
-            cases[i].method, cases[i].size[0], cases[i].size[1],
-            cases[i].size[2], cases[i].size[3], 0, 0), ==, 0);
-    CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
-            &d_plan));
-    g_assert_cmpstr (cf_resize_device_plan_describe (d_plan, 0), ==,
-        cases[i].kernel);
-    g_assert_cmpuint (cf_resize_device_plan_workspace_bytes (d_plan) > 0, ==,
-        strcmp (cases[i].kernel, "two-pass") == 0);
-    cf_resize_device_plan_free (d_plan);
-    CHECK_CUDA (cf_resize_device_plan_new (&plan,
-            CF_RESIZE_KERNELS_TWO_PASS, &d_plan));
-    g_assert_cmpstr (cf_resize_device_plan_describe (d_plan, 0), ==,
-        "two-pass");
-    cf_resize_device_plan_free (d_plan);
-    cf_resize_plan_clear (&plan);
-  }
+      g_assert_cmpint (cf_resize_plan_init (&plan, formats[f],
+              cases[i].method, cases[i].size[0], cases[i].size[1],
+              cases[i].size[2], cases[i].size[3], 0, 0), ==, 0);
+      CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
+              &d_plan));
+      for (p = 0; p < n_planes; p++)
+        g_assert_cmpstr (cf_resize_device_plan_describe (d_plan, p), ==,
+            cases[i].kernel);
+      g_assert_cmpuint (cf_resize_device_plan_workspace_bytes (d_plan) > 0,
+          ==, strcmp (cases[i].kernel, "two-pass") == 0);
+      cf_resize_device_plan_free (d_plan);
+      CHECK_CUDA (cf_resize_device_plan_new (&plan,
+              CF_RESIZE_KERNELS_TWO_PASS, &d_plan));
+      for (p = 0; p < n_planes; p++)
+        g_assert_cmpstr (cf_resize_device_plan_describe (d_plan, p), ==,
+            "two-pass");
+      cf_resize_device_plan_free (d_plan);
+      cf_resize_plan_clear (&plan);
+    }
 }
 
 static void
@@ -740,6 +990,8 @@ main (int argc, char **argv)
     g_test_add_func ("/resize/cpu/weights", test_cpu_weights);
     g_test_add_func ("/resize/cpu/siting", test_cpu_siting);
     g_test_add_func ("/resize/cpu/known", test_cpu_known);
+    g_test_add_func ("/resize/cpu/known-deep", test_cpu_known_deep);
+    g_test_add_func ("/resize/cpu/p010-i420-10", test_cpu_p010_i420);
     for (i = 0; i < G_N_ELEMENTS (cases); i++)
       g_test_add_data_func (cases[i].path, &cases[i], run_cases);
     g_test_add_func ("/resize/cpu/invalid", test_cpu_invalid);
