@@ -111,7 +111,7 @@ cuda_memory_possible (GstCfBaseFilter * self)
 }
 
 /* @s in CUDA memory: its formats narrowed to those CUDA memory holds
- * (GStreamer 1.22 lays I420 and YV12 of an odd height out with
+ * (GStreamer 1.22 lays I420, YV12 and I420_10LE of an odd height out with
  * overlapping chroma planes: not those either), or NULL for none. */
 static GstStructure *
 in_cuda_memory (const GstStructure * s)
@@ -120,7 +120,8 @@ in_cuda_memory (const GstStructure * s)
       GST_STATIC_CAPS ("video/x-raw, format = (string) " GST_CF_CUDA_FORMATS);
   static GstStaticCaps even_formats =
       GST_STATIC_CAPS ("video/x-raw, format = (string) { RGBA, BGRA, RGBx, "
-      "BGRx, ARGB, ABGR, RGB, BGR, NV12, NV21, Y444 }");
+      "BGRx, ARGB, ABGR, RGB, BGR, NV12, NV21, Y444, Y42B, P010_10LE, "
+      "P016_LE, Y444_16LE }");
   GstCaps *allowed;
   GstStructure *ret;
   gint height;
@@ -426,7 +427,8 @@ check_memories (GstCfBaseFilter * self, GstCaps * incaps, GstCaps * outcaps)
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
           ("This format and size cannot be in CUDA memory"),
           ("GStreamer 1.22's CUDA memory has no layout for %s (GRAY8, "
-              "GRAY16_LE, xRGB, xBGR, and I420/YV12 of an odd height)", odd));
+              "GRAY16_LE, xRGB, xBGR, RGBA64_LE, BGRA64_LE, and I420, YV12 "
+              "and I420_10LE of an odd height)", odd));
     g_free (odd);
     priv->caps_error = TRUE;
     return FALSE;

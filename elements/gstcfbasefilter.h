@@ -34,13 +34,18 @@ G_BEGIN_DECLS
 G_DECLARE_DERIVABLE_TYPE (GstCfBaseFilter, gst_cf_base_filter, GST,
     CF_BASE_FILTER, GstBaseTransform)
 
-/* The video formats every element of the project accepts in system memory,
- * and those GStreamer 1.22's CUDA memory can hold (its allocator has no
- * layout for GRAY8, GRAY16_LE, xRGB and xBGR). */
+/* The video formats every element of the project accepts in system memory
+ * (the 8-bit ones first, so that negotiation prefers them as before), and
+ * those GStreamer 1.22's CUDA memory can hold (its allocator has no layout
+ * for GRAY8, GRAY16_LE, xRGB, xBGR, RGBA64_LE and BGRA64_LE: it would
+ * abort). */
 #define GST_CF_VIDEO_FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, " \
-    "ARGB, ABGR, xRGB, xBGR, RGB, BGR, I420, YV12, NV12, NV21, Y444 }"
+    "ARGB, ABGR, xRGB, xBGR, RGB, BGR, I420, YV12, NV12, NV21, Y444, " \
+    "Y42B, I420_10LE, P010_10LE, P016_LE, Y444_16LE, RGBA64_LE, " \
+    "BGRA64_LE }"
 #define GST_CF_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, " \
-    "BGR, I420, YV12, NV12, NV21, Y444 }"
+    "BGR, I420, YV12, NV12, NV21, Y444, Y42B, I420_10LE, P010_10LE, " \
+    "P016_LE, Y444_16LE }"
 #define GST_CF_VIDEO_SIZES \
     ", width = (int) [ 1, 32767 ], height = (int) [ 1, 32767 ]"
 /* The pad templates: CUDA memory first (in builds with GStreamer's CUDA

@@ -324,7 +324,8 @@ static gboolean
 border_values_of (const GstCfStencilSettings * s, const CfFormatInfo * info,
     uint16_t * values, GError ** error)
 {
-  const gint max = info->depth > 8 ? 65535 : 255;
+  /* values, not samples: 1023 for P010's 10 bits */
+  const gint max = (gint) CF_FORMAT_MAX_VALUE (info);
   GError *why = NULL;
   GArray *list = gst_cf_taps_parse (s->border_value, CF_STENCIL_MAX_TAPS,
       &why);
@@ -349,7 +350,7 @@ border_values_of (const GstCfStencilSettings * s, const CfFormatInfo * info,
 
     if (v < 0 || v > max || v != floor (v)) {
       g_set_error (error, GST_CF_STENCIL_SETTINGS_ERROR, 0, "border-value "
-          "%g is not a sample value of %s (an integer 0 .. %d)", v,
+          "%g is not a value of %s (an integer 0 .. %d)", v,
           info->name, max);
       g_array_unref (list);
       return FALSE;

@@ -3,8 +3,9 @@
  * @title: cudastats
  *
  * Measures every frame that passes, on the GPU, without changing it: per
- * channel (R, G, B, A / Y, U, V / gray) a 256-bin histogram (16-bit samples
- * are binned by their high 8 bits), the minimum, maximum and exact sum, and
+ * channel (R, G, B, A / Y, U, V / gray) a 256-bin histogram (values of more
+ * than 8 bits binned by their high 8 bits; P010's are 10-bit values), the
+ * minimum, maximum and exact sum, and
  * the mean and variance derived from exact integer sums. The CUDA and CPU
  * backends give identical numbers.
  *

@@ -568,8 +568,8 @@ gst_cf_stats_overlay_class_init (GstCfStatsOverlayClass * klass)
   /**
    * GstCfStatsOverlay:zebra-level:
    *
-   * The luma (0 .. 255; the high byte of 16-bit samples) from which zebra
-   * marks a pixel.
+   * The luma (0 .. 255; the high 8 bits of values of more than 8 bits)
+   * from which zebra marks a pixel.
    */
   g_object_class_install_property (gobject_class, PROP_ZEBRA_LEVEL,
       g_param_spec_uint ("zebra-level", "Zebra level",

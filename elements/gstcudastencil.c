@@ -527,8 +527,9 @@ gst_cf_stencil_class_init (GstCfStencilClass * klass)
    * GstCfStencil:border-value:
    *
    * The samples beyond the edges for border `constant`, per channel in the
-   * order R, G, B, A (or Y, U, V; or gray), in sample units (0 .. 255, or
-   * 0 .. 65535 for 16-bit formats): "16,128,128" is black in YUV; a
+   * order R, G, B, A (or Y, U, V; or gray), as values of the format (0 ..
+   * 255; 0 .. 1023 for the 10-bit formats, P010's included; 0 .. 65535 for
+   * the 16-bit ones): "16,128,128" is black in 8-bit YUV; a
    * shorter list gives its last value to the channels after it (one value:
    * every channel); empty is 0. Only border `constant` reads it.
    */

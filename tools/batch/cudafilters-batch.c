@@ -370,7 +370,7 @@ make_description (void)
       "  CSV header: file,stats,width,height,format,channel,min,max,mean,"
       "variance,histogram\n"
       "  (stats: which --stats, 1-based; histogram: 256 counts separated "
-      "by\n  spaces, 16-bit samples binned by their high byte)\n"
+      "by\n  spaces, 16-bit values binned by their high byte)\n"
       "  JSON Lines: one object per file and --stats, with the same fields\n"
       "  and a \"channels\" array.\n"
       "\n"

@@ -45,16 +45,18 @@ G_BEGIN_DECLS
 /**
  * GstCfFrameStats:
  * @n_channels: the colour channels (and alpha) counted: 1 (gray) to 4
- * @min: the smallest sample value of each channel, in the format's range
- *     (0 .. 255, or 0 .. 65535 for 16-bit formats); 0 when nothing was counted
+ * @min: the smallest value of each channel, in the format's range: 0 ..
+ *     2^bits - 1 with bits GST_VIDEO_FORMAT_INFO_DEPTH of the format (255,
+ *     1023 for 10-bit formats such as P010_10LE, whose values are counted
+ *     without their low padding bits, 65535); 0 when nothing was counted
  * @max: the largest sample value of each channel
  * @reserved: 0
  * @count: the samples counted in each channel (subsampled chroma: its own
  *     samples)
  * @sum: the exact sum of the samples of each channel
  * @sum_sq: the exact sum of their squares
- * @histogram: 256 bins per channel: the sample value (8-bit formats) or its
- *     high byte (16-bit formats)
+ * @histogram: 256 bins per channel: the value (8-bit formats) or its high
+ *     8 bits, value >> (bits - 8)
  *
  * One frame's statistics. Channels are in the order R, G, B, A for RGB
  * formats (whatever the bytes' order in memory), Y, U, V for YUV formats,

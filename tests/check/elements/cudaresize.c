@@ -37,6 +37,8 @@ G_STATIC_ASSERT (G_N_ELEMENTS (methods) == CF_RESIZE_METHOD_COUNT);
 static const gchar *all_formats[] = {
   "GRAY8", "GRAY16_LE", "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR",
   "xRGB", "xBGR", "RGB", "BGR", "I420", "YV12", "NV12", "NV21", "Y444",
+  /* one of each new layout (the kernel tests have every format) */
+  "Y42B", "I420_10LE", "P010_10LE", "RGBA64_LE",
 };
 
 /* What the element must give back for one pushed buffer. */
@@ -207,6 +209,14 @@ oracle (const GstVideoInfo * in, GstBuffer * inbuf, const GstVideoInfo * out,
   CfResizePlan plan;
   GBytes *b;
 
+  /* the same caps and no crop: the element passes the buffer through
+   * untouched, every bit of it, even those around a P010 value that a
+   * resize would clear */
+  if (!gst_buffer_get_video_crop_meta (inbuf)
+      && gst_video_info_is_equal (in, out)) {
+    gst_buffer_unref (outbuf);
+    return cf_check_pack (in, inbuf);
+  }
   gst_buffer_memset (outbuf, 0, 0xff, out->size);
   fail_unless (gst_video_frame_map (&fi, in, inbuf, GST_MAP_READ));
   fail_unless (gst_video_frame_map (&fo, out, outbuf, GST_MAP_WRITE));

@@ -43,7 +43,9 @@ static const FormatCase formats[] = {
   {"BGRA", RGBA_CH}, {"RGBx", RGB_CH}, {"BGRx", RGB_CH}, {"ARGB", RGBA_CH},
   {"ABGR", RGBA_CH}, {"xRGB", RGB_CH}, {"xBGR", RGB_CH}, {"RGB", RGB_CH},
   {"BGR", RGB_CH}, {"I420", YUV_CH}, {"YV12", YUV_CH}, {"NV12", YUV_CH},
-  {"NV21", YUV_CH}, {"Y444", YUV_CH},
+  {"NV21", YUV_CH}, {"Y444", YUV_CH}, {"Y42B", YUV_CH},
+  {"I420_10LE", YUV_CH}, {"P010_10LE", YUV_CH}, {"P016_LE", YUV_CH},
+  {"Y444_16LE", YUV_CH}, {"RGBA64_LE", RGBA_CH}, {"BGRA64_LE", RGBA_CH},
 };
 
 /* What the element must give back for one pushed buffer. */
@@ -115,26 +117,41 @@ fill_known (const GstVideoInfo * info, GstBuffer * buf, CfStats * want)
   fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_WRITE));
   want->n_channels = GST_VIDEO_FRAME_N_COMPONENTS (&f);
   for (c = 0; c < want->n_channels; c++) {
+    const GstVideoFormatInfo *fi = f.info.finfo;
     guint8 *data = GST_VIDEO_FRAME_COMP_DATA (&f, c);
     guint w = GST_VIDEO_FRAME_COMP_WIDTH (&f, c);
     guint h = GST_VIDEO_FRAME_COMP_HEIGHT (&f, c);
-    gboolean deep = GST_VIDEO_FRAME_COMP_DEPTH (&f, c) > 8;
-    guint v = deep ? 0xa5c3 + c : value8[c];
+    /* GStreamer's component value: depth bits from bit shift of a sample
+     * (P010: 10 bits from bit 6), the bits around it set to show they are
+     * not counted */
+    const guint depth = GST_VIDEO_FRAME_COMP_DEPTH (&f, c);
+    const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (f.info.finfo, c);
+    const gboolean deep = GST_VIDEO_FORMAT_INFO_BITS (f.info.finfo) > 8;
+    const guint v = deep ? (0xa5c3 + c) & ((1u << depth) - 1) : value8[c];
+    const guint sample = deep ? (v << shift) | (0xffffu &
+        ~(((1u << depth) - 1) << shift)) : v;
+
+    /* GStreamer 1.22 gives V of P010_10LE and P016_LE the offset of a byte
+     * (1) in the UV pair of two 16-bit samples: it starts at byte 2 */
+    if (deep && GST_VIDEO_FORMAT_INFO_N_PLANES (fi) == 2 && c == 2
+        && GST_VIDEO_FORMAT_INFO_POFFSET (fi, c) == 1)
+      data = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f,
+          GST_VIDEO_FORMAT_INFO_PLANE (fi, c)) + 2;
 
     for (y = 0; y < h; y++) {
       for (x = 0; x < w; x++) {
         guint8 *p = data + y * GST_VIDEO_FRAME_COMP_STRIDE (&f, c) +
             x * GST_VIDEO_FRAME_COMP_PSTRIDE (&f, c);
-        p[0] = v & 0xff;
+        p[0] = sample & 0xff;
         if (deep)
-          p[1] = v >> 8;
+          p[1] = sample >> 8;
       }
     }
     want->min[c] = want->max[c] = v;
     want->count[c] = w * (guint64) h;
     want->sum[c] = want->count[c] * v;
     want->sum_sq[c] = want->count[c] * v * v;
-    want->histogram[c][deep ? v >> 8 : v] = w * h;
+    want->histogram[c][depth > 8 ? v >> (depth - 8) : v] = w * h;
   }
   gst_video_frame_unmap (&f);
 }

@@ -38,6 +38,8 @@
 static const gchar *all_formats[] = {
   "GRAY8", "GRAY16_LE", "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR",
   "xRGB", "xBGR", "RGB", "BGR", "I420", "YV12", "NV12", "NV21", "Y444",
+  "Y42B", "I420_10LE", "P010_10LE", "P016_LE", "Y444_16LE", "RGBA64_LE",
+  "BGRA64_LE",
 };
 
 /* property nicks, in the kernel's enum orders */
