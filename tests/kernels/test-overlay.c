@@ -49,7 +49,9 @@ stats_of (const Frame * f)
   return st;
 }
 
-/* A copy of @f, same geometry. */
+/* A copy of @f, same geometry: the same extra bytes on every row, or
+ * (a frame of ALIGNED_PITCH, whose planes' extra bytes differ) aligned
+ * pitches again. */
 static void
 frame_copy (const Frame * f, Frame * copy)
 {
@@ -57,6 +59,13 @@ frame_copy (const Frame * f, Frame * copy)
 
   frame_init (copy, f->img.format, f->img.width, f->img.height,
       f->img.pitch[0] - f->row[0], 0);
+  for (p = 0; p < f->n_planes; p++)
+    if (copy->img.pitch[p] != f->img.pitch[p]) {
+      frame_clear (copy);
+      frame_init (copy, f->img.format, f->img.width, f->img.height,
+          ALIGNED_PITCH, 0);
+      break;
+    }
   for (p = 0; p < f->n_planes; p++) {
     g_assert_cmpuint (copy->img.pitch[p], ==, f->img.pitch[p]);
     memcpy (copy->img.data[p], f->img.data[p], f->img.pitch[p] * f->h[p]);
