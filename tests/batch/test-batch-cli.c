@@ -37,6 +37,7 @@
 #include <png.h>
 #include <zlib.h>
 
+#include "cf-stencil-rules.h"
 #include "cf-test.h"
 #include "made-png.h"
 #include "png-io.h"
@@ -601,47 +602,10 @@ test_resize (void)
 }
 
 /* --stencil takes and refuses what cudastencil does, for the same reasons
- * (one set of rules: elements/gstcfstencilsettings.h). The same rows as
- * the element's test_stencil_rules (tests/check/elements/cudastencil.c),
- * which sets them as properties: @cause is NULL when the settings make a
- * filter, else what the usage error must name. The input is 16-bit, the
- * samples the tool checks settings against before reading files. */
-static const struct
-{
-  const char *spec, *cause;
-} stencil_rules[] = {
-  {"gaussian:sigma=2,border=wrap", NULL},
-  {"gaussian:sigma=0.001", "sigma"},
-  {"gaussian:sigma=65", "sigma"},
-  {"sharpen:amount=20,sigma=0.5", NULL},
-  {"sharpen:amount=21", "amount"},
-  {"box:radius=0", NULL},
-  {"box:radius=64,direction=vertical", NULL},
-  {"box:radius=65", "radius"},
-  {"blur", "preset"},
-  {"box:direction=diagonal", "direction"},
-  {"box:border=reflect", "border"},
-  {"box:normalize=maybe", "normalize"},
-  {"laplacian:filter-alpha=true,border=clamp", NULL},
-  {"taps=1,2,1:direction=horizontal,normalize=false", NULL},
-  {"taps=<1, 2, 1>", NULL},
-  {"taps=1,2", "odd number"},
-  {"taps=1,x,1", "not a number"},
-  {"taps=1,-1,0", "sum to 0"},
-  {"taps=1,-1,0:normalize=false", NULL},
-  {"taps=1e308,1e308,1e308", "overflows"},
-  {"taps=-1e308,-1e308,-1e308", "overflows"},
-  {"taps=1e308,1e308,1e308:normalize=false", "gain"},
-  {"taps=1e-323,1.4e-323,1e-323", "underflows"},
-  {"taps=1e300,2e300,1e300", NULL},
-  {"taps=100,0,0:normalize=false", "gain"},
-  {"box:border=constant,border-value=16,128,128", NULL},
-  {"box:border=constant,border-value=65535", NULL},
-  {"box:border=constant,border-value=65536", "border-value"},
-  {"box:border=constant,border-value=1,2,3,4,5", "border-value"},
-  {"box:border=constant,border-value=1.5", "border-value"},
-  {"box:border=wrap,border-value=65536", NULL},
-};
+ * (one set of rules: elements/gstcfstencilsettings.h): every row of
+ * cf-stencil-rules.h, @cause what the usage error must name. The input is
+ * 16-bit, the samples the tool checks settings against before reading
+ * files. */
 
 static void
 test_stencil_rules (void)
@@ -650,10 +614,10 @@ test_stencil_rules (void)
   char *e, *p;
 
   copy_suite_file ("basn0g16.png", in, NULL);
-  for (guint k = 0; k < G_N_ELEMENTS (stencil_rules); k++) {
-    const char *cause = stencil_rules[k].cause;
+  for (guint k = 0; k < G_N_ELEMENTS (cf_stencil_rules); k++) {
+    const char *cause = cf_stencil_rules[k].cause;
     int status = run_tool (NULL, &e, "--quiet", "--overwrite", "--stencil",
-        stencil_rules[k].spec, in, out, NULL);
+        cf_stencil_rules[k].spec, in, out, NULL);
 
     if (!cause) {
       g_assert_cmpint (status, ==, 0);
@@ -661,7 +625,7 @@ test_stencil_rules (void)
       g_assert_cmpint (status, ==, 2);
       if (!strstr (e, cause))
         g_error ("--stencil %s: \"%s\" lacks \"%s\"",
-            stencil_rules[k].spec, e, cause);
+            cf_stencil_rules[k].spec, e, cause);
     }
     g_free (e);
   }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cf-check.h"
+#include "cf-stencil-rules.h"
 #include "stencil.h"
 
 #define FRAME_DURATION (40 * GST_MSECOND)
@@ -758,50 +759,6 @@ GST_START_TEST (test_bad_settings)
 
 GST_END_TEST;
 
-/* The settings of cudastencil and cudafilters-batch's --stencil are one
- * set of rules (elements/gstcfstencilsettings.h): the same rows as
- * /batch-cli/stencil-rules (tests/batch/test-batch-cli.c), in --stencil's
- * syntax, which the element takes as properties. @cause: NULL when the
- * settings make a filter, else the property that refuses its value (out
- * of its range, or no value of it) or words of the reason negotiation
- * gives. Negotiated as GRAY16_LE, the samples the tool checks settings
- * against before it reads a file. */
-static const struct
-{
-  const gchar *spec, *cause;
-} stencil_rules[] = {
-  {"gaussian:sigma=2,border=wrap", NULL},
-  {"gaussian:sigma=0.001", "sigma"},
-  {"gaussian:sigma=65", "sigma"},
-  {"sharpen:amount=20,sigma=0.5", NULL},
-  {"sharpen:amount=21", "amount"},
-  {"box:radius=0", NULL},
-  {"box:radius=64,direction=vertical", NULL},
-  {"box:radius=65", "radius"},
-  {"blur", "preset"},
-  {"box:direction=diagonal", "direction"},
-  {"box:border=reflect", "border"},
-  {"box:normalize=maybe", "normalize"},
-  {"laplacian:filter-alpha=true,border=clamp", NULL},
-  {"taps=1,2,1:direction=horizontal,normalize=false", NULL},
-  {"taps=<1, 2, 1>", NULL},
-  {"taps=1,2", "odd number"},
-  {"taps=1,x,1", "not a number"},
-  {"taps=1,-1,0", "sum to 0"},
-  {"taps=1,-1,0:normalize=false", NULL},
-  {"taps=1e308,1e308,1e308", "overflows"},
-  {"taps=-1e308,-1e308,-1e308", "overflows"},
-  {"taps=1e308,1e308,1e308:normalize=false", "gain"},
-  {"taps=1e-323,1.4e-323,1e-323", "underflows"},
-  {"taps=1e300,2e300,1e300", NULL},
-  {"taps=100,0,0:normalize=false", "gain"},
-  {"box:border=constant,border-value=16,128,128", NULL},
-  {"box:border=constant,border-value=65535", NULL},
-  {"box:border=constant,border-value=65536", "border-value"},
-  {"box:border=constant,border-value=1,2,3,4,5", "border-value"},
-  {"box:border=constant,border-value=1.5", "border-value"},
-  {"box:border=wrap,border-value=65536", NULL},
-};
 
 /* Sets @e as --stencil @spec says: PRESET or taps=LIST, then ':' and
  * KEY=VALUE pairs separated by commas, an item without '=' continuing the
@@ -851,10 +808,14 @@ apply_spec (GstElement * e, const gchar * spec)
   return refused;
 }
 
+/* The rules cudastencil shares with cudafilters-batch's --stencil
+ * (cf-stencil-rules.h), each row set as properties and negotiated as
+ * GRAY16_LE: @cause is the property that refuses its value, or words of
+ * the reason negotiation gives. */
 GST_START_TEST (test_stencil_rules)
 {
-  const gchar *spec = stencil_rules[__i__].spec;
-  const gchar *cause = stencil_rules[__i__].cause;
+  const gchar *spec = cf_stencil_rules[__i__].spec;
+  const gchar *cause = cf_stencil_rules[__i__].cause;
   GstElement *e = cf_check_element_new ("cudastencil", NULL);
   gchar *refused = apply_spec (e, spec);
   GstBus *bus;
@@ -960,7 +921,7 @@ cudastencil_suite (void)
   tcase_add_test (tc, test_change_while_playing);
   tcase_add_test (tc, test_bad_settings);
   tcase_add_loop_test (tc, test_stencil_rules, 0,
-      G_N_ELEMENTS (stencil_rules));
+      G_N_ELEMENTS (cf_stencil_rules));
   tcase_add_test (tc, test_border_value_unused);
   tcase_add_test (tc, test_unsupported_caps);
   return s;
