@@ -322,7 +322,7 @@ pipeline_row (const char *section, const char *name, const PipeCase * pc,
 static void
 bench_pipelines (GRand * rand, int frames, int cpu_frames)
 {
-  static const char *formats[] = { "RGBA", "NV12" };
+  static const char *formats[] = { "RGBA", "NV12", "YUY2" };
   static const char *cpu_element = "cudastats backend=cpu frames-in-flight=1 post-messages=false";
   const PipeCase cpu[] = {
     {cpu_element, "RGBA", FALSE, cpu_frames, 1},

@@ -29,6 +29,7 @@
 
 #include "gstcfbasefilter.h"
 #include "gstcfpinnedallocator.h"
+#include "packed.h"
 
 #include <string.h>
 
@@ -60,6 +61,8 @@ typedef struct {
   gboolean have_info;
   GstVideoInfo info, out_info;
   CfFormat format, out_format;
+  /* what the subclass works on: the planar twins of packed formats */
+  CfFormat work_format, work_out_format;
   gboolean in_cuda, out_cuda;   /* the caps' memories */
   gboolean caps_error;          /* the refusal of the caps is posted */
   GstCfFrameSlot *slots;
@@ -121,7 +124,7 @@ in_cuda_memory (const GstStructure * s)
   static GstStaticCaps even_formats =
       GST_STATIC_CAPS ("video/x-raw, format = (string) { RGBA, BGRA, RGBx, "
       "BGRx, ARGB, ABGR, RGB, BGR, NV12, NV21, Y444, Y42B, P010_10LE, "
-      "P016_LE, Y444_16LE }");
+      "P016_LE, Y444_16LE, YUY2, UYVY }");
   GstCaps *allowed;
   GstStructure *ret;
   gint height;
@@ -307,6 +310,10 @@ free_slots (GstCfBaseFilter * self)
     cf_grow_buffer_clear (&slot->d_out_frame);
     cf_grow_buffer_clear (&slot->staging);
     cf_grow_buffer_clear (&slot->out_staging);
+    cf_grow_buffer_clear (&slot->d_planar);
+    cf_grow_buffer_clear (&slot->d_planar_out);
+    g_free (slot->planar);
+    g_free (slot->planar_out);
   }
   if (cuda)
     gst_cf_gpu_pop (&priv->gpu);
@@ -468,6 +475,8 @@ gst_cf_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   priv->out_info = out_info;
   priv->format = format;
   priv->out_format = out_format;
+  priv->work_format = cf_packed_planar (format);
+  priv->work_out_format = cf_packed_planar (out_format);
   priv->have_info = TRUE;
   if (cuda && !gst_cf_gpu_push (&priv->gpu, GST_ELEMENT (self)))
     return FALSE;
@@ -574,6 +583,24 @@ slot_frame (GstCfBaseFilter * self, CfGrowBuffer * buf,
     return FALSE;
   *image = cf_image_at (&layout, buf->data);
   return TRUE;
+}
+
+/* A host frame of @format at @info's size in *@mem, grown (contents
+ * dropped) to *@size bytes when it is too small. */
+static CfImage
+host_frame (gpointer * mem, gsize * size, const GstVideoInfo * info,
+    CfFormat format)
+{
+  CfImage layout;
+  const gsize bytes = cf_image_layout (format, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), 16, &layout);
+
+  if (bytes > *size) {
+    g_free (*mem);
+    *mem = g_malloc (bytes);
+    *size = bytes;
+  }
+  return cf_image_at (&layout, *mem);
 }
 
 /* Maps the input on the device, into @image, when it is CUDA memory of the
@@ -742,6 +769,86 @@ host_output (GstCfBaseFilter * self, GstCfFrameSlot * slot)
   return image;
 }
 
+/* cf_packed_unpack_cuda () or cf_packed_pack_cuda () on @stream;
+ * CF_DEVICE_NO_CUDA in a build without CUDA, which never gets here. */
+static CfDeviceError
+packed_cuda (gboolean unpack, const CfImage * src, const CfImage * dst,
+    CfStream * stream)
+{
+#ifdef HAVE_CUDA
+  return unpack ? cf_packed_unpack_cuda (src, dst, cf_stream_handle (stream))
+      : cf_packed_pack_cuda (src, dst, cf_stream_handle (stream));
+#else
+  return CF_DEVICE_NO_CUDA;
+#endif
+}
+
+/* The subclass's work on the device, packed 4:2:2 frames unpacked before
+ * it into their planar twins (kept in the slot) and packed after it. */
+static gboolean
+work_on_cuda (GstCfBaseFilter * self, GstCfFrameSlot * slot)
+{
+  GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  const gboolean in_packed = priv->work_format != priv->format;
+  const gboolean out_packed = klass->kind == GST_CF_FILTER_TRANSFORM &&
+      priv->work_out_format != priv->out_format;
+  const CfImage packed = slot->d_image, packed_out = slot->d_out;
+  gboolean ok;
+
+  if (in_packed && !(slot_frame (self, &slot->d_planar, &priv->info,
+              priv->work_format, &slot->d_image) &&
+          GST_CF_OK (self, packed_cuda (TRUE, &packed, &slot->d_image,
+                  slot->stream))))
+    return FALSE;
+  if (out_packed && !slot_frame (self, &slot->d_planar_out, &priv->out_info,
+          priv->work_out_format, &slot->d_out))
+    return FALSE;
+  ok = GST_CF_OK (self, klass->process_cuda (self, slot));
+  if (ok && out_packed)
+    ok = GST_CF_OK (self, packed_cuda (FALSE, &slot->d_out, &packed_out,
+            slot->stream));
+  else if (ok && in_packed && klass->kind == GST_CF_FILTER_DRAW)
+    ok = GST_CF_OK (self, packed_cuda (FALSE, &slot->d_image, &packed,
+            slot->stream));
+  slot->d_image = packed;
+  slot->d_out = packed_out;
+  return ok;
+}
+
+/* The same on the host: the subclass gets @in and @out (TRANSFORM), or
+ * their planar twins. */
+static gboolean
+work_on_cpu (GstCfBaseFilter * self, GstCfFrameSlot * slot,
+    const CfImage * in, const CfImage * out)
+{
+  GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
+  GstCfBaseFilterPrivate *priv = PRIV (self);
+  CfImage planar, planar_out;
+  gboolean ok;
+
+  if (priv->work_format == priv->format)
+    return klass->process_cpu (self, slot, in, out);
+  planar = host_frame (&slot->planar, &slot->planar_size, &priv->info,
+      priv->work_format);
+  if (out)
+    planar_out = host_frame (&slot->planar_out, &slot->planar_out_size,
+        &priv->out_info, priv->work_out_format);
+  ok = cf_packed_unpack_cpu (in, &planar) == 0;
+  if (ok && !klass->process_cpu (self, slot, &planar, out ? &planar_out :
+          NULL))
+    return FALSE;
+  if (ok && out)
+    ok = cf_packed_pack_cpu (&planar_out, out) == 0;
+  else if (ok && klass->kind == GST_CF_FILTER_DRAW)
+    ok = cf_packed_pack_cpu (&planar, in) == 0;
+  if (!ok)
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not convert a frame"),
+        ("packed %s to or from %s", cf_format_info (priv->format)->name,
+            cf_format_info (priv->work_format)->name));
+  return ok;
+}
+
 /* Queues everything the frame needs on its stream (context current). */
 static gboolean
 process_on_cuda (GstCfBaseFilter * self, GstCfFrameSlot * slot)
@@ -753,7 +860,7 @@ process_on_cuda (GstCfBaseFilter * self, GstCfFrameSlot * slot)
   if (!(transform ? prepare_transform (self, slot) :
           prepare_frame (self, slot)))
     return FALSE;
-  if (!GST_CF_OK (self, klass->process_cuda (self, slot)))
+  if (!work_on_cuda (self, slot))
     return FALSE;
   if (slot->download) {
     out = host_output (self, slot);
@@ -783,9 +890,8 @@ process_on_cpu (GstCfBaseFilter * self, GstCfFrameSlot * slot)
     return FALSE;
   slot->in_mapped = TRUE;
   if (klass->kind != GST_CF_FILTER_TRANSFORM)
-    return klass->process_cpu (self, slot, &in, NULL);
-  return map_output (self, slot, &out) &&
-      klass->process_cpu (self, slot, &in, &out);
+    return work_on_cpu (self, slot, &in, NULL);
+  return map_output (self, slot, &out) && work_on_cpu (self, slot, &in, &out);
 }
 
 /* Hands out the oldest frame in flight; its work must be complete. */
@@ -1359,7 +1465,7 @@ gst_cf_base_filter_init (GstCfBaseFilter * self)
 
   gst_cf_gpu_init (&priv->gpu);
   priv->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
-  priv->format = CF_FORMAT_COUNT;
+  priv->format = priv->work_format = CF_FORMAT_COUNT;
   /* frames are handed out by generate_output (): never passthrough, which
    * basetransform assumes for a subclass without transform functions */
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
@@ -1380,7 +1486,7 @@ gst_cf_base_filter_get_out_info (GstCfBaseFilter * self)
 CfFormat
 gst_cf_base_filter_get_format (GstCfBaseFilter * self)
 {
-  return PRIV (self)->format;
+  return PRIV (self)->work_format;
 }
 
 gboolean

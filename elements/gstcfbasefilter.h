@@ -42,10 +42,10 @@ G_DECLARE_DERIVABLE_TYPE (GstCfBaseFilter, gst_cf_base_filter, GST,
 #define GST_CF_VIDEO_FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, " \
     "ARGB, ABGR, xRGB, xBGR, RGB, BGR, I420, YV12, NV12, NV21, Y444, " \
     "Y42B, I420_10LE, P010_10LE, P016_LE, Y444_16LE, RGBA64_LE, " \
-    "BGRA64_LE }"
+    "BGRA64_LE, YUY2, UYVY }"
 #define GST_CF_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, " \
     "BGR, I420, YV12, NV12, NV21, Y444, Y42B, I420_10LE, P010_10LE, " \
-    "P016_LE, Y444_16LE }"
+    "P016_LE, Y444_16LE, YUY2, UYVY }"
 #define GST_CF_VIDEO_SIZES \
     ", width = (int) [ 1, 32767 ], height = (int) [ 1, 32767 ]"
 /* The pad templates: CUDA memory first (in builds with GStreamer's CUDA
@@ -90,6 +90,10 @@ typedef struct {
   CfGrowBuffer d_out_frame;     /* CUDA: device output frame (TRANSFORM) */
   CfGrowBuffer staging;         /* CUDA: page-locked copy of the input */
   CfGrowBuffer out_staging;     /* CUDA: page-locked copy of the output */
+  /* packed 4:2:2: the planar frames the subclass works on */
+  CfGrowBuffer d_planar, d_planar_out;  /* CUDA */
+  gpointer planar, planar_out;  /* CPU */
+  gsize planar_size, planar_out_size;
 } GstCfFrameSlot;
 
 struct _GstCfBaseFilterClass {
@@ -132,6 +136,10 @@ void gst_cf_base_filter_class_set_kind (GstCfBaseFilterClass * klass,
 /* Negotiated input and output, valid from set_caps on. */
 const GstVideoInfo *gst_cf_base_filter_get_info (GstCfBaseFilter * self);
 const GstVideoInfo *gst_cf_base_filter_get_out_info (GstCfBaseFilter * self);
+/* The format the subclass's kernels work on: the negotiated one, except
+ * for packed 4:2:2 (YUY2, UYVY), whose frames the subclass sees as their
+ * planar twin (Y42B, cf_packed_planar ()): the base class unpacks them
+ * before process_cuda/process_cpu and packs what was written after. */
 CfFormat gst_cf_base_filter_get_format (GstCfBaseFilter * self);
 /* TRUE when frames go through the CUDA backend (decided at start). */
 gboolean gst_cf_base_filter_uses_cuda (GstCfBaseFilter * self);

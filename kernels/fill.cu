@@ -41,7 +41,7 @@ cf_fill_cuda (const CfImage * d_image, CfRect rect,
 {
   const CfFormatInfo *info;
 
-  if (cf_image_check (d_image) != 0 || !value)
+  if (cf_image_check_planar (d_image) != 0 || !value)
     return cudaErrorInvalidValue;
   info = cf_format_info (d_image->format);
   for (int p = 0; p < info->n_planes; p++) {

@@ -22,6 +22,10 @@
 #define LUMA16 { 2, 2, 0, 0, { 0, -1, -1, -1 } }
 #define CHROMA16(sub, c) { 2, 2, sub, sub, { c, -1, -1, -1 } }
 #define CHROMA16_PAIR(c0, c1) { 4, 2, 1, 1, { c0, c1, -1, -1 } }
+/* packed 4:2:2: a macropixel of two pixels as one pixel of half the
+ * width (packed = 1) */
+#define MACROPIXEL(c0, c1, c2, c3) \
+  { { 4, 1, 1, 0, { c0, c1, c2, c3 } } }, BITS8 (YUV), 1
 
 static const CfFormatInfo formats[CF_FORMAT_COUNT] = {
   [CF_FORMAT_GRAY8] = { "GRAY8", 1, 1, 8, GRAY_NAMES, { LUMA },
@@ -72,6 +76,10 @@ static const CfFormatInfo formats[CF_FORMAT_COUNT] = {
       PACKED16 (8, 0, 1, 2, 3), CF_FAMILY_RGB, 16, 0 },
   [CF_FORMAT_BGRA64_LE] = { "BGRA64_LE", 1, 4, 16, RGB_NAMES,
       PACKED16 (8, 2, 1, 0, 3), CF_FAMILY_RGB, 16, 0 },
+  [CF_FORMAT_YUY2] = { "YUY2", 1, 3, 8, YUV_NAMES,
+      MACROPIXEL (0, 1, 0, 2) },
+  [CF_FORMAT_UYVY] = { "UYVY", 1, 3, 8, YUV_NAMES,
+      MACROPIXEL (1, 0, 2, 0) },
 };
 
 const CfFormatInfo *
@@ -136,6 +144,13 @@ cf_image_check (const CfImage * image)
       return -1;
   }
   return 0;
+}
+
+int
+cf_image_check_planar (const CfImage * image)
+{
+  return cf_image_check (image) == 0 && !formats[image->format].packed ?
+      0 : -1;
 }
 
 int

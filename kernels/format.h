@@ -49,6 +49,8 @@ typedef enum {
   CF_FORMAT_Y444_16LE,
   CF_FORMAT_RGBA64_LE,          /* 16-bit R, G, B, A */
   CF_FORMAT_BGRA64_LE,
+  CF_FORMAT_YUY2,               /* packed 4:2:2: Y0 U Y1 V */
+  CF_FORMAT_UYVY,               /* packed 4:2:2: U Y0 V Y1 */
   CF_FORMAT_COUNT               /* also "no such format" */
 } CfFormat;
 
@@ -86,6 +88,11 @@ typedef struct {
   CfFamily family;
   int bits;                     /* of the value in a sample: 8, 10 or 16 */
   int lsb;                      /* the value's lowest bit in the sample */
+  /* 1 for packed 4:2:2 (YUY2, UYVY): one plane of macropixels, described
+   * as 4-byte pixels of half the width whose samples are Y, U, Y, V in
+   * some order. The kernel families work on its planar twin and refuse
+   * it; packed.h converts between the two. */
+  int packed;
 } CfFormatInfo;
 
 /* The largest value of a sample of @info: 2^bits - 1. */
@@ -119,6 +126,9 @@ size_t cf_plane_row_bytes (CfFormat format, int plane, int width);
  * format, a size within 1..CF_MAX_SIDE, a non-NULL pointer per plane and a
  * pitch of at least one row. Returns 0 when it is valid, -1 otherwise. */
 int cf_image_check (const CfImage * image);
+/* The same for the kernel families that take no packed format (all but
+ * packed.h's): -1 for a packed one too. */
+int cf_image_check_planar (const CfImage * image);
 
 /* @view = the @width x @height pixels of @image from (@x, @y): same
  * memory, plane pointers moved. On subsampled planes x and y must be even.

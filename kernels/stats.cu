@@ -456,7 +456,7 @@ cf_stats_cuda (const CfImage * d_image, void *d_workspace, CfStats * d_result,
   cudaError_t err;
   int dev;
 
-  if (cf_image_check (d_image) != 0 || !d_workspace || !d_result)
+  if (cf_image_check_planar (d_image) != 0 || !d_workspace || !d_result)
     return cudaErrorInvalidValue;
   info = cf_format_info (d_image->format);
   a.n_planes = info->n_planes;

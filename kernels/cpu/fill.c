@@ -64,7 +64,7 @@ cf_fill_cpu (const CfImage * image, CfRect rect,
   const CfFormatInfo *info;
   int p, x, y, k;
 
-  if (cf_image_check (image) != 0 || !value)
+  if (cf_image_check_planar (image) != 0 || !value)
     return -1;
   info = cf_format_info (image->format);
   for (p = 0; p < info->n_planes; p++) {

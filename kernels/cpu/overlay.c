@@ -115,8 +115,8 @@ cf_overlay_plan_init (CfOverlayPlan * plan, CfFormat format, int width,
 
   memset (plan, 0, sizeof (*plan));
   plan->format = CF_FORMAT_COUNT;
-  if (!info || !s || width < 1 || height < 1 || width > CF_MAX_SIDE
-      || height > CF_MAX_SIDE || (unsigned) s->corner >= CF_OVERLAY_CORNER_COUNT
+  if (!info || info->packed || !s || width < 1 || height < 1
+      || width > CF_MAX_SIDE || height > CF_MAX_SIDE || (unsigned) s->corner >= CF_OVERLAY_CORNER_COUNT
       || (unsigned) s->channels >= CF_OVERLAY_CHANNELS_COUNT
       || s->panel_width < 0 || s->panel_height < 0 || s->inset < 0
       || s->opacity < 0 || s->opacity > 255 || s->zebra_level < 0

@@ -344,7 +344,7 @@ cf_resize_plan_init (CfResizePlan * plan, CfFormat format,
   if (!plan)
     return -1;
   memset (plan, 0, sizeof (*plan));
-  if (!info || (unsigned) method >= CF_RESIZE_METHOD_COUNT
+  if (!info || info->packed || (unsigned) method >= CF_RESIZE_METHOD_COUNT
       || in_width < 1 || in_height < 1 || out_width < 1 || out_height < 1
       || in_width > CF_MAX_SIDE || in_height > CF_MAX_SIDE
       || out_width > CF_MAX_SIDE || out_height > CF_MAX_SIDE)

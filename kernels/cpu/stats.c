@@ -106,7 +106,7 @@ cf_stats_cpu (const CfImage * image, CfStats * result)
   const CfFormatInfo *info;
   int p, c;
 
-  if (cf_image_check (image) != 0 || !result)
+  if (cf_image_check_planar (image) != 0 || !result)
     return -1;
   info = cf_format_info (image->format);
   memset (result, 0, sizeof (*result));

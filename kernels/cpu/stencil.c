@@ -171,7 +171,8 @@ cf_stencil_plan_init (CfStencilPlan * plan, CfFormat format, int width,
   if (!plan)
     return -1;
   memset (plan, 0, sizeof (*plan));
-  if (!info || !params || (unsigned) dir >= CF_STENCIL_DIRECTION_COUNT
+  if (!info || info->packed || !params
+      || (unsigned) dir >= CF_STENCIL_DIRECTION_COUNT
       || (unsigned) params->border >= CF_STENCIL_BORDER_COUNT
       || width < 1 || height < 1 || width > CF_MAX_SIDE || height > CF_MAX_SIDE)
     return -1;

@@ -11,6 +11,7 @@
 
 #include "cf-test.h"
 #include "format.h"
+#include "packed.h"
 
 /* An element of @factory on the run's backend, with the properties given as
  * pairs of strings (name, value), NULL-terminated. */
@@ -203,6 +204,45 @@ cf_check_image_of (GstVideoFrame * f, CfImage * img)
     img->data[p] = GST_VIDEO_FRAME_PLANE_DATA (f, p);
     img->pitch[p] = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
   }
+}
+
+/* The kernels' view of a frame: packed 4:2:2 (YUY2, UYVY) is worked on as
+ * its planar twin, as the elements do. cf_check_planar_begin () replaces
+ * @img of a packed format by a planar copy (cf_packed_unpack_cpu ());
+ * cf_check_planar_end () packs that copy back into the frame when @write,
+ * and frees it. Other formats stay as they are. */
+typedef struct
+{
+  CfImage packed;
+  guint8 *mem;
+} CfCheckPlanar;
+
+static inline void
+cf_check_planar_begin (CfCheckPlanar * p, CfImage * img)
+{
+  CfImage layout;
+  gsize bytes;
+
+  memset (p, 0, sizeof (*p));
+  if (cf_packed_planar (img->format) == img->format)
+    return;
+  p->packed = *img;
+  bytes = cf_image_layout (cf_packed_planar (img->format), img->width,
+      img->height, 16, &layout);
+  p->mem = g_malloc (bytes);
+  *img = cf_image_at (&layout, p->mem);
+  fail_unless_equals_int (cf_packed_unpack_cpu (&p->packed, img), 0);
+}
+
+static inline void
+cf_check_planar_end (CfCheckPlanar * p, const CfImage * img, gboolean write)
+{
+  if (!p->mem)
+    return;
+  if (write)
+    fail_unless_equals_int (cf_packed_pack_cpu (img, &p->packed), 0);
+  g_free (p->mem);
+  p->mem = NULL;
 }
 
 /* The rows of every plane of @buf (as @info or its GstVideoMeta lays it

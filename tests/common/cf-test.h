@@ -105,4 +105,11 @@ cf_test_seed (void)
   return seed;
 }
 
+/* Every format of format.h that the kernel families take, in a for loop
+ * over @f: the packed 4:2:2 formats are refused by all but packed.h, whose
+ * test checks that. */
+#define CF_FOR_EACH_FORMAT(f) \
+  for ((f) = 0; (f) < CF_FORMAT_COUNT; (f)++) \
+    if (cf_format_info (f)->packed) {} else
+
 #endif /* CF_TEST_H */

@@ -196,7 +196,7 @@ test_cpu (void)
   CfFormat f;
   guint i;
 
-  for (f = 0; f < CF_FORMAT_COUNT; f++)
+  CF_FOR_EACH_FORMAT (f)
     for (i = 0; i < G_N_ELEMENTS (rects); i++) {
       const uint16_t *v = cf_format_info (f)->depth == 16 ? deep : value;
       Picture pic, orig;
@@ -234,7 +234,7 @@ test_cuda (void)
   CfFormat f;
   guint i;
 
-  for (f = 0; f < CF_FORMAT_COUNT; f++)
+  CF_FOR_EACH_FORMAT (f)
     for (i = 0; i < 2 * G_N_ELEMENTS (rects); i++) {
       const uint16_t *value = values[i % 2];
       const CfRect rect = rects[i / 2];

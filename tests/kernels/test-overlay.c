@@ -380,7 +380,7 @@ test_cpu_opacity (void)
   GRand *rand = g_rand_new_with_seed (cf_test_seed ());
   int f, o, p, x, y, k;
 
-  for (f = 0; f < CF_FORMAT_COUNT; f++)
+  CF_FOR_EACH_FORMAT (f)
     for (o = 0; o < 3; o++) {
       const CfFormatInfo *info = cf_format_info (f);
       const int opacity = o == 0 ? 255 : o == 1 ? 0 : 128;
@@ -445,7 +445,7 @@ test_cpu_zebra (void)
   GRand *rand = g_rand_new_with_seed (cf_test_seed () + 1);
   int f, z, p, x, y, k;
 
-  for (f = 0; f < CF_FORMAT_COUNT; f++)
+  CF_FOR_EACH_FORMAT (f)
     for (z = 0; z < 2; z++) {
       const CfFormatInfo *info = cf_format_info (f);
       CfOverlayParams s = params_default (0, 0);
@@ -642,7 +642,7 @@ test_cpu_outside (void)
   GRand *rand = g_rand_new_with_seed (cf_test_seed () + 2);
   int f, mode, p, x, y, k;
 
-  for (f = 0; f < CF_FORMAT_COUNT; f++)
+  CF_FOR_EACH_FORMAT (f)
     for (mode = 0; mode < CF_OVERLAY_CHANNELS_COUNT; mode++) {
       const CfFormatInfo *info = cf_format_info (f);
       CfOverlayParams s = params_default (45, 41);
@@ -854,7 +854,7 @@ test_cuda_matrix (void)
 
   CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   for (z = 0; z < G_N_ELEMENTS (sizes); z++)
-    for (f = 0; f < CF_FORMAT_COUNT; f++)
+    CF_FOR_EACH_FORMAT (f)
       for (mode = 0; mode < CF_OVERLAY_CHANNELS_COUNT; mode++)
         for (bits = 0; bits < 8; bits++) {
           const int w = sizes[z][0], h = sizes[z][1];
@@ -895,7 +895,7 @@ test_cuda_aligned (void)
 
   CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   for (z = 0; z < G_N_ELEMENTS (sizes); z++)
-    for (f = 0; f < CF_FORMAT_COUNT; f++)
+    CF_FOR_EACH_FORMAT (f)
       for (m = 0; m < 2; m++) {
         const int w = sizes[z][0], h = sizes[z][1];
         CfOverlayParams s = params_default (w * 3 / 4 + 1, h * 2 / 3 + 1);

@@ -591,7 +591,7 @@ run_cases (gconstpointer data)
   guint f, m, s;
   int p, x, y, k;
 
-  for (f = 0; f < CF_FORMAT_COUNT; f++)
+  CF_FOR_EACH_FORMAT (f)
     for (m = 0; m < N_METHODS; m++)
       for (s = 0; (c->methods & (1u << m)) && s < c->n_sizes; s++) {
         const int *z = c->sizes[s], cosited = expect == EXPECT_MEAN ? 0 : s % 4;
@@ -806,7 +806,7 @@ test_cuda_matrix (void)
   guint f, m, s;
 
   gpu_begin ();
-  for (f = 0; f < CF_FORMAT_COUNT; f++)
+  CF_FOR_EACH_FORMAT (f)
     for (m = 0; m < N_METHODS; m++)
       for (s = 0; s < G_N_ELEMENTS (matrix); s++) {
         gpu_check (f, m, matrix[s], s % 4, RANDOM_PADDED,

@@ -581,7 +581,7 @@ test_cpu_impulse (void)
   guint f, d;
   int p, x, y, k;
 
-  for (f = 0; f < CF_FORMAT_COUNT; f++)
+  CF_FOR_EACH_FORMAT (f)
     for (d = 0; d < N_DIRS; d++) {
       const CfStencilParams s = params_of (d, 2, tx, FALSE, 1, ty, FALSE,
           CF_STENCIL_CLAMP);
@@ -634,7 +634,7 @@ test_cpu_constant (void)
   double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
   guint f, d, b, r, z;
 
-  for (f = 0; f < CF_FORMAT_COUNT; f++)
+  CF_FOR_EACH_FORMAT (f)
     for (d = 0; d < N_DIRS; d++)
       for (b = 0; b < N_BORDERS; b++)
         for (r = 0; r < G_N_ELEMENTS (radii); r++)
@@ -734,7 +734,7 @@ test_cpu_shift (void)
   guint f, b, z;
   int dx, dy, p, x, y, k;
 
-  for (f = 0; f < CF_FORMAT_COUNT; f++)
+  CF_FOR_EACH_FORMAT (f)
     for (b = 0; b < N_BORDERS; b++)
       for (z = 0; z < G_N_ELEMENTS (sizes); z++)
         for (dy = -r; dy <= r; dy += 1 + (int) z)
@@ -1104,7 +1104,7 @@ test_cpu_model (void)
   guint f, d, b, r, z, i, n = 0;
 
   for (z = 0; z < G_N_ELEMENTS (sizes); z++)
-    for (f = 0; f < CF_FORMAT_COUNT; f++)
+    CF_FOR_EACH_FORMAT (f)
       for (d = 0; d < N_DIRS; d++)
         for (b = 0; b < N_BORDERS; b++)
           for (r = 0; r < G_N_ELEMENTS (radii); r++) {
@@ -1291,7 +1291,7 @@ test_cuda_matrix (void)
   guint f, d, b, r, z, n = 0;
 
   gpu_begin ();
-  for (f = 0; f < CF_FORMAT_COUNT; f++)
+  CF_FOR_EACH_FORMAT (f)
     for (d = 0; d < N_DIRS; d++)
       for (b = 0; b < N_BORDERS; b++)
         for (r = 0; r < G_N_ELEMENTS (radii); r++)

@@ -90,18 +90,24 @@ new_pool (GstCudaContext * ctx, const GstVideoInfo * info)
   return pool;
 }
 
-/* A buffer of @pool holding the frame of system memory buffer @src. */
+/* A buffer of @pool holding the frame of system memory buffer @src. The
+ * rows are copied whole (cf_image_copy ()): gst_video_frame_copy () of 1.22
+ * copies width x pixel stride bytes, which leaves out the last V (YUY2) or
+ * Y (UYVY) sample of a packed 4:2:2 row of an odd width. */
 static GstBuffer *
 to_cuda (GstBufferPool * pool, const GstVideoInfo * info, GstBuffer * src)
 {
   GstVideoFrame in, out;
   GstBuffer *buf = NULL;
+  CfImage a, b;
 
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
       GST_FLOW_OK);
   fail_unless (gst_video_frame_map (&in, info, src, GST_MAP_READ));
   fail_unless (gst_video_frame_map (&out, info, buf, GST_MAP_WRITE));
-  fail_unless (gst_video_frame_copy (&out, &in));
+  cf_check_image_of (&in, &a);
+  cf_check_image_of (&out, &b);
+  fail_unless_equals_int (cf_image_copy (&a, &b), 0);
   gst_video_frame_unmap (&out);
   gst_video_frame_unmap (&in);
   gst_buffer_copy_into (buf, src, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
@@ -211,6 +217,9 @@ static const ChainCase chains[] = {
   {"RGBA", 97, 61, 41, 27},
   {"NV12", 66, 38, 40, 22},
   {"I420", 64, 48, 33, 20},
+  /* packed 4:2:2 through its planar twin; 10 bits in the high bits */
+  {"YUY2", 65, 37, 41, 21},
+  {"P010_10LE", 64, 36, 34, 18},
 };
 
 /* The four elements with link k in CUDA memory when bit k of @links is set

@@ -38,7 +38,7 @@ static const gchar *all_formats[] = {
   "GRAY8", "GRAY16_LE", "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR",
   "xRGB", "xBGR", "RGB", "BGR", "I420", "YV12", "NV12", "NV21", "Y444",
   /* one of each new layout (the kernel tests have every format) */
-  "Y42B", "I420_10LE", "P010_10LE", "RGBA64_LE",
+  "Y42B", "I420_10LE", "P010_10LE", "RGBA64_LE", "YUY2", "UYVY",
 };
 
 /* What the element must give back for one pushed buffer. */
@@ -205,6 +205,7 @@ oracle (const GstVideoInfo * in, GstBuffer * inbuf, const GstVideoInfo * out,
   GstBuffer *outbuf = gst_buffer_new_allocate (NULL, out->size, NULL);
   GstVideoFrame fi, fo;
   CfImage src, dst, view;
+  CfCheckPlanar planar_src, planar_dst;
   GstVideoCropMeta *crop;
   CfResizePlan plan;
   GBytes *b;
@@ -223,6 +224,8 @@ oracle (const GstVideoInfo * in, GstBuffer * inbuf, const GstVideoInfo * out,
   fill_black (&fo);
   cf_check_image_of (&fi, &src);
   cf_check_image_of (&fo, &dst);
+  cf_check_planar_begin (&planar_src, &src);
+  cf_check_planar_begin (&planar_dst, &dst);
   /* the element scales the crop (the tests crop on whole chroma samples) */
   crop = gst_buffer_get_video_crop_meta (inbuf);
   if (crop)
@@ -236,6 +239,8 @@ oracle (const GstVideoInfo * in, GstBuffer * inbuf, const GstVideoInfo * out,
           (site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0), 0);
   fail_unless_equals_int (cf_resize_cpu (&plan, &src, &view), 0);
   cf_resize_plan_clear (&plan);
+  cf_check_planar_end (&planar_dst, &dst, TRUE);
+  cf_check_planar_end (&planar_src, &src, FALSE);
   gst_video_frame_unmap (&fo);
   gst_video_frame_unmap (&fi);
   b = cf_check_pack (out, outbuf);
@@ -825,7 +830,7 @@ GST_END_TEST;
 GST_START_TEST (test_unsupported_caps)
 {
   const gchar *caps[] = {
-    "video/x-raw,format=UYVY,width=32,height=24,framerate=30/1",
+    "video/x-raw,format=v210,width=32,height=24,framerate=30/1",
     "video/x-bayer,format=bggr,width=32,height=24,framerate=30/1",
   };
   guint k;

@@ -46,6 +46,7 @@ static const FormatCase formats[] = {
   {"NV21", YUV_CH}, {"Y444", YUV_CH}, {"Y42B", YUV_CH},
   {"I420_10LE", YUV_CH}, {"P010_10LE", YUV_CH}, {"P016_LE", YUV_CH},
   {"Y444_16LE", YUV_CH}, {"RGBA64_LE", RGBA_CH}, {"BGRA64_LE", RGBA_CH},
+  {"YUY2", YUV_CH}, {"UYVY", YUV_CH},
 };
 
 /* What the element must give back for one pushed buffer. */
@@ -164,18 +165,14 @@ static void
 frame_stats (const GstVideoInfo * info, GstBuffer * buf, CfStats * out)
 {
   GstVideoFrame frame;
-  CfImage img = { 0 };
-  guint p;
+  CfCheckPlanar planar;
+  CfImage img;
 
   fail_unless (gst_video_frame_map (&frame, info, buf, GST_MAP_READ));
-  img.format = cf_format_from_name (GST_VIDEO_INFO_NAME (info));
-  img.width = GST_VIDEO_INFO_WIDTH (info);
-  img.height = GST_VIDEO_INFO_HEIGHT (info);
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
-    img.data[p] = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
-    img.pitch[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-  }
+  cf_check_image_of (&frame, &img);
+  cf_check_planar_begin (&planar, &img);
   fail_unless_equals_int (cf_stats_cpu (&img, out), 0);
+  cf_check_planar_end (&planar, &img, FALSE);
   gst_video_frame_unmap (&frame);
 }
 
@@ -488,7 +485,7 @@ GST_END_TEST;
 GST_START_TEST (test_unsupported_caps)
 {
   const gchar *caps[] = {
-    "video/x-raw,format=UYVY,width=32,height=24,framerate=30/1",
+    "video/x-raw,format=v210,width=32,height=24,framerate=30/1",
     "video/x-bayer,format=bggr,width=32,height=24,framerate=30/1",
   };
   guint k;
@@ -761,6 +758,125 @@ GST_START_TEST (test_pipeline)
 
 GST_END_TEST;
 
+/* A camera's packed 4:2:2 (videotestsrc in YUY2, then UYVY, as v4l2src
+ * gives it) through every video element, no videoconvert: the bytes that
+ * come out are those of the same frames unpacked to Y42B
+ * (cf_packed_unpack_cpu ()), sent through the same chain and packed again.
+ * Odd sizes in and out. */
+#define PACKED_CHAIN "cudastats backend=%s ! cudastatsoverlay backend=%s ! " \
+    "cudastencil backend=%s preset=sharpen ! cudaresize backend=%s"
+#define PACKED_FRAMES 3
+
+/* @frames[i] (of @caps) converted by @convert into @format, keeping the
+ * caps' other fields and each buffer's timestamps. */
+static GstBuffer *
+convert_frame (GstBuffer * buf, const GstVideoInfo * from,
+    const GstVideoInfo * to, int (*convert) (const CfImage *,
+        const CfImage *))
+{
+  GstBuffer *out = gst_buffer_new_allocate (NULL, to->size, NULL);
+  GstVideoFrame fi, fo;
+  CfImage a, b;
+
+  gst_buffer_copy_into (out, buf, GST_BUFFER_COPY_METADATA, 0, -1);
+  fail_unless (gst_video_frame_map (&fi, from, buf, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, to, out, GST_MAP_WRITE));
+  cf_check_image_of (&fi, &a);
+  cf_check_image_of (&fo, &b);
+  fail_unless_equals_int (convert (&a, &b), 0);
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fi);
+  return out;
+}
+
+static GstCaps *
+caps_with_format (GstCaps * caps, const gchar * format)
+{
+  caps = gst_caps_copy (caps);
+  gst_caps_set_simple (caps, "format", G_TYPE_STRING, format, NULL);
+  return caps;
+}
+
+GST_START_TEST (test_packed_chain)
+{
+  const gchar *format = __i__ ? "UYVY" : "YUY2";
+  const gchar *b = cf_test_backend_name ();
+  gchar *chain = g_strdup_printf (PACKED_CHAIN, b, b, b, b);
+  gchar *src_caps = g_strdup_printf ("video/x-raw,format=%s,width=161,"
+      "height=91,framerate=30/1", format);
+  const gchar *out_caps = "video/x-raw,width=81,height=45";
+  GstHarness *camera, *got, *want;
+  GstCaps *caps, *planar_caps;
+  GstVideoInfo in, in_planar, out, out_planar;
+  guint i;
+
+  /* what the camera sends: videotestsrc straight into the chain */
+  got = gst_harness_new_parse (chain);
+  gst_harness_add_src_parse (got, "videotestsrc pattern=ball", FALSE);
+  gst_harness_set_sink_caps_str (got->src_harness, src_caps);
+  gst_harness_set_sink_caps_str (got, out_caps);
+  for (i = 0; i < PACKED_FRAMES; i++)
+    fail_unless_equals_int (gst_harness_push_from_src (got), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (got, gst_event_new_eos ()));
+
+  /* the same frames from another videotestsrc, unpacked, through the same
+   * chain in Y42B */
+  camera = gst_harness_new_parse ("videotestsrc pattern=ball");
+  gst_harness_set_sink_caps_str (camera, src_caps);
+  gst_harness_play (camera);
+  want = gst_harness_new_parse (chain);
+  gst_harness_set_sink_caps_str (want, out_caps);
+  for (i = 0; i < PACKED_FRAMES; i++) {
+    GstBuffer *frame = gst_harness_pull (camera);
+
+    if (i == 0) {
+      caps = gst_pad_get_current_caps (camera->sinkpad);
+      fail_unless (gst_video_info_from_caps (&in, caps));
+      planar_caps = caps_with_format (caps, "Y42B");
+      fail_unless (gst_video_info_from_caps (&in_planar, planar_caps));
+      gst_harness_set_src_caps (want, planar_caps);
+      gst_caps_unref (caps);
+    }
+    fail_unless_equals_int (gst_harness_push (want, convert_frame (frame, &in,
+                &in_planar, cf_packed_unpack_cpu)), GST_FLOW_OK);
+    gst_buffer_unref (frame);
+  }
+  fail_unless (gst_harness_push_event (want, gst_event_new_eos ()));
+
+  for (i = 0; i < PACKED_FRAMES; i++) {
+    GstBuffer *g = gst_harness_pull (got), *w = gst_harness_pull (want);
+    GstBuffer *packed;
+    GBytes *expect;
+
+    fail_unless (g != NULL && w != NULL, "frame %u missing", i);
+    if (i == 0) {
+      caps = gst_pad_get_current_caps (got->sinkpad);
+      fail_unless (gst_video_info_from_caps (&out, caps));
+      fail_unless_equals_string (GST_VIDEO_INFO_NAME (&out), format);
+      fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&out), 81);
+      gst_caps_unref (caps);
+      caps = gst_pad_get_current_caps (want->sinkpad);
+      fail_unless (gst_video_info_from_caps (&out_planar, caps));
+      gst_caps_unref (caps);
+    }
+    packed = convert_frame (w, &out_planar, &out, cf_packed_pack_cpu);
+    expect = cf_check_pack (&out, packed);
+    cf_check_assert_frame (&out, g, expect, format);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (g), GST_BUFFER_PTS (w));
+    g_bytes_unref (expect);
+    gst_buffer_unref (packed);
+    gst_buffer_unref (g);
+    gst_buffer_unref (w);
+  }
+  gst_harness_teardown (camera);
+  gst_harness_teardown (got);
+  gst_harness_teardown (want);
+  g_free (chain);
+  g_free (src_caps);
+}
+
+GST_END_TEST;
+
 /* RGBA 32x24, then NV12 65x33: frames before the new caps come out before
  * them, every frame with the numbers of its own format. */
 GST_START_TEST (test_renegotiation)
@@ -971,6 +1087,7 @@ cudastats_suite (void)
   tcase_add_loop_test (tc, test_frames_in_flight, 0, G_N_ELEMENTS (in_flight));
   tcase_add_test (tc, test_flush);
   tcase_add_test (tc, test_pipeline);
+  tcase_add_loop_test (tc, test_packed_chain, 0, 2);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_backends);
   tcase_add_test (tc, test_latency);

@@ -30,7 +30,7 @@ static const gchar *all_formats[] = {
   "GRAY8", "GRAY16_LE", "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR",
   "xRGB", "xBGR", "RGB", "BGR", "I420", "YV12", "NV12", "NV21", "Y444",
   "Y42B", "I420_10LE", "P010_10LE", "P016_LE", "Y444_16LE", "RGBA64_LE",
-  "BGRA64_LE",
+  "BGRA64_LE", "YUY2", "UYVY",
 };
 
 /* property nicks, in the kernel's enum orders */
@@ -142,6 +142,7 @@ oracle (const GstVideoInfo * info, GstBuffer * buf, const Settings * s)
   GstBuffer *outbuf = gst_buffer_new_allocate (NULL, info->size, NULL);
   GstVideoFrame fi, fo;
   CfImage src, dst;
+  CfCheckPlanar planar_src, planar_dst;
   CfStencilPlan plan;
   GBytes *b;
 
@@ -150,9 +151,13 @@ oracle (const GstVideoInfo * info, GstBuffer * buf, const Settings * s)
   fail_unless (gst_video_frame_map (&fo, info, outbuf, GST_MAP_WRITE));
   cf_check_image_of (&fi, &src);
   cf_check_image_of (&fo, &dst);
+  cf_check_planar_begin (&planar_src, &src);
+  cf_check_planar_begin (&planar_dst, &dst);
   plan_for (s, src.format, src.width, src.height, &plan);
   fail_unless_equals_int (cf_stencil_cpu (&plan, &src, &dst), 0);
   cf_stencil_plan_clear (&plan);
+  cf_check_planar_end (&planar_dst, &dst, TRUE);
+  cf_check_planar_end (&planar_src, &src, FALSE);
   gst_video_frame_unmap (&fo);
   gst_video_frame_unmap (&fi);
   b = cf_check_pack (info, outbuf);
@@ -890,7 +895,7 @@ GST_END_TEST;
 GST_START_TEST (test_unsupported_caps)
 {
   static const gchar *caps[] = {
-    "video/x-raw,format=UYVY,width=16,height=8,framerate=30/1",
+    "video/x-raw,format=v210,width=16,height=8,framerate=30/1",
     "video/x-raw,format=v210,width=48,height=8,framerate=30/1",
     "video/x-raw(memory:GLMemory),format=RGBA,width=16,height=8",
   };
