@@ -81,6 +81,10 @@ struct Plane {
   int zebra;                    /* the plane of channel 0, zebra on */
   int zebra_shift[3];           /* first bit of the R, G, B (Y, gray) sample
                                  * in a pixel's word, -1: none */
+  /* 8-bit words of three colour samples: the luma weights 77, 150, 29 in
+   * the R, G, B bytes, so that luma = dp4a (word, weights, 128) >> 8; 0
+   * otherwise */
+  uint32_t zebra_weights;
   uint64_t colour_mask;         /* the bits of the colour samples */
   uint64_t colour[CF_OVERLAY_COLOURS];  /* each palette entry as a pixel's
                                          * word, colour samples only */
@@ -89,6 +93,10 @@ struct Plane {
 
 struct Args {
   CfOverlayPlan plan;
+  /* ceil (2^32 / zebra_period): the stripe of z = lx + ly (< 2^16) is
+   * __umulhi (z, magic), exact while z period < 2^32; 0 for a period past
+   * every z */
+  uint32_t zebra_magic;
   Plane plane[CF_MAX_PLANES];   /* those with something to draw, in order */
   int n_planes;
   const CfStats *stats;
@@ -206,25 +214,61 @@ sample_value (const Plane & pl, T v, int shift)
   return (uint32_t) (v >> shift) >> pl.lsb & pl.value_mask;
 }
 
-/* Zebra on pixel @v of the plane of channel 0, on a stripe:
- * draw_pixel () of the C reference on the values of the word. */
-template <int W, typename T> __device__ __forceinline__ T
-zebra (const CfOverlayPlan * plan, const Plane & pl, T v)
-{
-  const int level_shift = byte_word (W) ? 0 : pl.bits - 8;
-  unsigned rgb[3], luma;
-  int idx;
+/* What zebra needs of the plan and the plane, read once into registers
+ * before a thread's pixels. */
+template <typename T> struct Zebra {
+  uint32_t weights;             /* Plane.zebra_weights */
+  int shift[3];
+  bool colour3;                 /* three colour samples: luma weighted */
+  int level_shift;              /* value bits - 8 */
+  uint32_t level;
+  bool zero;
+  T keep, high, low;            /* ~colour mask, the two colours' words */
+};
 
+template <int W, typename T> __device__ __forceinline__ Zebra<T>
+zebra_setup (const CfOverlayPlan * plan, const Plane & pl)
+{
+  Zebra<T> z;
+
+  z.weights = pl.zebra_weights;
 #pragma unroll
   for (int c = 0; c < 3; c++)
-    rgb[c] = pl.zebra_shift[c] >= 0 ?
-        sample_value<W> (pl, v, pl.zebra_shift[c]) : 0;
-  luma = pl.samples >= 3 ?
-      (77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8 : rgb[0];
-  idx = luma >> level_shift >= (unsigned) plan->zebra_level ?
-      CF_OVERLAY_ZEBRA_HIGH : plan->zebra_zero && luma == 0 ?
-      CF_OVERLAY_ZEBRA_ZERO : -1;
-  return idx < 0 ? v : (v & ~(T) pl.colour_mask) | (T) pl.colour[idx];
+    z.shift[c] = pl.zebra_shift[c];
+  z.colour3 = pl.samples >= 3;
+  z.level_shift = byte_word (W) ? 0 : pl.bits - 8;
+  z.level = (uint32_t) plan->zebra_level;
+  z.zero = plan->zebra_zero;
+  z.keep = ~(T) pl.colour_mask;
+  z.high = (T) pl.colour[CF_OVERLAY_ZEBRA_HIGH];
+  z.low = (T) pl.colour[CF_OVERLAY_ZEBRA_ZERO];
+  return z;
+}
+
+/* Zebra on pixel @v of the plane of channel 0, on a stripe:
+ * draw_pixel () of the C reference on the values of the word. Words of
+ * 8-bit samples weigh their three colour bytes in one dp4a. */
+template <int W, typename T> __device__ __forceinline__ T
+zebra (const Plane & pl, const Zebra<T> & z, T v)
+{
+  uint32_t luma;
+
+  if (byte_word (W) && z.weights) {
+    luma = __dp4a ((uint32_t) v, z.weights, 128u) >> 8;
+  } else {
+    uint32_t rgb[3];
+
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      rgb[c] = z.shift[c] >= 0 ? sample_value<W> (pl, v, z.shift[c]) : 0;
+    luma = z.colour3 ?
+        (77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8 : rgb[0];
+  }
+  if (luma >> z.level_shift >= z.level)
+    return (v & z.keep) | z.high;
+  if (z.zero && luma == 0)
+    return (v & z.keep) | z.low;
+  return v;
 }
 
 /* The background blended into the 8-bit samples of @w (at most four):
@@ -416,34 +460,26 @@ draw_tile (const Args & a, const Plane & pl, Shared & s)
       glyph = s.glyph[lane];
   }
 
-  /* 4. draw; zebra's stripe (lx + ly) / period follows the rows as a
-   * quotient and a remainder */
+  /* 4. draw; zebra's stripe of row i is (lx + ly) / period, with ly
+   * growing by zstep a row: a multiplication by the magic reciprocal */
   const bool zebra_on = pl.zebra;
   const uint32_t keep = 256 - plan->alpha;
-  const int period = plan->zebra_period;
-  const int zstep = CF_OVERLAY_BLOCK_H << sy;
-  int stripe = 0, rest = 0;
+  const uint32_t zstep = CF_OVERLAY_BLOCK_H << sy;
+  const uint32_t z0 = (uint32_t) ((x << sx) + ((y0 + warp) << sy));
+  Zebra<T> zb;
 
+  if (zebra_on)
+    zb = zebra_setup<W, T> (plan, pl);
   if (!early)
     load_rows<W> (px, first, start, step, rows, pb);
-  if (zebra_on) {
-    const int z = (x << sx) + ((y0 + warp) << sy);
-
-    stripe = z / period;
-    rest = z % period;
-  }
 #pragma unroll
   for (int i = 0; i < ROWS; i++) {
     T v = px[i];
 
     if (i * CF_OVERLAY_BLOCK_H >= rows)
       break;
-    if (zebra_on) {
-      if (stripe % 2 == 0)
-        v = zebra<W> (plan, pl, v);
-      for (rest += zstep; rest >= period; rest -= period)
-        stripe++;
-    }
+    if (zebra_on && (__umulhi (z0 + i * zstep, a.zebra_magic) & 1) == 0)
+      v = zebra<W> (pl, zb, v);
     if (panel) {
       const CfOvlRow row = s.row[warp + i * CF_OVERLAY_BLOCK_H];
       const int idx = ovl_index (plan, NULL, NULL, bar, &glyph, NULL, NULL,
@@ -511,6 +547,9 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
     return cudaErrorInvalidValue;
   info = cf_format_info (d_image->format);
   a.plan = *plan;
+  a.zebra_magic = plan->zebra_period > 0 && plan->zebra_period <= 0xffff ?
+      (uint32_t) (((1ull << 32) + plan->zebra_period - 1) /
+      plan->zebra_period) : 0;
   a.n_planes = 0;
   a.stats = d_stats;
   a.fps_x10 = fps_x10;
@@ -553,6 +592,7 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
     pl.lsb = info->lsb;
     pl.value_mask = CF_FORMAT_MAX_VALUE (info);
     pl.zebra = plan->zebra && p == 0;
+    pl.zebra_weights = 0;
     pl.colour_mask = 0;
     for (int k = 0; k < 4; k++)
       pl.background[k] = 0;
@@ -566,6 +606,9 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
       if (c < 0 || c >= 3)
         continue;               /* alpha or padding: never written */
       pl.zebra_shift[c] = shift;
+      if (sb == 1 && pl.samples >= 3)
+        pl.zebra_weights |= (uint32_t) (c == 0 ? 77 : c == 1 ? 150 : 29)
+            << shift;
       pl.colour_mask |= sample << shift;
       for (int i = 0; i < CF_OVERLAY_COLOURS; i++)
         pl.colour[i] |= (uint64_t) CF_VALUE_SAMPLE (plan->palette[i][c],
