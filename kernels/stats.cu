@@ -92,6 +92,17 @@ lane_offset (int c, int lane)
   return c < 0 ? -1 : c * kBins * kLanes + lane;
 }
 
+/* The same for 8-bit planes, whose padding bytes (the x of RGBx) are
+ * counted too, with no branch: as value 0 into a word of the lane past the
+ * histograms (@n_channels of them), which nothing reads. @mask gets the
+ * byte's mask: 0xff, or 0 for padding. */
+__device__ __forceinline__ int
+lane_offset8 (int c, int lane, int n_channels, unsigned int *mask)
+{
+  *mask = c < 0 ? 0u : 0xffu;
+  return (c < 0 ? n_channels : c) * kBins * kLanes + lane;
+}
+
 /* Loads this thread's vectors of plane @p, UNROLL in flight, and hands each
  * to @count (vector, its index within its row). */
 template <int UNROLL, typename Count>
@@ -120,20 +131,22 @@ for_each_vector (const PlaneArgs & p, Count count)
 }
 
 /* Counts the 8-bit samples of one vector; @off[j] is the histogram offset of
- * the vector's j-th byte modulo the pixel size. Only the first @valid bytes
- * are samples when TAIL. */
+ * the vector's j-th byte modulo the pixel size, @mask[j] its mask (0 for
+ * padding, lane_offset8 ()): one shift, one mask, one address and one
+ * atomic a byte, no branch. Only the first @valid bytes are samples when
+ * TAIL. */
 template <int PB, bool TAIL>
 __device__ __forceinline__ void
-count_bytes (unsigned int *s_hist, uint4 v, const int (&off)[4], int valid)
+count_bytes (unsigned int *s_hist, uint4 v, const int (&off)[4],
+    const unsigned int (&mask)[4], int valid)
 {
   const unsigned int w[4] = { v.x, v.y, v.z, v.w };
 #pragma unroll
   for (int k = 0; k < 16; k++) {
-    const int o = off[k % PB];
     if (TAIL && k >= valid)
       break;
-    if (o >= 0)
-      atomicAdd (&s_hist[o + ((w[k / 4] >> (8 * (k % 4))) & 0xffu) * kLanes], 1u);
+    const unsigned int b = (w[k / 4] >> (8 * (k % 4))) & mask[k % PB];
+    atomicAdd (&s_hist[off[k % PB] + b * kLanes], 1u);
   }
 }
 
@@ -142,35 +155,43 @@ count_bytes (unsigned int *s_hist, uint4 v, const int (&off)[4], int valid)
 template <int PB>
 __device__ __forceinline__ void
 count_vector (unsigned int *s_hist, const PlaneArgs & p, const int (&off)[4],
-    unsigned int row_vec, uint4 v)
+    const unsigned int (&mask)[4], unsigned int row_vec, uint4 v)
 {
   const unsigned int start = row_vec * 16;
   const int valid = min (16u, p.row_bytes - start);
   int rot[4] = { off[0], off[1], off[2], off[3] };
+  unsigned int rmask[4] = { mask[0], mask[1], mask[2], mask[3] };
   if (PB == 3) {
     /* 16 = 1 (mod 3): the vector starts at byte (row_vec mod 3) of a pixel */
     const int phase = row_vec % 3;
+    const int j1 = phase == 2 ? 0 : phase + 1, j2 = phase == 0 ? 2 : phase - 1;
     rot[0] = off[phase];
-    rot[1] = off[phase == 2 ? 0 : phase + 1];
-    rot[2] = off[phase == 0 ? 2 : phase - 1];
+    rot[1] = off[j1];
+    rot[2] = off[j2];
+    rmask[0] = mask[phase];
+    rmask[1] = mask[j1];
+    rmask[2] = mask[j2];
   }
   if (valid == 16)
-    count_bytes<PB, false> (s_hist, v, rot, valid);
+    count_bytes<PB, false> (s_hist, v, rot, rmask, valid);
   else
-    count_bytes<PB, true> (s_hist, v, rot, valid);
+    count_bytes<PB, true> (s_hist, v, rot, rmask, valid);
 }
 
 template <int PB>
 __device__ __forceinline__ void
-count_plane (unsigned int *s_hist, const PlaneArgs & p, int lane)
+count_plane (unsigned int *s_hist, const PlaneArgs & p, int n_channels,
+    int lane)
 {
   int off[4];
+  unsigned int mask[4];
 #pragma unroll
   for (int j = 0; j < 4; j++)
-    off[j] = lane_offset (j < PB ? p.chan[j] : -1, lane);
+    off[j] = lane_offset8 (j < PB ? p.chan[j] : -1, lane, n_channels,
+        &mask[j]);
 
   for_each_vector<kUnroll> (p, [&] (uint4 v, unsigned int row_vec) {
-        count_vector<PB> (s_hist, p, off, row_vec, v);
+        count_vector<PB> (s_hist, p, off, mask, row_vec, v);
       });
 }
 
@@ -304,10 +325,10 @@ stats_kernel (FrameArgs a, Workspace * ws, CfStats * result)
       }
     } else {
       switch (pl.pixel_bytes) {
-        case 1: count_plane<1> (s_hist, pl, lane); break;
-        case 2: count_plane<2> (s_hist, pl, lane); break;
-        case 3: count_plane<3> (s_hist, pl, lane); break;
-        default: count_plane<4> (s_hist, pl, lane); break;
+        case 1: count_plane<1> (s_hist, pl, a.n_channels, lane); break;
+        case 2: count_plane<2> (s_hist, pl, a.n_channels, lane); break;
+        case 3: count_plane<3> (s_hist, pl, a.n_channels, lane); break;
+        default: count_plane<4> (s_hist, pl, a.n_channels, lane); break;
       }
     }
   }
@@ -507,7 +528,9 @@ cf_stats_cuda (const CfImage * d_image, void *d_workspace, CfStats * d_result,
     if (err != cudaSuccess)
       return err;
   }
-  const size_t smem = (size_t) a.n_channels * kBins * kLanes * sizeof (unsigned int);
+  /* the histograms, and the padding bytes' word per lane (lane_offset8 ()) */
+  const size_t smem = ((size_t) a.n_channels * kBins + 1) * kLanes *
+      sizeof (unsigned int);
   /* above 48 KiB of shared memory a kernel must opt in, once per CUDA
    * context (a module is loaded into each): asked at every launch, since
    * the caller's context may be another one each time (a host-side call) */
@@ -515,7 +538,7 @@ cf_stats_cuda (const CfImage * d_image, void *d_workspace, CfStats * d_result,
       info->depth == 16 ? stats_kernel<true> : stats_kernel<false>;
   err = cudaFuncSetAttribute (kernel,
       cudaFuncAttributeMaxDynamicSharedMemorySize,
-      CF_MAX_CHANNELS * kBins * kLanes * sizeof (unsigned int));
+      (CF_MAX_CHANNELS * kBins + 1) * kLanes * sizeof (unsigned int));
   if (err != cudaSuccess)
     return err;
   const unsigned long long per_block = (unsigned long long) kThreads * kUnroll;
