@@ -980,6 +980,48 @@ test_backend_option (void)
             "0", "--resize", "150%", in, out, NULL), ==, 0);
     assert_same_outputs (in, cpu, out);
     remove_tree (out);
+    {
+      /* -v names the device of each file: every device of the machine
+       * (two files a device, one job each); a device that does not exist
+       * is a usage error naming it */
+      const int n = cf_test_device_count ();
+      char *o = NULL, *bad = g_strdup_printf ("%d", n);
+      char *jobs = g_strdup_printf ("%d", n);
+      guint seen = 0;
+
+      g_assert_cmpint (n, >, 0);
+      for (int i = 0; i < 2 * n; i++) {
+        char *name = g_strdup_printf ("copy%d.png", i);
+        copy_suite_file ("basn2c08.png", in, name);
+        g_free (name);
+      }
+      g_assert_cmpint (run_tool (NULL, NULL, "--backend", "cpu", "--resize",
+              "150%", "--overwrite", in, cpu, NULL), ==, 0);
+      g_assert_cmpint (run_tool (&o, NULL, "-v", "--backend", "cuda",
+              "--devices", "all", "--jobs", jobs, "--resize", "150%", in,
+              out, NULL), ==, 0);
+      g_test_message ("%s", o);
+      assert_same_outputs (in, cpu, out);
+      g_assert_cmpuint (count_lines_with (o, ": written (CUDA device "), ==,
+          2 * n + 3);
+      for (int d = 0; d < n; d++) {
+        char *tag = g_strdup_printf ("(CUDA device %d)", d);
+        seen += count_lines_with (o, tag) > 0;
+        g_free (tag);
+      }
+      g_test_message ("%u of %d devices ran files", seen, n);
+      g_assert_cmpuint (seen, >=, 1);
+      g_free (o);
+      remove_tree (out);
+      g_assert_cmpint (run_tool (NULL, &e, "--backend", "cuda", "--devices",
+              bad, in, out, NULL), ==, 2);
+      g_assert_cmpuint (count_lines_with (e, "there is no CUDA device"), ==,
+          1);
+      g_assert_nonnull (strstr (e, bad));
+      g_free (e);
+      g_free (bad);
+      g_free (jobs);
+    }
   } else {
     g_test_message ("no CUDA device: --backend cuda must be refused");
     g_assert_cmpint (run_tool (NULL, &e, "--backend", "cuda", in, out, NULL),

@@ -1,7 +1,8 @@
 /* Pipelines for the element tests of frames in CUDA memory (cudamemory.c,
- * nvcodec.c): run one from an appsrc to an appsink and collect what comes
- * out, compare runs frame by frame, ask which memory a pad negotiated and
- * which CUDA context an element holds. */
+ * nvcodec.c, multigpu.c): CUDA memory made by the test (a context on a
+ * device, a pool, frames copied into it); run a pipeline from an appsrc to
+ * an appsink and collect what comes out, compare runs frame by frame, ask
+ * which memory a pad negotiated and which CUDA context an element holds. */
 #ifndef CF_PIPELINE_H
 #define CF_PIPELINE_H
 
@@ -12,6 +13,9 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #include <string.h>
+
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudaloader.h>
 
 #include "cf-check.h"
 
@@ -173,6 +177,85 @@ cf_element_cuda_context (GstElement * pipeline, const gchar * name)
   if (ctx)
     g_object_unref (ctx);       /* the pipeline's elements keep it */
   return ctx;
+}
+
+/* ---- CUDA memory made by the test ------------------------------------ */
+
+/* A context of its own on @device. */
+static inline GstCudaContext *
+cf_cuda_context_new (int device)
+{
+  GstCudaContext *ctx;
+
+  fail_unless (gst_cuda_load_library ());
+  gst_cuda_memory_init_once ();
+  ctx = gst_cuda_context_new (device);
+  fail_unless (ctx != NULL, "no CUDA context on device %d", device);
+  return ctx;
+}
+
+static inline GstBufferPool *
+cf_cuda_pool_new (GstCudaContext * ctx, const GstVideoInfo * info)
+{
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (ctx);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstCaps *caps = gst_video_info_to_caps (info);
+
+  gst_caps_set_features (caps, 0,
+      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+  gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  gst_caps_unref (caps);
+  return pool;
+}
+
+/* A buffer of @pool holding the frame of system memory buffer @src. The
+ * rows are copied whole (cf_image_copy ()): gst_video_frame_copy () of 1.22
+ * copies width x pixel stride bytes, which leaves out the last V (YUY2) or
+ * Y (UYVY) sample of a packed 4:2:2 row of an odd width. */
+static inline GstBuffer *
+cf_to_cuda (GstBufferPool * pool, const GstVideoInfo * info, GstBuffer * src)
+{
+  GstVideoFrame in, out;
+  GstBuffer *buf = NULL;
+  CfImage a, b;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_video_frame_map (&in, info, src, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&out, info, buf, GST_MAP_WRITE));
+  cf_check_image_of (&in, &a);
+  cf_check_image_of (&out, &b);
+  fail_unless_equals_int (cf_image_copy (&a, &b), 0);
+  gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  gst_buffer_copy_into (buf, src, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  return buf;
+}
+
+/* The frames of @in, moved into buffers of @pool (the same timestamps). */
+static inline void
+cf_frames_to_cuda (GstBufferPool * pool, const GstVideoInfo * info,
+    GstBuffer ** in, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstBuffer *b = cf_to_cuda (pool, info, in[i]);
+    gst_buffer_unref (in[i]);
+    in[i] = b;
+  }
+}
+
+static inline void
+cf_pool_free (GstBufferPool * pool)
+{
+  if (pool) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
 }
 
 #endif /* CF_PIPELINE_H */

@@ -89,6 +89,32 @@ cf_test_require_backend (void)
   }
 }
 
+/* How many CUDA devices work (a context can be made on each), probed in
+ * a child process, as cf_test_require_backend () does; 0 without CUDA. */
+static inline int
+cf_test_device_count (void)
+{
+  int status = 0;
+  pid_t pid;
+
+  fflush (stdout);
+  pid = fork ();
+  if (pid == 0) {
+    int n = 0, ok = 0;
+#ifdef HAVE_CUDA
+    if (cudaGetDeviceCount (&n) != cudaSuccess)
+      n = 0;
+    for (int d = 0; d < n && d < 100; d++)
+      if (cudaSetDevice (d) == cudaSuccess && cudaFree (NULL) == cudaSuccess)
+        ok++;
+#endif
+    _exit (ok);
+  }
+  if (pid < 0 || waitpid (pid, &status, 0) != pid || !WIFEXITED (status))
+    return 0;
+  return WEXITSTATUS (status);
+}
+
 /* The seed of this run, printed once; CF_TEST_SEED overrides it. */
 static inline guint32
 cf_test_seed (void)

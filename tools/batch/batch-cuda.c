@@ -137,6 +137,12 @@ batch_gpu_free (BatchGpu * gpu)
 }
 
 int
+batch_gpu_device (const BatchGpu * gpu)
+{
+  return gpu->device;
+}
+
+int
 batch_gpu_bind (BatchGpu * gpu, char *err, size_t err_len)
 {
   TRY (cf_device_use (gpu->device), "cudaSetDevice");

@@ -29,6 +29,9 @@ BatchGpu *batch_gpu_new (int device, BatchOp * const *ops, int n_ops,
     char *err, size_t err_len);
 void batch_gpu_free (BatchGpu * gpu);
 
+/* The device @gpu works on. */
+int batch_gpu_device (const BatchGpu * gpu);
+
 /* Makes @gpu's device current for the calling thread; call first after
  * taking a context. 0, or -1 with @err set. */
 int batch_gpu_bind (BatchGpu * gpu, char *err, size_t err_len);

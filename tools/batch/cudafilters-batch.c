@@ -46,6 +46,7 @@
 #include <glib.h>
 #include <signal.h>
 #include <glib/gstdio.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,7 @@ typedef struct
   /* a previous run's temporary files for this output, removed before it
    * is written; NULL: none */
   GPtrArray *stale_temps;
+  int device;                   /* the CUDA device that ran it; -1: the CPU */
 } FileResult;
 
 typedef struct
@@ -102,7 +104,7 @@ typedef struct
   char gpu_error[256];          /* why, under lock */
   gint stop;                    /* atomic: interrupted, start no more files */
   CfPngLimits limits;
-  gboolean overwrite, quiet, tty;
+  gboolean overwrite, quiet, verbose, tty;
 
   GMutex lock;                  /* guards the counters and the terminal */
   guint done, written, skipped, failed, not_started;
@@ -111,7 +113,7 @@ typedef struct
 } Batch;
 
 /* Options, filled by GOptionContext */
-static gboolean opt_recursive, opt_overwrite, opt_quiet;
+static gboolean opt_recursive, opt_overwrite, opt_quiet, opt_verbose;
 static char *opt_method, *opt_stats_out, *opt_shard, *opt_backend;
 static char *opt_devices, *opt_strategy;
 static int opt_compression = CF_PNG_DEFAULT_COMPRESSION;
@@ -318,6 +320,9 @@ static const GOptionEntry entries[] = {
       "Replace existing outputs (default: keep them, skip the file)", NULL},
   {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet,
       "No progress and no summary; errors only", NULL},
+  {"verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose,
+      "A line per file, naming the CUDA device (or the CPU) that ran it",
+      NULL},
   {"backend", 0, 0, G_OPTION_ARG_STRING, &opt_backend,
         "cuda, cpu, or auto (default): cuda when a CUDA device works",
       "NAME"},
@@ -530,8 +535,9 @@ find_stale_temps (Batch * b)
 }
 
 static void
-print_progress (Batch * b, const char *rel, ResultStatus status)
+print_progress (Batch * b, const char *rel, const FileResult * r)
 {
+  const ResultStatus status = r->status;
   guint total = b->files->len;
   gint64 now = g_get_monotonic_time ();
   double secs = (now - b->start_us) / 1e6;
@@ -539,7 +545,7 @@ print_progress (Batch * b, const char *rel, ResultStatus status)
 
   if (b->quiet)
     return;
-  if (b->tty) {
+  if (b->tty && !b->verbose) {
     double eta;
     /* at most ten redraws a second, and the last one */
     if (b->done < total && now - b->drawn_us < G_USEC_PER_SEC / 10)
@@ -549,9 +555,16 @@ print_progress (Batch * b, const char *rel, ResultStatus status)
     printf ("\r\033[K%u/%u  %.1f images/s  ETA %d:%02d", b->done, total,
         rate, (int) eta / 60, (int) eta % 60);
   } else {
-    printf ("[%u/%u] %s: %s\n", b->done, total, rel,
+    const int dev = r->device;
+    char where[32] = "";
+
+    if (b->verbose && status != RESULT_SKIPPED)
+      g_snprintf (where, sizeof (where), dev < 0 ? " (CPU)" :
+          " (CUDA device %d)", dev);
+    printf ("[%u/%u] %s: %s%s\n", b->done, total, rel,
         status == RESULT_DONE ? "written" :
-        status == RESULT_SKIPPED ? "skipped (output exists)" : "failed");
+        status == RESULT_SKIPPED ? "skipped (output exists)" : "failed",
+        where);
   }
   fflush (stdout);
 }
@@ -578,6 +591,7 @@ run_file (Batch * b, const char *in, const char *out, FileResult * r,
   char *out_dir;
   char op_err[256] = "";
   int ret;
+  r->device = -1;
 #ifdef HAVE_CUDA
   /* a free context's page-locked buffer takes the decoded picture; while
    * none is made yet, ordinary memory does */
@@ -604,6 +618,7 @@ run_file (Batch * b, const char *in, const char *out, FileResult * r,
       g_mutex_unlock (&b->lock);
       ret = -1;
     } else {
+      r->device = batch_gpu_device (gpu);
       ret = batch_gpu_bind (gpu, op_err, sizeof (op_err));
     }
     if (ret == 0)
@@ -687,7 +702,7 @@ process_file (gpointer data, gpointer user_data)
     fflush (stderr);
     b->drawn_us = 0;            /* the line was cleared: redraw it */
   }
-  print_progress (b, rel, r->status);
+  print_progress (b, rel, r);
   g_mutex_unlock (&b->lock);
   g_free (out);
   g_free (in);
@@ -885,10 +900,17 @@ choose_devices (GArray * devices)
       g_array_append_val (devices, i);
     return NULL;
   } else {
+    static char why[256];
     char **ids = g_strsplit (opt_devices, ",", -1);
     gboolean ok = ids[0] != NULL;
     for (int i = 0; ok && ids[i]; i++) {
       int id;
+      if (parse_int (ids[i], 0, INT_MAX, &id) && id >= n) {
+        g_snprintf (why, sizeof (why), "--devices: there is no CUDA device "
+            "%d (this machine has %d: %d .. %d)", id, n, 0, n - 1);
+        g_strfreev (ids);
+        return why;
+      }
       ok = parse_int (ids[i], 0, n - 1, &id);
       for (guint j = 0; ok && j < devices->len; j++)
         ok = g_array_index (devices, int, j) != id;
@@ -1016,6 +1038,7 @@ main (int argc, char **argv)
   b.limits.max_pixels = (uint64_t) opt_max_pixels;
   b.overwrite = opt_overwrite;
   b.quiet = opt_quiet;
+  b.verbose = opt_verbose && !opt_quiet;
   b.tty = isatty (STDOUT_FILENO);
 
   {

@@ -59,84 +59,6 @@ teardown (void)
   g_rand_free (prng);
 }
 
-/* ---- CUDA memory made by the test ------------------------------------- */
-
-static GstCudaContext *
-new_context (void)
-{
-  GstCudaContext *ctx;
-
-  fail_unless (gst_cuda_load_library ());
-  gst_cuda_memory_init_once ();
-  ctx = gst_cuda_context_new (0);
-  fail_unless (ctx != NULL, "no CUDA context on device 0");
-  return ctx;
-}
-
-static GstBufferPool *
-new_pool (GstCudaContext * ctx, const GstVideoInfo * info)
-{
-  GstBufferPool *pool = gst_cuda_buffer_pool_new (ctx);
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-  GstCaps *caps = gst_video_info_to_caps (info);
-
-  gst_caps_set_features (caps, 0,
-      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
-  gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  fail_unless (gst_buffer_pool_set_config (pool, config));
-  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
-  gst_caps_unref (caps);
-  return pool;
-}
-
-/* A buffer of @pool holding the frame of system memory buffer @src. The
- * rows are copied whole (cf_image_copy ()): gst_video_frame_copy () of 1.22
- * copies width x pixel stride bytes, which leaves out the last V (YUY2) or
- * Y (UYVY) sample of a packed 4:2:2 row of an odd width. */
-static GstBuffer *
-to_cuda (GstBufferPool * pool, const GstVideoInfo * info, GstBuffer * src)
-{
-  GstVideoFrame in, out;
-  GstBuffer *buf = NULL;
-  CfImage a, b;
-
-  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
-      GST_FLOW_OK);
-  fail_unless (gst_video_frame_map (&in, info, src, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&out, info, buf, GST_MAP_WRITE));
-  cf_check_image_of (&in, &a);
-  cf_check_image_of (&out, &b);
-  fail_unless_equals_int (cf_image_copy (&a, &b), 0);
-  gst_video_frame_unmap (&out);
-  gst_video_frame_unmap (&in);
-  gst_buffer_copy_into (buf, src, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
-  return buf;
-}
-
-/* The frames of @in, moved into buffers of @pool (the same timestamps). */
-static void
-frames_to_cuda (GstBufferPool * pool, const GstVideoInfo * info,
-    GstBuffer ** in, guint n)
-{
-  guint i;
-
-  for (i = 0; i < n; i++) {
-    GstBuffer *b = to_cuda (pool, info, in[i]);
-    gst_buffer_unref (in[i]);
-    in[i] = b;
-  }
-}
-
-static void
-pool_free (GstBufferPool * pool)
-{
-  if (pool) {
-    gst_buffer_pool_set_active (pool, FALSE);
-    gst_object_unref (pool);
-  }
-}
-
 /* @n random frames of @info in system memory, 30 frames/s. */
 static void
 random_frames (const GstVideoInfo * info, GstBuffer ** out, guint n)
@@ -162,7 +84,7 @@ GST_START_TEST (test_negotiation)
   const gboolean up_cuda = __i__ % 2;
   const gint down = (__i__ / 2) % 3;    /* 0 free, 1 system, 2 CUDA */
   const gchar *down_caps[] = { "identity", SYS, CUDA };
-  GstCudaContext *ctx = new_context ();
+  GstCudaContext *ctx = cf_cuda_context_new (0);
   GstBufferPool *pool = NULL;
   GstBuffer *in[N_FRAMES];
   GstCaps *caps;
@@ -179,8 +101,8 @@ GST_START_TEST (test_negotiation)
   gst_caps_unref (caps);
 
   if (up_cuda) {
-    pool = new_pool (ctx, &info);
-    frames_to_cuda (pool, &info, in, N_FRAMES);
+    pool = cf_cuda_pool_new (ctx, &info);
+    cf_frames_to_cuda (pool, &info, in, N_FRAMES);
   }
   desc = g_strdup_printf ("%s name=el backend=cuda ! %s", element,
       down_caps[down]);
@@ -196,7 +118,7 @@ GST_START_TEST (test_negotiation)
   cf_run_clear (&want);
   for (i = 0; i < N_FRAMES; i++)
     gst_buffer_unref (in[i]);
-  pool_free (pool);
+  cf_pool_free (pool);
   gst_caps_unref (caps);
   g_free (desc);
   g_free (cpu);
@@ -241,7 +163,7 @@ GST_START_TEST (test_chains)
 {
   const ChainCase *c = &chains[__i__ / 32];
   const guint links = __i__ % 32;
-  GstCudaContext *ctx = new_context ();
+  GstCudaContext *ctx = cf_cuda_context_new (0);
   GstBufferPool *pool = NULL;
   GstBuffer *in[N_FRAMES];
   GstVideoInfo info;
@@ -259,8 +181,8 @@ GST_START_TEST (test_chains)
   g_free (desc);
 
   if (links & 1) {
-    pool = new_pool (ctx, &info);
-    frames_to_cuda (pool, &info, in, N_FRAMES);
+    pool = cf_cuda_pool_new (ctx, &info);
+    cf_frames_to_cuda (pool, &info, in, N_FRAMES);
   }
   desc = chain_desc (c, "cuda", links);
   caps = cf_caps_in_memory (&info, links & 1);
@@ -271,7 +193,7 @@ GST_START_TEST (test_chains)
   cf_run_clear (&want);
   for (i = 0; i < N_FRAMES; i++)
     gst_buffer_unref (in[i]);
-  pool_free (pool);
+  cf_pool_free (pool);
   gst_caps_unref (caps);
   g_free (desc);
   gst_object_unref (ctx);
@@ -285,7 +207,7 @@ GST_END_TEST;
  * context set on the pipeline is the one every element takes. */
 GST_START_TEST (test_foreign_context)
 {
-  GstCudaContext *ctx = new_context (), *other = new_context ();
+  GstCudaContext *ctx = cf_cuda_context_new (0), *other = cf_cuda_context_new (0);
   GstBufferPool *pool;
   GstBuffer *in[N_FRAMES];
   GstVideoInfo info;
@@ -296,13 +218,13 @@ GST_START_TEST (test_foreign_context)
   fail_unless (gst_cuda_context_get_handle (ctx) !=
       gst_cuda_context_get_handle (other));
   cf_check_set_info (&info, "NV12", 96, 54);
-  pool = new_pool (other, &info);
+  pool = cf_cuda_pool_new (other, &info);
   random_frames (&info, in, N_FRAMES);
   caps = cf_caps_in_memory (&info, FALSE);
   cf_run_pipeline (&want, "cudastats backend=cpu ! cudastatsoverlay backend=cpu"
       " ! " SYS, caps, in, N_FRAMES, NULL);
   gst_caps_unref (caps);
-  frames_to_cuda (pool, &info, in, N_FRAMES);
+  cf_frames_to_cuda (pool, &info, in, N_FRAMES);
   caps = cf_caps_in_memory (&info, TRUE);
   cf_run_pipeline (&got, "cudastats name=e0 backend=cuda ! " CUDA
       " ! cudastatsoverlay name=e1 backend=cuda ! " SYS, caps, in, N_FRAMES,
@@ -319,7 +241,7 @@ GST_START_TEST (test_foreign_context)
   cf_run_clear (&want);
   for (i = 0; i < N_FRAMES; i++)
     gst_buffer_unref (in[i]);
-  pool_free (pool);
+  cf_pool_free (pool);
   gst_caps_unref (caps);
   gst_object_unref (other);
   gst_object_unref (ctx);
@@ -485,7 +407,7 @@ assert_only_panel_changed (const GstVideoInfo * info, GBytes * before,
 GST_START_TEST (test_overlay_in_place)
 {
   const gboolean cuda = __i__ < 2, held = __i__ % 2;
-  GstCudaContext *ctx = new_context ();
+  GstCudaContext *ctx = cf_cuda_context_new (0);
   GstBufferPool *pool = NULL;
   GstHarness *h;
   GstBuffer *in, *out, *keep = NULL, *oracle;
@@ -501,8 +423,8 @@ GST_START_TEST (test_overlay_in_place)
   oracle = gst_buffer_ref (in);
   if (cuda) {
     GstBuffer *b;
-    pool = new_pool (ctx, &info);
-    b = to_cuda (pool, &info, in);
+    pool = cf_cuda_pool_new (ctx, &info);
+    b = cf_to_cuda (pool, &info, in);
     gst_buffer_unref (in);
     in = b;
   }
@@ -556,7 +478,7 @@ GST_START_TEST (test_overlay_in_place)
   g_bytes_unref (want);
   gst_buffer_unref (oracle);
   gst_context_unref (c);
-  pool_free (pool);
+  cf_pool_free (pool);
   gst_object_unref (ctx);
 }
 
