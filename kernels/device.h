@@ -102,13 +102,21 @@ CfDeviceError cf_copy_async (void *dst, const void *src, size_t bytes,
 CfDeviceError cf_image_copy_async (const CfImage * src, const CfImage * dst,
     CfStream * stream);
 
+/* cf_image_copy () (format.h) between host memories, a frame of 1 MiB or
+ * more split by rows over a few threads that the module keeps for it (half
+ * the cores, at most 8, the caller one of them; none on two cores):
+ * the staging copies below use it. Safe from several threads at once.
+ * Returns 0, or -1 when the images do not match. */
+int cf_image_copy_threads (const CfImage * src, const CfImage * dst);
+
 /* Transfers of whole frames between host and device images, in @stream's
  * order. Page-locked host memory (@host_pinned) is copied straight; other
  * host memory goes through @staging (page-locked, grown to a dense layout
  * of the frame, cf_image_layout ()), which must stay untouched until the
  * stream is past the copy: an upload copies the rows into it at once; a
  * download lands in it, and cf_image_download_finish () copies the rows
- * out once the stream's work is done. */
+ * out once the stream's work is done. Those two copies are
+ * cf_image_copy_threads (). */
 CfDeviceError cf_image_upload (const CfImage * src, int host_pinned,
     CfGrowBuffer * staging, const CfImage * dst, CfStream * stream);
 CfDeviceError cf_image_download (const CfImage * src, const CfImage * dst,
