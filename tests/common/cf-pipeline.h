@@ -249,6 +249,18 @@ cf_frames_to_cuda (GstBufferPool * pool, const GstVideoInfo * info,
   }
 }
 
+/* @n random frames of @info in system memory, 30 frames/s. */
+static inline void
+cf_random_frames (const GstVideoInfo * info, GRand * rand, GstBuffer ** out,
+    guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    out[i] = cf_check_frame_new (info, rand, i * GST_SECOND / 30,
+        GST_SECOND / 30, TRUE);
+}
+
 static inline void
 cf_pool_free (GstBufferPool * pool)
 {

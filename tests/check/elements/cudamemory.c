@@ -59,17 +59,6 @@ teardown (void)
   g_rand_free (prng);
 }
 
-/* @n random frames of @info in system memory, 30 frames/s. */
-static void
-random_frames (const GstVideoInfo * info, GstBuffer ** out, guint n)
-{
-  guint i;
-
-  for (i = 0; i < n; i++)
-    out[i] = cf_check_frame_new (info, prng, i * GST_SECOND / 30,
-        GST_SECOND / 30, TRUE);
-}
-
 static const gchar *elements[] = {
   "cudastats", "cudaresize", "cudastencil", "cudastatsoverlay"
 };
@@ -94,7 +83,7 @@ GST_START_TEST (test_negotiation)
   guint i;
 
   cf_check_set_info (&info, "RGBA", 67, 45);
-  random_frames (&info, in, N_FRAMES);
+  cf_random_frames (&info, prng, in, N_FRAMES);
   cpu = g_strdup_printf ("%s backend=cpu ! " SYS, element);
   caps = cf_caps_in_memory (&info, FALSE);
   cf_run_pipeline (&want, cpu, caps, in, N_FRAMES, NULL);
@@ -173,7 +162,7 @@ GST_START_TEST (test_chains)
   guint i;
 
   cf_check_set_info (&info, c->format, c->width, c->height);
-  random_frames (&info, in, N_FRAMES);
+  cf_random_frames (&info, prng, in, N_FRAMES);
   desc = chain_desc (c, "cpu", 0);
   caps = cf_caps_in_memory (&info, FALSE);
   cf_run_pipeline (&want, desc, caps, in, N_FRAMES, NULL);
@@ -219,7 +208,7 @@ GST_START_TEST (test_foreign_context)
       gst_cuda_context_get_handle (other));
   cf_check_set_info (&info, "NV12", 96, 54);
   pool = cf_cuda_pool_new (other, &info);
-  random_frames (&info, in, N_FRAMES);
+  cf_random_frames (&info, prng, in, N_FRAMES);
   caps = cf_caps_in_memory (&info, FALSE);
   cf_run_pipeline (&want, "cudastats backend=cpu ! cudastatsoverlay backend=cpu"
       " ! " SYS, caps, in, N_FRAMES, NULL);

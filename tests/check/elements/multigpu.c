@@ -42,16 +42,6 @@ teardown (void)
   g_rand_free (prng);
 }
 
-static void
-random_frames (const GstVideoInfo * info, GstBuffer ** out, guint n)
-{
-  guint i;
-
-  for (i = 0; i < n; i++)
-    out[i] = cf_check_frame_new (info, prng, i * GST_SECOND / 30,
-        GST_SECOND / 30, TRUE);
-}
-
 /* The four elements e0 .. e3, element k on device @dev[k] (the CPU backend
  * when @dev is NULL), the links between them in CUDA memory (system memory
  * on the CPU), system memory out. */
@@ -115,7 +105,7 @@ GST_START_TEST (test_two_pipelines)
   guint i, d, k;
 
   cf_check_set_info (&info, "NV12", W + 1, H + 1);
-  random_frames (&info, in, N_FRAMES);
+  cf_random_frames (&info, prng, in, N_FRAMES);
   caps = cf_caps_in_memory (&info, FALSE);
   cpu = chain_desc (NULL);
   cf_run_pipeline (&want, cpu, caps, in, N_FRAMES, NULL);
@@ -174,7 +164,7 @@ GST_START_TEST (test_cross_device)
   guint i, k;
 
   cf_check_set_info (&info, "RGBA", W, H);
-  random_frames (&info, in, N_FRAMES);
+  cf_random_frames (&info, prng, in, N_FRAMES);
   caps = cf_caps_in_memory (&info, FALSE);
   cpu = chain_desc (NULL);
   cf_run_pipeline (&want, cpu, caps, in, N_FRAMES, NULL);
