@@ -54,6 +54,17 @@ bench_finish (void)
   CHECK_CUDA (cudaStreamDestroy (bench_stream));
 }
 
+/* The median and least of the @n times in @us (sorted here, then freed)
+ * into @t. */
+static void
+timing_of (Timing * t, double *us, int n)
+{
+  qsort (us, n, sizeof (double), cmp_double);
+  t->median_us = n % 2 ? us[n / 2] : (us[n / 2 - 1] + us[n / 2]) / 2;
+  t->min_us = us[0];
+  g_free (us);
+}
+
 Timing
 time_launches (BenchLaunch launch, const void *work, int n, int warmup,
     int iters, gboolean queue_ahead)
@@ -87,11 +98,7 @@ time_launches (BenchLaunch launch, const void *work, int n, int warmup,
       us[i] = 1000.0 * ms;
     }
   }
-  qsort (us, iters, sizeof (double), cmp_double);
-  t.median_us = iters % 2 ? us[iters / 2] :
-      (us[iters / 2 - 1] + us[iters / 2]) / 2;
-  t.min_us = us[0];
-  g_free (us);
+  timing_of (&t, us, iters);
   return t;
 }
 
@@ -126,11 +133,7 @@ time_back_to_back (BenchLaunch launch, const void *work, int n, int warmup,
     CHECK_CUDA (cudaEventElapsedTime (&ms, events[0], events[1]));
     us[i] = 1000.0 * ms / BATCH;
   }
-  qsort (us, batches, sizeof (double), cmp_double);
-  t.median_us = batches % 2 ? us[batches / 2] :
-      (us[batches / 2 - 1] + us[batches / 2]) / 2;
-  t.min_us = us[0];
-  g_free (us);
+  timing_of (&t, us, batches);
   return t;
 }
 

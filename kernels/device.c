@@ -371,7 +371,6 @@ cf_grow_buffer_clear (CfGrowBuffer * b)
 
 typedef struct {
   const CfImage *src, *dst;
-  int rows[CF_MAX_PLANES];      /* of each plane */
   int total_rows, n_parts;
   int next;                     /* the next part to take */
   int left;                     /* parts not finished */
@@ -383,25 +382,6 @@ static pthread_cond_t copy_work = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t copy_done = PTHREAD_COND_INITIALIZER;
 static CopyJob *copy_queue[COPY_QUEUE];
 static int copy_head, copy_count, copy_workers;
-
-/* Rows [r0, r1) of the frame, counted over its planes one after another. */
-static void
-copy_rows (const CopyJob * job, int r0, int r1)
-{
-  const CfFormat f = job->src->format;
-  int p, base = 0;
-
-  for (p = 0; p < cf_format_info (f)->n_planes; base += job->rows[p], p++) {
-    const size_t row = cf_plane_row_bytes (f, p, job->src->width);
-    int y = r0 > base ? r0 - base : 0;
-    const int end = r1 - base < job->rows[p] ? r1 - base : job->rows[p];
-
-    for (; y < end; y++)
-      memcpy ((uint8_t *) job->dst->data[p] + (size_t) y * job->dst->pitch[p],
-          (const uint8_t *) job->src->data[p] + (size_t) y *
-          job->src->pitch[p], row);
-  }
-}
 
 /* Takes a part of the oldest job with parts left; copy_lock held. NULL
  * when there is none. The job leaves the queue with its last part. */
@@ -431,7 +411,7 @@ copy_part (CopyJob * job, int part)
       job->n_parts);
 
   pthread_mutex_unlock (&copy_lock);
-  copy_rows (job, r0, r1);
+  cf_image_copy_rows (job->src, job->dst, r0, r1);
   pthread_mutex_lock (&copy_lock);
   if (--job->left == 0)
     pthread_cond_broadcast (&copy_done);
@@ -498,9 +478,10 @@ cf_image_copy_threads (const CfImage * src, const CfImage * dst)
   job.src = src;
   job.dst = dst;
   for (p = 0; p < cf_format_info (src->format)->n_planes; p++) {
-    job.rows[p] = cf_plane_height (src->format, p, src->height);
-    job.total_rows += job.rows[p];
-    bytes += cf_plane_row_bytes (src->format, p, src->width) * job.rows[p];
+    const int rows = cf_plane_height (src->format, p, src->height);
+
+    job.total_rows += rows;
+    bytes += cf_plane_row_bytes (src->format, p, src->width) * rows;
   }
   if (bytes < COPY_MIN_BYTES)
     return cf_image_copy (src, dst);

@@ -1,6 +1,7 @@
 /* Pixel format table and image checks shared by every kernel family. */
 #include "format.h"
 
+#include <limits.h>
 #include <string.h>
 
 #define RGB_NAMES { "R", "G", "B", "A" }
@@ -181,20 +182,30 @@ cf_image_view (const CfImage * image, int x, int y, int width, int height,
 int
 cf_image_copy (const CfImage * src, const CfImage * dst)
 {
-  int p, y;
-
   if (cf_image_check (src) != 0 || cf_image_check (dst) != 0 ||
       src->format != dst->format || src->width != dst->width ||
       src->height != dst->height)
     return -1;
-  for (p = 0; p < cf_format_info (src->format)->n_planes; p++) {
-    const size_t row = cf_plane_row_bytes (src->format, p, src->width);
+  cf_image_copy_rows (src, dst, 0, INT_MAX);
+  return 0;
+}
 
-    for (y = 0; y < cf_plane_height (src->format, p, src->height); y++)
+void
+cf_image_copy_rows (const CfImage * src, const CfImage * dst, int r0, int r1)
+{
+  int p, base = 0;
+
+  for (p = 0; p < cf_format_info (src->format)->n_planes; p++) {
+    const int rows = cf_plane_height (src->format, p, src->height);
+    const size_t row = cf_plane_row_bytes (src->format, p, src->width);
+    const int end = r1 - base < rows ? r1 - base : rows;
+    int y;
+
+    for (y = r0 > base ? r0 - base : 0; y < end; y++)
       memcpy ((uint8_t *) dst->data[p] + (size_t) y * dst->pitch[p],
           (const uint8_t *) src->data[p] + (size_t) y * src->pitch[p], row);
+    base += rows;
   }
-  return 0;
 }
 
 #define PLANE_ALIGN 256

@@ -140,6 +140,11 @@ int cf_image_view (const CfImage * image, int x, int y, int width, int height,
  * format and size, any pitches; the bytes past a row's end untouched).
  * Returns 0, or -1 when the images do not match. */
 int cf_image_copy (const CfImage * src, const CfImage * dst);
+/* The same for rows [@r0, @r1) only, counted over the planes one after
+ * another (plane 0's rows, then plane 1's, ...), images already checked:
+ * the parts of cf_image_copy_threads () (device.h). */
+void cf_image_copy_rows (const CfImage * src, const CfImage * dst, int r0,
+    int r1);
 
 /* Lays a @width x @height picture of @format out as one allocation: every
  * plane's rows rounded up to @row_align bytes (a power of two), planes on

@@ -206,6 +206,26 @@ cf_check_image_of (GstVideoFrame * f, CfImage * img)
   }
 }
 
+/* Maps @src (an @from frame) for reading and @dst (a @to frame) for
+ * writing and runs @fn on them as CfImages, which must return 0: a copy
+ * (cf_image_copy ()), or a conversion (cf_packed_unpack_cpu ()). */
+static inline void
+cf_check_frames_apply (const GstVideoInfo * from, GstBuffer * src,
+    const GstVideoInfo * to, GstBuffer * dst,
+    int (*fn) (const CfImage *, const CfImage *))
+{
+  GstVideoFrame fi, fo;
+  CfImage a, b;
+
+  fail_unless (gst_video_frame_map (&fi, from, src, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, to, dst, GST_MAP_WRITE));
+  cf_check_image_of (&fi, &a);
+  cf_check_image_of (&fo, &b);
+  fail_unless_equals_int (fn (&a, &b), 0);
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fi);
+}
+
 /* The kernels' view of a frame: packed 4:2:2 (YUY2, UYVY) is worked on as
  * its planar twin, as the elements do. cf_check_planar_begin () replaces
  * @img of a packed format by a planar copy (cf_packed_unpack_cpu ());

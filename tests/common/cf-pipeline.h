@@ -218,19 +218,11 @@ cf_cuda_pool_new (GstCudaContext * ctx, const GstVideoInfo * info)
 static inline GstBuffer *
 cf_to_cuda (GstBufferPool * pool, const GstVideoInfo * info, GstBuffer * src)
 {
-  GstVideoFrame in, out;
   GstBuffer *buf = NULL;
-  CfImage a, b;
 
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
       GST_FLOW_OK);
-  fail_unless (gst_video_frame_map (&in, info, src, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&out, info, buf, GST_MAP_WRITE));
-  cf_check_image_of (&in, &a);
-  cf_check_image_of (&out, &b);
-  fail_unless_equals_int (cf_image_copy (&a, &b), 0);
-  gst_video_frame_unmap (&out);
-  gst_video_frame_unmap (&in);
+  cf_check_frames_apply (info, src, info, buf, cf_image_copy);
   gst_buffer_copy_into (buf, src, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
   return buf;
 }

@@ -100,8 +100,10 @@ cf_test_device_count (void)
   fflush (stdout);
   pid = fork ();
   if (pid == 0) {
-    int n = 0, ok = 0;
+    int ok = 0;
 #ifdef HAVE_CUDA
+    int n = 0;
+
     if (cudaGetDeviceCount (&n) != cudaSuccess)
       n = 0;
     for (int d = 0; d < n && d < 100; d++)

@@ -905,13 +905,13 @@ choose_devices (GArray * devices)
     gboolean ok = ids[0] != NULL;
     for (int i = 0; ok && ids[i]; i++) {
       int id;
-      if (parse_int (ids[i], 0, INT_MAX, &id) && id >= n) {
+      ok = parse_int (ids[i], 0, INT_MAX, &id);
+      if (ok && id >= n) {
         g_snprintf (why, sizeof (why), "--devices: there is no CUDA device "
             "%d (this machine has %d: %d .. %d)", id, n, 0, n - 1);
         g_strfreev (ids);
         return why;
       }
-      ok = parse_int (ids[i], 0, n - 1, &id);
       for (guint j = 0; ok && j < devices->len; j++)
         ok = g_array_index (devices, int, j) != id;
       if (ok)
