@@ -215,7 +215,7 @@ chain_plans (Chain * c)
   CfStencilParams sp = { 0 };
   CfOverlayParams op = { 0 };
 
-  if (cf_resize_plan_init (&c->resize, CF_FORMAT_RGBA, CF_RESIZE_BILINEAR,
+  if (cf_resize_plan_init (&c->resize, CF_FORMAT_RGBA, CF_RESIZE_BILINEAR, 1,
           W4K, H4K, W1080, H1080, TRUE, FALSE) != 0) {
     fprintf (stderr, "bench-pipelines: no resize plan\n");
     exit (1);

@@ -101,11 +101,22 @@ timing_row (const char *section, const char *name, const Work * w,
       (w->src->bytes + w->dst->bytes) / (t.median_us * 1e3), -1, buf);
 }
 
+/* A method's name in the tables: "bilinear", or "bilinear aa-off" for
+ * antialias off. */
+static const char *
+method_label (const CfResizePlan * plan, char *buf, size_t n)
+{
+  snprintf (buf, n, "%s%s", method_names[plan->method],
+      plan->antialias ? "" : " aa-off");
+  return buf;
+}
+
 /* Scales the last pair on the GPU and compares the destination, byte for
  * byte, with cf_resize_cpu () of the source's host copy. */
 static void
 check_method (const CfResizePlan * plan, const Work * w, const char *size)
 {
+  char label[48];
   const BenchFrames *dst = w->dst;
   const int last = dst->n - 1;
   CfImage s = bench_frames_image (w->src, -1), r = bench_frames_image (dst, -1);
@@ -119,8 +130,9 @@ check_method (const CfResizePlan * plan, const Work * w, const char *size)
     bench_frames_check (dst, last, note, sizeof (note));
   if (strcmp (note, "OK"))
     bench_exit_status = 2;
-  row ("check", method_names[plan->method], cf_format_info (dst->format)->name,
-      size, "random", -1, -1, -1, -1, note);
+  row ("check", method_label (plan, label, sizeof (label)),
+      cf_format_info (dst->format)->name, size, "random", -1, -1, -1, -1,
+      note);
 }
 
 static void
@@ -140,13 +152,20 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
   bench_frames_alloc (&dst, n);
   bench_frames_fill_random (&src, rand);
 
-  for (int m = 0; m < CF_RESIZE_METHOD_COUNT; m++) {
+  /* every method antialiased, then those antialiasing changes without it
+   * (NPP's filters: their own support at any scale) */
+  for (int i = 0; i < 2 * CF_RESIZE_METHOD_COUNT; i++) {
+    const int m = i % CF_RESIZE_METHOD_COUNT;
+    const int antialias = i < CF_RESIZE_METHOD_COUNT;
     CfResizePlan plan;
     CfResizeDevicePlan *d_plan = NULL;
+    char label[48];
     size_t ws;
 
-    if (cf_resize_plan_init (&plan, format, m, in_w, in_h, out_w, out_h,
-            TRUE, FALSE) != 0) {
+    if (!antialias && (m == CF_RESIZE_NEAREST || m == CF_RESIZE_AREA))
+      continue;
+    if (cf_resize_plan_init (&plan, format, m, antialias, in_w, in_h, out_w,
+            out_h, TRUE, FALSE) != 0) {
       fprintf (stderr, "bench-resize: no %s plan for %s %s\n",
           method_names[m], cf_format_info (format)->name, size);
       exit (1);
@@ -162,7 +181,8 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
     snprintf (note, sizeof (note), "%s; taps x %d, y %d; workspace %.1f MB; "
         "%d pairs rotated", cf_resize_device_plan_describe (d_plan, 0),
         plan.x[0].taps, plan.y[0].taps, ws / 1e6, n);
-    timing_row ("kernel", method_names[m], &w, size,
+    timing_row ("kernel", method_label (&plan, label, sizeof (label)), &w,
+        size,
         time_launches (launch, &w, n, warmup, iters, TRUE), note);
     if (w.d_ws)
       CHECK_CUDA (cudaFree (w.d_ws));

@@ -10,7 +10,9 @@
  *    position p(i) = i * scale + offset (in input samples, sample k centred
  *    on k); the filter is evaluated at (k - p(i)) / f for input samples k,
  *    with f = max (1, scale) so that downscaling widens the support (no
- *    aliasing). Taps beyond the picture are folded onto the edge sample
+ *    aliasing), or f = 1 without antialiasing (the filter's own support
+ *    whatever the scale, as NPP and videoscale filter; area always averages
+ *    its box, and nearest has one tap either way). Taps beyond the picture are folded onto the edge sample
  *    (edge replicated). The weights are computed in double, normalized to
  *    1, and rounded to fixed point as running sums: with S(t) the exact sum
  *    of weights 0 .. t and B = CF_RESIZE_WEIGHT_BITS, fixed-point weight t
@@ -109,6 +111,7 @@ typedef enum {
 /* Weights of one axis of one plane. */
 typedef struct {
   CfResizeMethod method;
+  int antialias;                /* 1: the support widens when downscaling */
   int in_size, out_size;
   double scale, offset;         /* p(i) = i * scale + offset */
   int taps;                     /* weights per output sample */
@@ -118,13 +121,13 @@ typedef struct {
 } CfResizeAxis;
 
 /* Fills @axis for output sample i centred on input position
- * i * @scale + @offset; @scale is also the widening of the support when
- * above 1. For a plain plane scale = in_size / out_size and
+ * i * @scale + @offset; with @antialias (non-zero), @scale is also the
+ * widening of the support when above 1. For a plain plane scale = in_size / out_size and
  * offset = (scale - 1) / 2 (centres aligned). Sizes 1 .. CF_MAX_SIDE.
  * Returns 0, or -1 (and @axis cleared) on bad arguments or when memory runs
  * out. */
 int cf_resize_axis_init (CfResizeAxis * axis, CfResizeMethod method,
-    int in_size, int out_size, double scale, double offset);
+    int antialias, int in_size, int out_size, double scale, double offset);
 /* Frees the tables; safe on a cleared or failed axis. */
 void cf_resize_axis_clear (CfResizeAxis * axis);
 
@@ -132,6 +135,7 @@ void cf_resize_axis_clear (CfResizeAxis * axis);
 typedef struct {
   CfFormat format;
   CfResizeMethod method;
+  int antialias;
   int in_width, in_height, out_width, out_height;
   CfResizeAxis x[CF_MAX_PLANES], y[CF_MAX_PLANES];
 } CfResizePlan;
@@ -146,12 +150,14 @@ typedef struct {
  * co-sited chroma sample sits on the first luma sample of its pair,
  * otherwise between the two; such an axis gets offset = (L - 1) / 4 when
  * co-sited, (L - 1) / 2 when centred (Y42B's chroma y axis: (L - 1) / 2
- * either way). Returns 0 or -1 (bad sizes, unknown format, a plane layout
+ * either way). @antialias: see CfResizeAxis (1 widens the support of
+ * bilinear, bicubic and lanczos when downscaling). Returns 0 or -1 (bad sizes, unknown format, a plane layout
  * not in CF_RESIZE_LAYOUTS, unknown method, no memory; @plan is then
  * cleared). */
 int cf_resize_plan_init (CfResizePlan * plan, CfFormat format,
-    CfResizeMethod method, int in_width, int in_height, int out_width,
-    int out_height, int chroma_cosited_h, int chroma_cosited_v);
+    CfResizeMethod method, int antialias, int in_width, int in_height,
+    int out_width, int out_height, int chroma_cosited_h,
+    int chroma_cosited_v);
 /* Safe on a cleared or failed plan. */
 void cf_resize_plan_clear (CfResizePlan * plan);
 

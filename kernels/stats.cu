@@ -62,6 +62,7 @@ struct PlaneArgs {
   int pixel_bytes;
   int sample_bytes;             /* 1, or 2: 16-bit samples */
   int chan[4];                  /* channel of each sample of a pixel */
+  bool padded;                  /* some byte of a pixel is no sample (-1) */
 };
 
 struct FrameArgs {
@@ -133,9 +134,10 @@ for_each_vector (const PlaneArgs & p, Count count)
 /* Counts the 8-bit samples of one vector; @off[j] is the histogram offset of
  * the vector's j-th byte modulo the pixel size, @mask[j] its mask (0 for
  * padding, lane_offset8 ()): one shift, one mask, one address and one
- * atomic a byte, no branch. Only the first @valid bytes are samples when
- * TAIL. */
-template <int PB, bool TAIL>
+ * atomic a byte, no branch. Without PAD (no padding byte in the pixel) the
+ * masks are all 0xff and left out. Only the first @valid bytes are samples
+ * when TAIL. */
+template <int PB, bool PAD, bool TAIL>
 __device__ __forceinline__ void
 count_bytes (unsigned int *s_hist, uint4 v, const int (&off)[4],
     const unsigned int (&mask)[4], int valid)
@@ -145,20 +147,20 @@ count_bytes (unsigned int *s_hist, uint4 v, const int (&off)[4],
   for (int k = 0; k < 16; k++) {
     if (TAIL && k >= valid)
       break;
-    const unsigned int b = (w[k / 4] >> (8 * (k % 4))) & mask[k % PB];
+    const unsigned int b = (w[k / 4] >> (8 * (k % 4))) &
+        (PAD ? mask[k % PB] : 0xffu);
     atomicAdd (&s_hist[off[k % PB] + b * kLanes], 1u);
   }
 }
 
 /* One vector of a plane of PB-byte pixels of 8-bit samples: how much of it
  * is a row's samples, and which channel each byte belongs to. */
-template <int PB>
+template <int PB, bool PAD>
 __device__ __forceinline__ void
 count_vector (unsigned int *s_hist, const PlaneArgs & p, const int (&off)[4],
     const unsigned int (&mask)[4], unsigned int row_vec, uint4 v)
 {
   const unsigned int start = row_vec * 16;
-  const int valid = min (16u, p.row_bytes - start);
   int rot[4] = { off[0], off[1], off[2], off[3] };
   unsigned int rmask[4] = { mask[0], mask[1], mask[2], mask[3] };
   if (PB == 3) {
@@ -172,13 +174,13 @@ count_vector (unsigned int *s_hist, const PlaneArgs & p, const int (&off)[4],
     rmask[1] = mask[j1];
     rmask[2] = mask[j2];
   }
-  if (valid == 16)
-    count_bytes<PB, false> (s_hist, v, rot, rmask, valid);
+  if (p.row_bytes - start >= 16)
+    count_bytes<PB, PAD, false> (s_hist, v, rot, rmask, 16);
   else
-    count_bytes<PB, true> (s_hist, v, rot, rmask, valid);
+    count_bytes<PB, PAD, true> (s_hist, v, rot, rmask, p.row_bytes - start);
 }
 
-template <int PB>
+template <int PB, bool PAD>
 __device__ __forceinline__ void
 count_plane (unsigned int *s_hist, const PlaneArgs & p, int n_channels,
     int lane)
@@ -191,7 +193,7 @@ count_plane (unsigned int *s_hist, const PlaneArgs & p, int n_channels,
         &mask[j]);
 
   for_each_vector<kUnroll> (p, [&] (uint4 v, unsigned int row_vec) {
-        count_vector<PB> (s_hist, p, off, mask, row_vec, v);
+        count_vector<PB, PAD> (s_hist, p, off, mask, row_vec, v);
       });
 }
 
@@ -325,10 +327,15 @@ stats_kernel (FrameArgs a, Workspace * ws, CfStats * result)
       }
     } else {
       switch (pl.pixel_bytes) {
-        case 1: count_plane<1> (s_hist, pl, a.n_channels, lane); break;
-        case 2: count_plane<2> (s_hist, pl, a.n_channels, lane); break;
-        case 3: count_plane<3> (s_hist, pl, a.n_channels, lane); break;
-        default: count_plane<4> (s_hist, pl, a.n_channels, lane); break;
+        case 1: count_plane<1, false> (s_hist, pl, a.n_channels, lane); break;
+        case 2: count_plane<2, false> (s_hist, pl, a.n_channels, lane); break;
+        case 3: count_plane<3, false> (s_hist, pl, a.n_channels, lane); break;
+        default:
+          if (pl.padded)
+            count_plane<4, true> (s_hist, pl, a.n_channels, lane);
+          else
+            count_plane<4, false> (s_hist, pl, a.n_channels, lane);
+          break;
       }
     }
   }
@@ -351,10 +358,14 @@ stats_kernel (FrameArgs a, Workspace * ws, CfStats * result)
     atomicAdd (&ws->sum_sq16[t], s_m16.sum_sq[t]);
   }
 
-  __threadfence ();
+  /* the barrier orders the block's additions before thread 0's fence,
+   * which orders them (cumulatively) before its ticket: one fence a block,
+   * not one a thread */
   __syncthreads ();
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) {
+    __threadfence ();
     s_last = atomicAdd (&ws->blocks_done, 1u) == gridDim.x - 1;
+  }
   __syncthreads ();
   if (!s_last)
     return;
@@ -500,8 +511,10 @@ cf_stats_cuda (const CfImage * d_image, void *d_workspace, CfStats * d_result,
     pa->data = (const uint4 *) d_image->data[p];
     pa->pixel_bytes = l->pixel_bytes;
     pa->sample_bytes = l->sample_bytes;
-    for (int j = 0; j < 4; j++)
+    for (int j = 0; j < 4; j++) {
       pa->chan[j] = j < l->pixel_bytes / l->sample_bytes ? l->channel[j] : -1;
+      pa->padded |= j < l->pixel_bytes / l->sample_bytes && pa->chan[j] < 0;
+    }
     pa->pitch_vecs = pitch / 16;
     if (pitch == row_bytes && (l->pixel_bytes != 3 || row_bytes % 3 == 0)
         && row_bytes * rows <= UINT32_MAX) {

@@ -91,6 +91,14 @@ is_area (const CfResizeAxis * axis)
   return axis->method == CF_RESIZE_AREA && axis->scale > 1.0;
 }
 
+/* How much a downscale widens the filter: f = the scale when antialiasing
+ * and downscaling, else 1 (the filter's own support, as NPP's filters). */
+static double
+widening (const CfResizeAxis * axis)
+{
+  return axis->antialias ? fmax (1.0, axis->scale) : 1.0;
+}
+
 /* Half the width of the filter's support, in input samples: radius * f. */
 static double
 support (const CfResizeAxis * axis)
@@ -104,7 +112,7 @@ support (const CfResizeAxis * axis)
 
   if (is_area (axis))
     return axis->scale / 2.0;
-  return radius[axis->method] * fmax (1.0, axis->scale);
+  return radius[axis->method] * widening (axis);
 }
 
 /* The most input samples an output of @axis reaches before folding:
@@ -133,7 +141,7 @@ filter_taps (const CfResizeAxis * axis, int i, double *w, int *lo)
 {
   const int bound = tap_bound (axis), last = axis->in_size - 1;
   const double p = i * axis->scale + axis->offset;
-  const double f = fmax (1.0, axis->scale);
+  const double f = widening (axis);
   double sum = 0.0, box_lo = 0.0, box_hi = 0.0;
   int kmin, kmax, k, a, b;
 
@@ -231,7 +239,7 @@ quantize (const double *w, int n, int32_t * q)
 
 int
 cf_resize_axis_init (CfResizeAxis * axis, CfResizeMethod method,
-    int in_size, int out_size, double scale, double offset)
+    int antialias, int in_size, int out_size, double scale, double offset)
 {
   double *all = NULL;
   int *lo = NULL, *n = NULL;
@@ -246,6 +254,7 @@ cf_resize_axis_init (CfResizeAxis * axis, CfResizeMethod method,
       || !isfinite (offset) || fabs (offset) > 2.0 * CF_MAX_SIDE)
     return -1;
   axis->method = method;
+  axis->antialias = antialias != 0;
   axis->in_size = in_size;
   axis->out_size = out_size;
   axis->scale = scale;
@@ -334,8 +343,8 @@ layout_known (const CfPlaneLayout * l)
 
 int
 cf_resize_plan_init (CfResizePlan * plan, CfFormat format,
-    CfResizeMethod method, int in_width, int in_height, int out_width,
-    int out_height, int chroma_cosited_h, int chroma_cosited_v)
+    CfResizeMethod method, int antialias, int in_width, int in_height,
+    int out_width, int out_height, int chroma_cosited_h, int chroma_cosited_v)
 {
   const CfFormatInfo *info = cf_format_info (format);
   double lx, ly;
@@ -351,6 +360,7 @@ cf_resize_plan_init (CfResizePlan * plan, CfFormat format,
     return -1;
   plan->format = format;
   plan->method = method;
+  plan->antialias = antialias != 0;
   plan->in_width = in_width;
   plan->in_height = in_height;
   plan->out_width = out_width;
@@ -361,10 +371,11 @@ cf_resize_plan_init (CfResizePlan * plan, CfFormat format,
     const CfPlaneLayout *l = &info->plane[p];
 
     if (!layout_known (l) || cf_resize_axis_init (&plan->x[p], method,
+            antialias,
             cf_plane_width (format, p, in_width),
             cf_plane_width (format, p, out_width), lx,
             axis_offset (lx, l->shift_x, chroma_cosited_h)) != 0
-        || cf_resize_axis_init (&plan->y[p], method,
+        || cf_resize_axis_init (&plan->y[p], method, antialias,
             cf_plane_height (format, p, in_height),
             cf_plane_height (format, p, out_height), ly,
             axis_offset (ly, l->shift_y, chroma_cosited_v)) != 0) {

@@ -565,7 +565,7 @@ test_resize (void)
   read_png (dst, &b);
   g_assert_cmpint (cf_png_image_alloc (&want, a.image.format, 20, 11), ==, 0);
   g_assert_cmpint (cf_resize_plan_init (&plan, a.image.format,
-          CF_RESIZE_LANCZOS, 32, 32, 20, 11, 0, 0), ==, 0);
+          CF_RESIZE_LANCZOS, 1, 32, 32, 20, 11, 0, 0), ==, 0);
   g_assert_cmpint (cf_resize_cpu (&plan, &a.image, &want.image), ==, 0);
   assert_same_pixels (&want.image, &b.image);
   cf_resize_plan_clear (&plan);

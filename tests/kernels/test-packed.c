@@ -174,7 +174,7 @@ test_invalid (void)
     g_assert_cmpint (cf_image_check_planar (&img), ==, want);
     g_assert_cmpint (cf_stats_cpu (&img, &st), ==, want);
     g_assert_cmpint (cf_fill_cpu (&img, all, black), ==, want);
-    g_assert_cmpint (cf_resize_plan_init (&rp, f, CF_RESIZE_BILINEAR, 4, 4,
+    g_assert_cmpint (cf_resize_plan_init (&rp, f, CF_RESIZE_BILINEAR, 1, 4, 4,
             2, 2, 0, 0), ==, want);
     cf_resize_plan_clear (&rp);
     g_assert_cmpint (cf_stencil_plan_init (&tp, f, 4, 4, &sp), ==, want);

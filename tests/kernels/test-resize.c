@@ -165,17 +165,61 @@ test_cpu_weights (void)
     for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
       const double scale = (double) sizes[s][0] / sizes[s][1];
 
-      g_assert_cmpint (cf_resize_axis_init (&a, m, sizes[s][0], sizes[s][1],
+      g_assert_cmpint (cf_resize_axis_init (&a, m, 1, sizes[s][0], sizes[s][1],
               scale, (scale - 1) / 2), ==, 0);
       check_axis (&a);
       if (sizes[s][0] == sizes[s][1])
         g_assert_cmpint (a.taps, ==, 1);        /* a copy */
       cf_resize_axis_clear (&a);
       /* a chroma-like offset too */
-      g_assert_cmpint (cf_resize_axis_init (&a, m, sizes[s][0], sizes[s][1],
+      g_assert_cmpint (cf_resize_axis_init (&a, m, 1, sizes[s][0], sizes[s][1],
               scale, (scale - 1) / 4), ==, 0);
       check_axis (&a);
       cf_resize_axis_clear (&a);
+    }
+}
+
+/* Without antialiasing a filter keeps its own support at any scale: at
+ * most 2 radius + 1 taps (3, 5, 7 for bilinear, bicubic, lanczos), the
+ * tables of an upscale are those with antialiasing, and so are nearest's
+ * and area's at any scale. */
+static void
+test_cpu_weights_no_antialias (void)
+{
+  static const int sizes[][2] = { {1, 1}, {2, 1}, {7, 7}, {32767, 1},
+  {32767, 2}, {640, 1}, {1, 640}, {641, 111}, {3840, 1920}, {3840, 1280},
+  {1920, 3840}, {100, 99}, {99, 100}
+  };
+  static const int bound[N_METHODS] = {
+    [CF_RESIZE_NEAREST] = 1, [CF_RESIZE_BILINEAR] = 3,
+    [CF_RESIZE_BICUBIC] = 5, [CF_RESIZE_LANCZOS] = 7,
+  };
+  CfResizeAxis a, b;
+  guint m, s;
+
+  for (m = 0; m < N_METHODS; m++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      const double scale = (double) sizes[s][0] / sizes[s][1];
+      const gboolean same = scale <= 1.0 || m == CF_RESIZE_NEAREST
+          || m == CF_RESIZE_AREA;
+
+      g_assert_cmpint (cf_resize_axis_init (&a, m, 0, sizes[s][0],
+              sizes[s][1], scale, (scale - 1) / 2), ==, 0);
+      g_assert_cmpint (cf_resize_axis_init (&b, m, 1, sizes[s][0],
+              sizes[s][1], scale, (scale - 1) / 2), ==, 0);
+      check_axis (&a);
+      if (m != CF_RESIZE_AREA)
+        g_assert_cmpint (a.taps, <=, bound[m]);
+      if (same) {
+        g_assert_cmpint (a.taps, ==, b.taps);
+        g_assert_cmpmem (a.first, sizes[s][1] * 4, b.first, sizes[s][1] * 4);
+        g_assert_cmpmem (a.weights, sizes[s][1] * a.taps * 4, b.weights,
+            sizes[s][1] * b.taps * 4);
+      } else if (sizes[s][0] >= 4 * sizes[s][1]) {
+        g_assert_cmpint (a.taps, <, b.taps);
+      }
+      cf_resize_axis_clear (&a);
+      cf_resize_axis_clear (&b);
     }
 }
 
@@ -203,7 +247,7 @@ check_axis_is (const CfResizeAxis * a, int in, int out, double scale,
 
   g_assert_cmpfloat (a->scale, ==, scale);
   g_assert_cmpfloat (a->offset, ==, offset);
-  g_assert_cmpint (cf_resize_axis_init (&b, a->method, in, out, scale,
+  g_assert_cmpint (cf_resize_axis_init (&b, a->method, 1, in, out, scale,
           offset), ==, 0);
   g_assert_cmpint (a->taps, ==, b.taps);
   g_assert_cmpmem (a->first, out * 4, b.first, out * 4);
@@ -228,9 +272,9 @@ test_cpu_siting (void)
     const double lx = (double) z[0] / z[2], ly = (double) z[1] / z[3];
 
     g_assert_cmpint (cf_resize_plan_init (&centred, CF_FORMAT_NV12,
-            CF_RESIZE_BILINEAR, z[0], z[1], z[2], z[3], 0, 0), ==, 0);
+            CF_RESIZE_BILINEAR, 1, z[0], z[1], z[2], z[3], 0, 0), ==, 0);
     g_assert_cmpint (cf_resize_plan_init (&cosited, CF_FORMAT_NV12,
-            CF_RESIZE_BILINEAR, z[0], z[1], z[2], z[3], 1, 1), ==, 0);
+            CF_RESIZE_BILINEAR, 1, z[0], z[1], z[2], z[3], 1, 1), ==, 0);
     for (c = 0; c < 2; c++) {
       const CfResizePlan *plan = c ? &cosited : &centred;
       const double div = c ? 4.0 : 2.0;
@@ -261,7 +305,7 @@ test_cpu_siting (void)
       CfResizePlan plan;
 
       g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_Y42B,
-              CF_RESIZE_BILINEAR, z[0], z[1], z[2], z[3], c, c), ==, 0);
+              CF_RESIZE_BILINEAR, 1, z[0], z[1], z[2], z[3], c, c), ==, 0);
       check_axis_is (&plan.x[0], z[0], z[2], lx, (lx - 1) / 2);
       check_axis_is (&plan.y[0], z[1], z[3], ly, (ly - 1) / 2);
       check_axis_is (&plan.x[2], (z[0] + 1) / 2, (z[2] + 1) / 2, lx,
@@ -284,7 +328,7 @@ check_row (CfResizeMethod method, const guint8 * in, int n, const guint8 * want,
   CfImage dst = { CF_FORMAT_GRAY8, m, 1, {out}, {m} };
   CfResizePlan plan;
 
-  g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_GRAY8, method, n, 1,
+  g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_GRAY8, method, 1, n, 1,
           m, 1, 0, 0), ==, 0);
   g_assert_cmpint (cf_resize_cpu (&plan, &src, &dst), ==, 0);
   g_assert_cmpmem (out, m, want, m);
@@ -313,6 +357,30 @@ test_cpu_known (void)
       (const guint8[]) { 0, 0, 0, 52, 203, 255, 255, 255 }, 8);
 }
 
+/* Halving with bilinear: output i sits at input 2i + 0.5. Antialiased, the
+ * tent is widened to 4 taps, 1/8 3/8 3/8 1/8 (edges folded); without, it
+ * has 2, 1/2 1/2: exactly NPP's and videoscale's 2-tap linear filter. */
+static void
+test_cpu_known_no_antialias (void)
+{
+  static const int halves[] = { 8, 8 }, eighths[] = { 2, 6, 6, 2 };
+  CfResizeAxis a;
+  int i;
+
+  g_assert_cmpint (cf_resize_axis_init (&a, CF_RESIZE_BILINEAR, 0, 8, 4, 2.0,
+          0.5), ==, 0);
+  g_assert_cmpint (a.taps, ==, 2);
+  for (i = 0; i < 4; i++)
+    check_16ths (&a, i, 2 * i, halves, 2);
+  cf_resize_axis_clear (&a);
+  g_assert_cmpint (cf_resize_axis_init (&a, CF_RESIZE_BILINEAR, 1, 8, 4, 2.0,
+          0.5), ==, 0);
+  g_assert_cmpint (a.taps, ==, 4);
+  check_16ths (&a, 1, 1, eighths, 4);
+  check_16ths (&a, 2, 3, eighths, 4);
+  cf_resize_axis_clear (&a);
+}
+
 /* Scales a one-row picture of @format (16-bit samples) of @n pixels to @m
  * with @method: every sample of pixel x of plane 0 is @in[x], every sample
  * of the other planes 0xffff (the largest value, every bit outside it set).
@@ -332,7 +400,7 @@ check_row16 (CfFormat format, CfResizeMethod method, const guint16 * in,
     for (x = 0; x < src.w[p]; x++)
       for (k = 0; k < samples_per_pixel (&src, p); k++)
         sample_set (&src, p, x, 0, k, p == 0 ? in[x] : 0xffff);
-  g_assert_cmpint (cf_resize_plan_init (&plan, format, method, n, 1, m, 1, 0,
+  g_assert_cmpint (cf_resize_plan_init (&plan, format, method, 1, n, 1, m, 1, 0,
           0), ==, 0);
   g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &dst.img), ==, 0);
   for (p = 0; p < dst.n_planes; p++)
@@ -432,9 +500,9 @@ test_cpu_p010_i420 (void)
                 (sample_get (&p010, q, x, y, k) & 0x3f));
             value_set (&clean, q, x, y, k, v);
           }
-      g_assert_cmpint (cf_resize_plan_init (&plan_i, CF_FORMAT_I420_10LE, m,
+      g_assert_cmpint (cf_resize_plan_init (&plan_i, CF_FORMAT_I420_10LE, m, 1,
               z[0], z[1], z[2], z[3], s & 1, s >> 1 & 1), ==, 0);
-      g_assert_cmpint (cf_resize_plan_init (&plan_p, CF_FORMAT_P010_10LE, m,
+      g_assert_cmpint (cf_resize_plan_init (&plan_p, CF_FORMAT_P010_10LE, m, 1,
               z[0], z[1], z[2], z[3], s & 1, s >> 1 & 1), ==, 0);
       frame_init (&out_i, CF_FORMAT_I420_10LE, z[2], z[3], 1, 0);
       frame_init (&out_p, CF_FORMAT_P010_10LE, z[2], z[3], 2, 0);
@@ -550,6 +618,7 @@ typedef struct
   guint methods;
   const int (*sizes)[4];
   guint n_sizes;
+  gboolean no_antialias;        /* the filters' own support (antialias 0) */
 } Cases;
 
 static const int copy_sizes[][4] = { {1, 1, 1, 1}, {7, 5, 7, 5},
@@ -574,6 +643,8 @@ static const Cases cases[] = {
   {"/resize/cpu/area-2x", EXPECT_MEAN, 1 << CF_RESIZE_AREA,
       CASES (half_sizes)},
   {"/resize/cpu/model", EXPECT_MODEL, ALL_METHODS, CASES (matrix)},
+  {"/resize/cpu/model-no-antialias", EXPECT_MODEL, ALL_METHODS,
+      CASES (matrix), TRUE},
 };
 
 /* Scales the pictures of @data (Cases) on the CPU, and checks the plan's
@@ -605,8 +676,8 @@ run_cases (gconstpointer data)
           frame_constant (&src, TRUE);
         else
           frame_random (&src, rand);
-        g_assert_cmpint (cf_resize_plan_init (&plan, f, m, z[0], z[1], z[2],
-                z[3], cosited & 1, cosited >> 1), ==, 0);
+        g_assert_cmpint (cf_resize_plan_init (&plan, f, m, !c->no_antialias,
+                z[0], z[1], z[2], z[3], cosited & 1, cosited >> 1), ==, 0);
         for (p = 0; p < src.n_planes; p++) {
           check_axis (&plan.x[p]);
           check_axis (&plan.y[p]);
@@ -658,17 +729,17 @@ test_cpu_invalid (void)
     /* the last two: an unknown format, an unknown method */
     g_assert_cmpint (cf_resize_plan_init (&plan, i == 7 ? CF_FORMAT_COUNT :
             CF_FORMAT_RGBA, i == 8 ? CF_RESIZE_METHOD_COUNT :
-            CF_RESIZE_BILINEAR, sizes[i][0], sizes[i][1], sizes[i][2],
+            CF_RESIZE_BILINEAR, 1, sizes[i][0], sizes[i][1], sizes[i][2],
             sizes[i][3], 0, 0), ==, -1);
     cf_resize_plan_clear (&plan);       /* safe after a failure */
   }
   g_assert_cmpint (cf_resize_plan_init (NULL, CF_FORMAT_RGBA,
-          CF_RESIZE_BILINEAR, 4, 4, 2, 2, 0, 0), ==, -1);
-  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 4, 2, 0.0,
+          CF_RESIZE_BILINEAR, 1, 4, 4, 2, 2, 0, 0), ==, -1);
+  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 1, 4, 2, 0.0,
           0.0), ==, -1);
-  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 4, 2, NAN,
+  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 1, 4, 2, NAN,
           0.5), ==, -1);
-  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 4, 2, 2.0,
+  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 1, 4, 2, 2.0,
           INFINITY), ==, -1);
   cf_resize_axis_clear (&axis);
 
@@ -676,7 +747,7 @@ test_cpu_invalid (void)
   frame_init (&src, CF_FORMAT_I420, 8, 6, 0, 0);
   frame_init (&dst, CF_FORMAT_I420, 4, 4, 0, 0);
   g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_I420,
-          CF_RESIZE_LANCZOS, 8, 6, 4, 4, 1, 0), ==, 0);
+          CF_RESIZE_LANCZOS, 1, 8, 6, 4, 4, 1, 0), ==, 0);
   g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &dst.img), ==, 0);
   for (i = 0; i < 12; i++) {
     CfImage b = i < 6 ? src.img : dst.img;
@@ -708,6 +779,7 @@ test_cpu_invalid (void)
 /* What the GPU tests share: random numbers, a stream, and a workspace that
  * grows as the sizes need. */
 static GRand *gpu_rand;
+static gboolean gpu_antialias = TRUE;   /* of gpu_check ()'s plans */
 static cudaStream_t gpu_stream;
 static void *gpu_ws;
 static size_t gpu_ws_bytes;
@@ -748,8 +820,9 @@ gpu_check (CfFormat format, CfResizeMethod method, const int *size,
     frame_random (&src, gpu_rand);
   else
     frame_constant (&src, TRUE);
-  g_assert_cmpint (cf_resize_plan_init (&plan, format, method, size[0],
-          size[1], size[2], size[3], cosited & 1, cosited >> 1), ==, 0);
+  g_assert_cmpint (cf_resize_plan_init (&plan, format, method, gpu_antialias,
+          size[0], size[1], size[2], size[3], cosited & 1, cosited >> 1), ==,
+      0);
   frame_init (&want, format, size[2], size[3], extra, misalign);
   frame_init (&got, format, size[2], size[3], extra, misalign);
   g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &want.img), ==, 0);
@@ -858,6 +931,40 @@ test_cuda_video_sizes (void)
   gpu_end ();
 }
 
+/* Without antialiasing (the filters' own taps), every format and method
+ * over the matrix and the benchmark's sizes, with the kernels AUTO chooses
+ * and with the two passes. */
+static void
+test_cuda_no_antialias (void)
+{
+  static const int sizes[][4] = {
+    {3840, 2160, 1920, 1080}, {3840, 2160, 1280, 720}, {1920, 1080, 640, 360},
+  };
+  guint f, m, s;
+
+  gpu_begin ();
+  gpu_antialias = FALSE;
+  CF_FOR_EACH_FORMAT (f)
+    for (m = 0; m < N_METHODS; m++)
+      for (s = 0; s < G_N_ELEMENTS (matrix); s++) {
+        gpu_check (f, m, matrix[s], s % 4, RANDOM_PADDED,
+            CF_RESIZE_KERNELS_AUTO);
+        gpu_check (f, m, matrix[s], s % 4, RANDOM_ALIGNED,
+            CF_RESIZE_KERNELS_TWO_PASS);
+      }
+  for (m = 0; m < N_METHODS; m++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      gpu_check (CF_FORMAT_RGBA, m, sizes[s], 0, RANDOM_ALIGNED,
+          CF_RESIZE_KERNELS_AUTO);
+      gpu_check (CF_FORMAT_NV12, m, sizes[s], 3, RANDOM_PADDED,
+          CF_RESIZE_KERNELS_AUTO);
+      gpu_check (CF_FORMAT_P010_10LE, m, sizes[s], 0, RANDOM_ALIGNED,
+          CF_RESIZE_KERNELS_AUTO);
+    }
+  gpu_antialias = TRUE;
+  gpu_end ();
+}
+
 /* The kernels AUTO chooses, for every plane of 8-bit RGBA and of the
  * layouts of 16-bit samples: the gather for nearest, the fused kernel for
  * video sizes, the two passes where a tile's footprint is too large for
@@ -892,7 +999,7 @@ test_cuda_kernels (void)
       CfResizePlan plan;
 
       g_assert_cmpint (cf_resize_plan_init (&plan, formats[f],
-              cases[i].method, cases[i].size[0], cases[i].size[1],
+              cases[i].method, 1, cases[i].size[0], cases[i].size[1],
               cases[i].size[2], cases[i].size[3], 0, 0), ==, 0);
       CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
               &d_plan));
@@ -936,7 +1043,7 @@ test_cuda_invalid (void)
   frame_init (&src, CF_FORMAT_NV12, 6, 4, 0, 0);
   frame_init (&dst, CF_FORMAT_NV12, 3, 2, 0, 0);
   g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_NV12,
-          CF_RESIZE_BICUBIC, 6, 4, 3, 2, 0, 0), ==, 0);
+          CF_RESIZE_BICUBIC, 1, 6, 4, 3, 2, 0, 0), ==, 0);
   CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_TWO_PASS,
           &d_plan));
   gpu_ws_bytes = cf_resize_device_plan_workspace_bytes (d_plan);
@@ -988,8 +1095,12 @@ main (int argc, char **argv)
 
   if (!cf_test_want_cuda ()) {
     g_test_add_func ("/resize/cpu/weights", test_cpu_weights);
+    g_test_add_func ("/resize/cpu/weights-no-antialias",
+        test_cpu_weights_no_antialias);
     g_test_add_func ("/resize/cpu/siting", test_cpu_siting);
     g_test_add_func ("/resize/cpu/known", test_cpu_known);
+    g_test_add_func ("/resize/cpu/known-no-antialias",
+        test_cpu_known_no_antialias);
     g_test_add_func ("/resize/cpu/known-deep", test_cpu_known_deep);
     g_test_add_func ("/resize/cpu/p010-i420-10", test_cpu_p010_i420);
     for (i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -1000,6 +1111,7 @@ main (int argc, char **argv)
   if (cf_test_want_cuda ()) {
     g_test_add_func ("/resize/cuda/matrix", test_cuda_matrix);
     g_test_add_func ("/resize/cuda/video-sizes", test_cuda_video_sizes);
+    g_test_add_func ("/resize/cuda/no-antialias", test_cuda_no_antialias);
     g_test_add_func ("/resize/cuda/kernels", test_cuda_kernels);
     g_test_add_func ("/resize/cuda/invalid", test_cuda_invalid);
   }

@@ -195,7 +195,7 @@ prepare_plans (BatchGpu * gpu, int k, const CfImage * src,
 
   if (op->kind == OP_RESIZE) {
     CfResizePlan plan;
-    if (cf_resize_plan_init (&plan, src->format, op->method, src->width,
+    if (cf_resize_plan_init (&plan, src->format, op->method, 1, src->width,
             src->height, dst->width, dst->height, 0, 0) < 0) {
       snprintf (err, err_len, "resize failed");
       return -1;

@@ -72,7 +72,7 @@ filter_cpu (const BatchOp * op, CfPngImage * img, char *err, size_t err_len)
   }
   if (op->kind == OP_RESIZE) {
     CfResizePlan plan;
-    ok = cf_resize_plan_init (&plan, src->format, op->method, src->width,
+    ok = cf_resize_plan_init (&plan, src->format, op->method, 1, src->width,
         src->height, ow, oh, 0, 0) == 0;
     ok = ok && cf_resize_cpu (&plan, src, &out.image) == 0;
     cf_resize_plan_clear (&plan);

@@ -196,6 +196,8 @@ inner_rect (const GstVideoInfo * in, const GstVideoInfo * out,
 
 /* The oracle: what the element must write into an @out frame for @inbuf
  * (an @in frame), packed. */
+static gboolean oracle_antialias = TRUE;        /* the element's antialias */
+
 static GBytes *
 oracle (const GstVideoInfo * in, GstBuffer * inbuf, const GstVideoInfo * out,
     CfResizeMethod method, gboolean add_borders)
@@ -234,7 +236,7 @@ oracle (const GstVideoInfo * in, GstBuffer * inbuf, const GstVideoInfo * out,
   fail_unless_equals_int (cf_image_view (&dst, r.x, r.y, r.width, r.height,
           &view), 0);
   fail_unless_equals_int (cf_resize_plan_init (&plan, src.format, method,
-          src.width, src.height, r.width, r.height,
+          oracle_antialias, src.width, src.height, r.width, r.height,
           (site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0,
           (site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0), 0);
   fail_unless_equals_int (cf_resize_cpu (&plan, &src, &view), 0);
@@ -337,6 +339,55 @@ GST_START_TEST (test_size_matrix)
     check_src_caps (h, &out, format, sizes[k].ow, sizes[k].oh, 1, 1);
     push_frame (h, &in, cf_check_frame_new (&in, prng, 0, FRAME_DURATION,
             FALSE), &out, method, FALSE, 0);
+    cf_check_eos_and_pull (h, check_output, 1);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* antialias=false: the filters' own support. Bilinear, bicubic and lanczos
+ * in three formats, a downscale (whose bytes must differ from the
+ * antialiased ones) and an upscale (whose must not), against the oracle
+ * with the same setting. */
+GST_START_TEST (test_antialias)
+{
+  static const gchar *const formats[] = { "RGBA", "NV12", "I420_10LE" };
+  static const struct
+  {
+    gint iw, ih, ow, oh;
+  } scale[] = { {641, 481, 111, 30}, {111, 30, 641, 481} };
+  const gchar *format = formats[__i__ % G_N_ELEMENTS (formats)];
+  const CfResizeMethod method = CF_RESIZE_BILINEAR +
+      __i__ / G_N_ELEMENTS (formats);
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (scale); k++) {
+    GstVideoInfo in, out;
+    GstHarness *h;
+    GstBuffer *buf;
+    GBytes *widened;
+
+    g_snprintf (context, sizeof (context), "%s %s antialias=false %dx%d -> "
+        "%dx%d", format, methods[method], scale[k].iw, scale[k].ih,
+        scale[k].ow, scale[k].oh);
+    cf_check_set_info (&in, format, scale[k].iw, scale[k].ih);
+    h = harness_for (cf_check_element_new ("cudaresize", "method",
+            methods[method], "add-borders", "false", "antialias", "false",
+            NULL), &in, FIXED, format, scale[k].ow, scale[k].oh, 1, 1);
+    check_src_caps (h, &out, format, scale[k].ow, scale[k].oh, 1, 1);
+    buf = cf_check_frame_new (&in, prng, 0, FRAME_DURATION, FALSE);
+    widened = oracle (&in, buf, &out, method, FALSE);
+    oracle_antialias = FALSE;
+    push_frame (h, &in, buf, &out, method, FALSE, 0);
+    oracle_antialias = TRUE;
+    if (k == 0)
+      fail_if (g_bytes_equal (widened, sent[0].want),
+          "%s: the same bytes as with antialiasing", context);
+    else
+      fail_unless (g_bytes_equal (widened, sent[0].want),
+          "%s: an upscale differs from the antialiased one", context);
+    g_bytes_unref (widened);
     cf_check_eos_and_pull (h, check_output, 1);
     gst_harness_teardown (h);
   }
@@ -1028,6 +1079,7 @@ cudaresize_suite (void)
   tcase_add_loop_test (tc, test_constant, 0, CF_RESIZE_METHOD_COUNT);
   tcase_add_loop_test (tc, test_two_x, 0, G_N_ELEMENTS (two_x));
   tcase_add_test (tc, test_passthrough);
+  tcase_add_loop_test (tc, test_antialias, 0, 3 * 3);
   tcase_add_loop_test (tc, test_borders, 0, 2 * N_BORDERS_OK);
   tcase_add_loop_test (tc, test_fixation, 0, G_N_ELEMENTS (fixation));
   tcase_add_test (tc, test_renegotiation);
