@@ -29,7 +29,7 @@ extern "C" {
 
 /* The most threads (the caller and the workers) a call uses, and so the
  * most workers the pool ever has plus one. */
-#define CF_PARALLEL_MAX_THREADS 64
+#define CF_PARALLEL_MAX_THREADS 256
 
 /* The cores the process may run on (its CPU affinity), at least 1. */
 int cf_parallel_cores (void);
