@@ -40,6 +40,7 @@ enum {
   PROP_0,
   PROP_BACKEND,
   PROP_CUDA_DEVICE_ID,
+  PROP_N_THREADS,
   PROP_FRAMES_IN_FLIGHT,
 };
 
@@ -824,6 +825,7 @@ work_on_cpu (GstCfBaseFilter * self, GstCfFrameSlot * slot,
 {
   GstCfBaseFilterClass *klass = GST_CF_BASE_FILTER_GET_CLASS (self);
   GstCfBaseFilterPrivate *priv = PRIV (self);
+  const gint n_threads = gst_cf_base_filter_get_n_threads (self);
   CfImage planar, planar_out;
   gboolean ok;
 
@@ -834,14 +836,14 @@ work_on_cpu (GstCfBaseFilter * self, GstCfFrameSlot * slot,
   if (out)
     planar_out = host_frame (&slot->planar_out, &slot->planar_out_size,
         &priv->out_info, priv->work_out_format);
-  ok = cf_packed_unpack_cpu (in, &planar) == 0;
+  ok = cf_packed_unpack_cpu_threads (in, &planar, n_threads) == 0;
   if (ok && !klass->process_cpu (self, slot, &planar, out ? &planar_out :
           NULL))
     return FALSE;
   if (ok && out)
-    ok = cf_packed_pack_cpu (&planar_out, out) == 0;
+    ok = cf_packed_pack_cpu_threads (&planar_out, out, n_threads) == 0;
   else if (ok && klass->kind == GST_CF_FILTER_DRAW)
-    ok = cf_packed_pack_cpu (&planar, in) == 0;
+    ok = cf_packed_pack_cpu_threads (&planar, in, n_threads) == 0;
   if (!ok)
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not convert a frame"),
         ("packed %s to or from %s", cf_format_info (priv->format)->name,
@@ -1331,6 +1333,9 @@ gst_cf_base_filter_set_property (GObject * object, guint prop_id,
     case PROP_CUDA_DEVICE_ID:
       priv->gpu.device_id = g_value_get_int (value);
       break;
+    case PROP_N_THREADS:
+      priv->gpu.n_threads = g_value_get_uint (value);
+      break;
     case PROP_FRAMES_IN_FLIGHT:
       priv->frames_in_flight = g_value_get_uint (value);
       break;
@@ -1354,6 +1359,9 @@ gst_cf_base_filter_get_property (GObject * object, guint prop_id,
       break;
     case PROP_CUDA_DEVICE_ID:
       g_value_set_int (value, priv->gpu.device_id);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, priv->gpu.n_threads);
       break;
     case PROP_FRAMES_IN_FLIGHT:
       g_value_set_uint (value, priv->frames_in_flight);
@@ -1408,7 +1416,7 @@ gst_cf_base_filter_class_init (GstCfBaseFilterClass * klass)
   gobject_class->finalize = gst_cf_base_filter_finalize;
 
   gst_cf_gpu_install_properties (gobject_class, PROP_BACKEND,
-      PROP_CUDA_DEVICE_ID);
+      PROP_CUDA_DEVICE_ID, PROP_N_THREADS);
   /**
    * GstCfBaseFilter:frames-in-flight:
    *
@@ -1499,4 +1507,10 @@ GstCfGpu *
 gst_cf_base_filter_get_gpu (GstCfBaseFilter * self)
 {
   return &PRIV (self)->gpu;
+}
+
+gint
+gst_cf_base_filter_get_n_threads (GstCfBaseFilter * self)
+{
+  return gst_cf_gpu_n_threads (&PRIV (self)->gpu, GST_ELEMENT (self));
 }

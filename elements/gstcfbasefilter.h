@@ -1,15 +1,16 @@
 /* GstCfBaseFilter: what every gst-cudafilters video element shares.
  *
- * Backend choice and the CUDA context (GstCfGpu); negotiation of the
- * formats of kernels/format.h in system memory and, on CUDA, in CUDA memory
- * (memory:CUDAMemory, offered first); a ring of frames in flight, each with
- * its own stream; moving frames between the memories the caps name and the
- * device (uploads from system memory, downloads to it, CUDA memory used in
- * place); pools (page-locked system memory proposed upstream and used for
- * system-memory output, GstCudaBufferPool for CUDA memory); draining at EOS
- * and before serialized events, discarding at flush; the latency of the
- * frames held reported in the LATENCY query; CUDA errors posted as element
- * errors.
+ * Backend choice, the CUDA context and the CPU backend's threads
+ * (GstCfGpu: the `backend`, `cuda-device-id` and `n-threads` properties);
+ * negotiation of the formats of kernels/format.h in system memory and, on
+ * CUDA, in CUDA memory (memory:CUDAMemory, offered first); a ring of
+ * frames in flight, each with its own stream; moving frames between the
+ * memories the caps name and the device (uploads from system memory,
+ * downloads to it, CUDA memory used in place); pools (page-locked system
+ * memory proposed upstream and used for system-memory output,
+ * GstCudaBufferPool for CUDA memory); draining at EOS and before
+ * serialized events, discarding at flush; the latency of the frames held
+ * reported in the LATENCY query; CUDA errors posted as element errors.
  *
  * A subclass is of one kind (gst_cf_base_filter_class_set_kind ()) and
  * sees each frame twice: once to start its work (process_cuda, queued on
@@ -146,6 +147,10 @@ gboolean gst_cf_base_filter_uses_cuda (GstCfBaseFilter * self);
 /* The element's GPU: push it around CUDA calls made outside the vfuncs
  * above (which run with it current). */
 GstCfGpu *gst_cf_base_filter_get_gpu (GstCfBaseFilter * self);
+/* For process_cpu: the threads the frame's work may use, from the
+ * `n-threads` property (0: all the cores), for the kernels' _threads
+ * functions. */
+gint gst_cf_base_filter_get_n_threads (GstCfBaseFilter * self);
 /* Finishes and pushes every frame in flight, in order. */
 GstFlowReturn gst_cf_base_filter_drain (GstCfBaseFilter * self);
 

@@ -4,6 +4,7 @@
 #endif
 
 #include "gstcfgpu.h"
+#include "threads.h"
 
 #include <string.h>
 
@@ -43,7 +44,7 @@ gst_cf_backend_get_type (void)
 
 void
 gst_cf_gpu_install_properties (GObjectClass * klass, guint prop_backend,
-    guint prop_device_id)
+    guint prop_device_id, guint prop_n_threads)
 {
   GType backend_type = GST_TYPE_CF_BACKEND;     /* and the debug category */
 
@@ -73,6 +74,32 @@ gst_cf_gpu_install_properties (GObjectClass * klass, guint prop_backend,
           GST_CF_DEFAULT_CUDA_DEVICE_ID,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /* n-threads:
+   *
+   * Threads the CPU backend works on, as videoscale's n-threads: each
+   * frame (or audio buffer) is split into bands of rows (ranges of frames)
+   * that run at once on threads of a pool the whole process shares, the
+   * streaming thread one of them. 0 uses all the cores the process may run
+   * on. The output is the same, bit for bit, for every count. The CUDA
+   * backend ignores it. Takes effect from the next frame.
+   */
+  g_object_class_install_property (klass, prop_n_threads,
+      g_param_spec_uint ("n-threads", "Threads",
+          "Threads of the CPU backend (0 = all cores; the CUDA backend "
+          "ignores it)", 0, CF_PARALLEL_MAX_THREADS, GST_CF_DEFAULT_N_THREADS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+}
+
+gint
+gst_cf_gpu_n_threads (const GstCfGpu * gpu, GstElement * element)
+{
+  gint n;
+
+  GST_OBJECT_LOCK (element);
+  n = (gint) gpu->n_threads;
+  GST_OBJECT_UNLOCK (element);
+  return n;
 }
 
 void
@@ -81,6 +108,7 @@ gst_cf_gpu_init (GstCfGpu * gpu)
   memset (gpu, 0, sizeof (*gpu));
   gpu->backend = GST_CF_DEFAULT_BACKEND;
   gpu->device_id = GST_CF_DEFAULT_CUDA_DEVICE_ID;
+  gpu->n_threads = GST_CF_DEFAULT_N_THREADS;
 }
 
 void

@@ -1,7 +1,8 @@
 /* GstCfGpu: where an element's GPU work runs, for every gst-cudafilters
  * element, video or audio. The GStreamer side of kernels/device.h:
  *
- * - the `backend` and `cuda-device-id` properties, and the choice at start:
+ * - the `backend`, `cuda-device-id` and `n-threads` (the CPU backend's
+ *   threads, kernels/threads.h) properties, and the choice at start:
  *   CUDA when a device works (`auto` falls back to the CPU with one
  *   warning, `cuda` fails with an error naming the cause);
  * - the CUDA context. In builds with GStreamer's CUDA library
@@ -37,6 +38,8 @@ GType gst_cf_backend_get_type (void);
 
 #define GST_CF_DEFAULT_BACKEND GST_CF_BACKEND_AUTO
 #define GST_CF_DEFAULT_CUDA_DEVICE_ID -1
+/* all the cores */
+#define GST_CF_DEFAULT_N_THREADS 0
 
 /* The caps feature of frames in CUDA memory, and the map flag that gives
  * their device pointers (GStreamer's GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY
@@ -48,6 +51,7 @@ typedef struct {
   /* the properties, under the element's object lock */
   GstCfBackend backend;
   gint device_id;
+  guint n_threads;              /* the CPU backend's; 0: all the cores */
 
   /* from start to stop */
   gboolean cuda;                /* CUDA chosen */
@@ -56,10 +60,15 @@ typedef struct {
   gchar *why_not;               /* why CUDA is not used */
 } GstCfGpu;
 
-/* Installs `backend` and `cuda-device-id` (both mutable in READY) as
- * properties @prop_backend and @prop_device_id of @klass. */
+/* Installs `backend` and `cuda-device-id` (both mutable in READY) and
+ * `n-threads` (mutable in PLAYING) as properties @prop_backend,
+ * @prop_device_id and @prop_n_threads of @klass. */
 void gst_cf_gpu_install_properties (GObjectClass * klass, guint prop_backend,
-    guint prop_device_id);
+    guint prop_device_id, guint prop_n_threads);
+/* The threads the CPU backend's next frame (or buffer) runs on, from
+ * `n-threads` (read under @element's object lock): 0 means all the
+ * cores, as for the kernels' _threads functions. */
+gint gst_cf_gpu_n_threads (const GstCfGpu * gpu, GstElement * element);
 void gst_cf_gpu_init (GstCfGpu * gpu);
 /* Drops the context and the state of a start. */
 void gst_cf_gpu_clear (GstCfGpu * gpu);

@@ -39,7 +39,10 @@
  * frames, through page-locked staging memory that grows to the largest
  * buffer seen (input already in page-locked memory is uploaded directly).
  * The call completes before the buffer is pushed, so the element adds no
- * latency beyond L frames.
+ * latency beyond L frames. On the CPU, a buffer of enough work (some
+ * 65000 multiply-adds per thread) is split into ranges of frames filtered
+ * at once on `n-threads` threads; small buffers stay on the streaming
+ * thread.
  *
  * ## Example launch line
  * |[
@@ -86,6 +89,7 @@ enum
   PROP_0,
   PROP_BACKEND,
   PROP_CUDA_DEVICE_ID,
+  PROP_N_THREADS,
   PROP_TAPS,
   PROP_MODE,
   PROP_CUTOFF,
@@ -426,15 +430,16 @@ filter_frames (GstCfAudioFir * self, const guint8 * in, gboolean in_pinned,
     return TRUE;
   if (self->gpu.cuda)
     return filter_cuda (self, in, in_pinned, out, out_pinned, n_frames);
-  /* cf_fir_cpu () reads and writes whole samples: sub-buffers may start
-   * anywhere */
+  /* cf_fir_cpu_threads () reads and writes whole samples: sub-buffers may
+   * start anywhere */
   if (in && (uintptr_t) in % self->sample_bytes) {
     src = grow (&self->cpu_in, &self->cpu_in_bytes, bytes);
     memcpy (self->cpu_in, in, bytes);
   }
   if ((uintptr_t) out % self->sample_bytes)
     dst = grow (&self->cpu_out, &self->cpu_out_bytes, bytes);
-  if (cf_fir_cpu (&self->fir, src, dst, n_frames) != 0) {
+  if (cf_fir_cpu_threads (&self->fir, src, dst, n_frames,
+          gst_cf_gpu_n_threads (&self->gpu, GST_ELEMENT (self))) != 0) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not filter a buffer"),
         (NULL));
     return FALSE;
@@ -1008,6 +1013,9 @@ gst_cf_audio_fir_set_property (GObject * object, guint prop_id,
     case PROP_CUDA_DEVICE_ID:
       self->gpu.device_id = g_value_get_int (value);
       break;
+    case PROP_N_THREADS:
+      self->gpu.n_threads = g_value_get_uint (value);
+      break;
     case PROP_TAPS:
       g_clear_pointer (&config->taps, g_array_unref);
       g_clear_pointer (&config->taps_error, g_free);
@@ -1063,6 +1071,9 @@ gst_cf_audio_fir_get_property (GObject * object, guint prop_id,
       break;
     case PROP_CUDA_DEVICE_ID:
       g_value_set_int (value, self->gpu.device_id);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, self->gpu.n_threads);
       break;
     case PROP_TAPS:
       g_value_take_string (value, config->taps ?
@@ -1124,7 +1135,7 @@ gst_cf_audio_fir_class_init (GstCfAudioFirClass * klass)
   gobject_class->finalize = gst_cf_audio_fir_finalize;
 
   gst_cf_gpu_install_properties (gobject_class, PROP_BACKEND,
-      PROP_CUDA_DEVICE_ID);
+      PROP_CUDA_DEVICE_ID, PROP_N_THREADS);
   /**
    * GstCfAudioFir:taps:
    *

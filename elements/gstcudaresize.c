@@ -531,6 +531,7 @@ gst_cf_resize_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
 {
   GstCfResize *self = GST_CF_RESIZE (base);
   const CfRect r = input_rect (self, slot->buffer);
+  const gint n_threads = gst_cf_base_filter_get_n_threads (base);
   CfImage src, inner;
   gboolean ok;
   guint i;
@@ -540,9 +541,10 @@ gst_cf_resize_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
   ok = cf_image_view (image, r.x, r.y, r.width, r.height, &src) == 0 &&
       cf_image_view (out, self->inner.x, self->inner.y, self->inner.width,
       self->inner.height, &inner) == 0 &&
-      cf_resize_cpu (&self->plan, &src, &inner) == 0;
+      cf_resize_cpu_threads (&self->plan, &src, &inner, n_threads) == 0;
   for (i = 0; ok && i < self->n_borders; i++)
-    ok = cf_fill_cpu (out, self->borders[i], self->black) == 0;
+    ok = cf_fill_cpu_threads (out, self->borders[i], self->black,
+        n_threads) == 0;
   if (!ok)
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not scale a frame"),
         (NULL));

@@ -119,7 +119,8 @@ gst_cf_stats_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
 {
   GstCfStatsSlot *s = slot->user;
 
-  if (cf_stats_cpu (image, s->h_result) != 0) {
+  if (cf_stats_cpu_threads (image, s->h_result,
+          gst_cf_base_filter_get_n_threads (base)) != 0) {
     GST_ELEMENT_ERROR (base, STREAM, FAILED, ("Invalid frame"), (NULL));
     return FALSE;
   }

@@ -370,15 +370,16 @@ gst_cf_stats_overlay_process_cpu (GstCfBaseFilter * base,
   GstCfStatsSlot *s = slot->user;
   const CfStats *stats = meta_stats (self, slot->buffer);
   const gint fps = fps_x10 (self, GST_BUFFER_PTS (slot->buffer));
+  const gint n_threads = gst_cf_base_filter_get_n_threads (base);
 
   if (!ensure_plan (self))
     return FALSE;
   if (!stats) {
-    if (cf_stats_cpu (image, s->h_result) != 0)
+    if (cf_stats_cpu_threads (image, s->h_result, n_threads) != 0)
       goto bad_frame;
     stats = s->h_result;
   }
-  if (cf_overlay_cpu (&self->plan, image, stats, fps) != 0)
+  if (cf_overlay_cpu_threads (&self->plan, image, stats, fps, n_threads) != 0)
     goto bad_frame;
   return TRUE;
 

@@ -298,7 +298,8 @@ gst_cf_stencil_process_cpu (GstCfBaseFilter * base, GstCfFrameSlot * slot,
 
   if (plan_changed (self))
     make_plan (self, FALSE);    /* bad settings: the previous filter */
-  if (cf_stencil_cpu (&self->plan, image, out) != 0) {
+  if (cf_stencil_cpu_threads (&self->plan, image, out,
+          gst_cf_base_filter_get_n_threads (base)) != 0) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not filter a frame"),
         ("out of memory, or a frame that does not match the caps"));
     return FALSE;

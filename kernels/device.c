@@ -2,13 +2,13 @@
  * or, in a build without CUDA, the same functions failing with
  * CF_DEVICE_NO_CUDA. */
 #include "device.h"
+#include "threads.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Rows of staged frames: what the kernels' vector loads want anyway. */
 #define STAGING_ROW_ALIGN 16
@@ -361,106 +361,45 @@ cf_grow_buffer_clear (CfGrowBuffer * b)
 
 /* ---- frame copies between host memories over a few threads --------- */
 
-/* A copy splits into parts of whole rows, taken by the module's worker
- * threads and by the caller, who helps until every part is taken, then
- * waits for the last. Jobs of several callers (elements of several
- * pipelines) share the workers: a FIFO of jobs with parts left. */
+/* A copy splits into parts of whole rows, one per thread, run by the
+ * kernel library's worker pool (threads.h) with the caller one of the
+ * threads. */
 #define COPY_MAX_THREADS 8
 #define COPY_MIN_BYTES ((size_t) 1 << 20)
-#define COPY_QUEUE 64
 
 typedef struct {
   const CfImage *src, *dst;
   int total_rows, n_parts;
-  int next;                     /* the next part to take */
-  int left;                     /* parts not finished */
 } CopyJob;
 
 static pthread_once_t copy_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t copy_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t copy_work = PTHREAD_COND_INITIALIZER;
-static pthread_cond_t copy_done = PTHREAD_COND_INITIALIZER;
-static CopyJob *copy_queue[COPY_QUEUE];
-static int copy_head, copy_count, copy_workers;
+static int copy_threads = 1;
 
-/* Takes a part of the oldest job with parts left; copy_lock held. NULL
- * when there is none. The job leaves the queue with its last part. */
-static CopyJob *
-copy_take (int *part)
-{
-  CopyJob *job;
-
-  if (copy_count == 0)
-    return NULL;
-  job = copy_queue[copy_head];
-  *part = job->next++;
-  if (job->next == job->n_parts) {
-    copy_head = (copy_head + 1) % COPY_QUEUE;
-    copy_count--;
-  }
-  return job;
-}
-
-/* Copies part @part of @job, then counts it done; copy_lock held on entry
- * and on return. */
 static void
-copy_part (CopyJob * job, int part)
+copy_part (void *data, int part)
 {
-  const int r0 = (int) ((int64_t) job->total_rows * part / job->n_parts);
-  const int r1 = (int) ((int64_t) job->total_rows * (part + 1) /
-      job->n_parts);
+  const CopyJob *job = data;
 
-  pthread_mutex_unlock (&copy_lock);
-  cf_image_copy_rows (job->src, job->dst, r0, r1);
-  pthread_mutex_lock (&copy_lock);
-  if (--job->left == 0)
-    pthread_cond_broadcast (&copy_done);
+  cf_image_copy_rows (job->src, job->dst, cf_parallel_split (job->total_rows,
+          job->n_parts, part), cf_parallel_split (job->total_rows,
+          job->n_parts, part + 1));
 }
 
-static void *
-copy_worker (void *data)
-{
-  pthread_mutex_lock (&copy_lock);
-  for (;;) {
-    int part;
-    CopyJob *job = copy_take (&part);
-
-    if (job)
-      copy_part (job, part);
-    else
-      pthread_cond_wait (&copy_work, &copy_lock);
-  }
-  return NULL;
-}
-
-/* Half the cores, at most COPY_MAX_THREADS, the caller one of them; none
- * on two cores or fewer (or when a thread cannot be made).
- * CF_COPY_THREADS=N (1 .. COPY_MAX_THREADS) overrides the count: the tests
- * run the split copies on any machine with it. */
+/* Half the cores, at most COPY_MAX_THREADS, the caller one of them; one
+ * (the caller alone) on two cores or fewer. CF_COPY_THREADS=N
+ * (1 .. COPY_MAX_THREADS) overrides the count: the tests run the split
+ * copies on any machine with it. */
 static void
 copy_start (void)
 {
-  long cores = sysconf (_SC_NPROCESSORS_ONLN);
   const char *env = getenv ("CF_COPY_THREADS");
-  int want = (int) (cores / 2) - 1;
-  pthread_attr_t attr;
+  int want = cf_parallel_cores () / 2;
 
   if (env && atoi (env) >= 1)
-    want = atoi (env) - 1;
-
-  want = want > COPY_MAX_THREADS - 1 ? COPY_MAX_THREADS - 1 : want;
-  pthread_attr_init (&attr);
-  pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
-  for (int i = 0; i < want; i++) {
-    pthread_t t;
-
-    if (pthread_create (&t, &attr, copy_worker, NULL) != 0)
-      break;
-    pthread_mutex_lock (&copy_lock);
-    copy_workers++;
-    pthread_mutex_unlock (&copy_lock);
-  }
-  pthread_attr_destroy (&attr);
+    want = atoi (env);
+  if (want < 2)
+    want = 1;
+  copy_threads = want > COPY_MAX_THREADS ? COPY_MAX_THREADS : want;
 }
 
 int
@@ -468,7 +407,7 @@ cf_image_copy_threads (const CfImage * src, const CfImage * dst)
 {
   CopyJob job;
   size_t bytes = 0;
-  int p, part = 0;
+  int p;
 
   if (cf_image_check (src) != 0 || cf_image_check (dst) != 0 ||
       src->format != dst->format || src->width != dst->width ||
@@ -483,32 +422,10 @@ cf_image_copy_threads (const CfImage * src, const CfImage * dst)
     job.total_rows += rows;
     bytes += cf_plane_row_bytes (src->format, p, src->width) * rows;
   }
-  if (bytes < COPY_MIN_BYTES)
+  if (bytes < COPY_MIN_BYTES || pthread_once (&copy_once, copy_start) != 0)
     return cf_image_copy (src, dst);
-  pthread_once (&copy_once, copy_start);
-
-  pthread_mutex_lock (&copy_lock);
-  job.n_parts = copy_workers + 1;
-  if (job.n_parts > job.total_rows)
-    job.n_parts = job.total_rows;
-  job.left = job.n_parts;
-  if (job.n_parts < 2 || copy_count == COPY_QUEUE) {
-    /* no workers, or every slot taken by other callers' copies: this one
-     * alone */
-    pthread_mutex_unlock (&copy_lock);
-    return cf_image_copy (src, dst);
-  }
-  copy_queue[(copy_head + copy_count++) % COPY_QUEUE] = &job;
-  pthread_cond_broadcast (&copy_work);
-  /* help with this job's parts (and those queued before it) */
-  while (job.next < job.n_parts) {
-    CopyJob *j = copy_take (&part);
-
-    copy_part (j, part);
-  }
-  while (job.left > 0)
-    pthread_cond_wait (&copy_done, &copy_lock);
-  pthread_mutex_unlock (&copy_lock);
+  job.n_parts = cf_parallel_parts (copy_threads, job.total_rows);
+  cf_parallel_for (copy_threads, job.n_parts, copy_part, &job);
   return 0;
 }
 

@@ -103,10 +103,11 @@ CfDeviceError cf_image_copy_async (const CfImage * src, const CfImage * dst,
     CfStream * stream);
 
 /* cf_image_copy () (format.h) between host memories, a frame of 1 MiB or
- * more split by rows over a few threads that the module keeps for it (half
- * the cores, at most 8, the caller one of them; none on two cores):
- * the staging copies below use it. Safe from several threads at once.
- * Returns 0, or -1 when the images do not match. */
+ * more split by rows over a few threads of the kernel library's pool
+ * (threads.h; half the cores, at most 8, the caller one of them; the
+ * caller alone on two cores): the staging copies below use it. Safe from
+ * several threads at once. Returns 0, or -1 when the images do not
+ * match. */
 int cf_image_copy_threads (const CfImage * src, const CfImage * dst);
 
 /* Transfers of whole frames between host and device images, in @stream's

@@ -45,6 +45,10 @@ void cf_fill_plane_samples (CfFormat format, int plane,
  * its cf_fill_plane_samples (). Returns 0, or -1 for a bad image. */
 int cf_fill_cpu (const CfImage * image, CfRect rect,
     const uint16_t value[CF_MAX_CHANNELS]);
+/* The same over @n_threads threads (threads.h: 0 = all the cores), each
+ * filling a band of rows. cf_fill_cpu () is this with 1. */
+int cf_fill_cpu_threads (const CfImage * image, CfRect rect,
+    const uint16_t value[CF_MAX_CHANNELS], int n_threads);
 
 #ifdef HAVE_CUDA
 /* The same on @stream, one launch per plane. */

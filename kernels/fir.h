@@ -124,6 +124,13 @@ void cf_fir_reset (CfFir * fir);
  * feeds zero frames (draining the tail). @n_frames 0 does nothing. Returns
  * 0, or -1 on bad arguments (nothing changed then). */
 int cf_fir_cpu (CfFir * fir, const void *in, void *out, int n_frames);
+/* The same over up to @n_threads threads (threads.h: 0 = all the cores),
+ * each filtering a range of the buffer's output frames (every channel);
+ * buffers of little work (frames x channels x taps below some 65000
+ * multiply-adds per part) take fewer parts, down to one. The same bits for
+ * any count. cf_fir_cpu () is this with 1. */
+int cf_fir_cpu_threads (CfFir * fir, const void *in, void *out, int n_frames,
+    int n_threads);
 
 /* Windowed-sinc taps (the ideal response's taps times a window, as
  * scipy.signal.firwin makes them), linear phase (symmetric about

@@ -197,6 +197,11 @@ int cf_overlay_text_line (const CfOverlayPlan * plan, const CfStats * stats,
  * channel count is wrong. */
 int cf_overlay_cpu (const CfOverlayPlan * plan, const CfImage * image,
     const CfStats * stats, int fps_x10);
+/* The same over @n_threads threads (threads.h: 0 = all the cores), each
+ * drawing a band of rows: the same bytes for any count. cf_overlay_cpu ()
+ * is this with 1. */
+int cf_overlay_cpu_threads (const CfOverlayPlan * plan, const CfImage * image,
+    const CfStats * stats, int fps_x10, int n_threads);
 
 #ifdef HAVE_CUDA
 /* Threads per block of the kernel, CF_OVERLAY_BLOCK_W x CF_OVERLAY_BLOCK_H,

@@ -48,6 +48,12 @@ int cf_packed_check (const CfImage * packed, const CfImage * planar,
  * match. */
 int cf_packed_unpack_cpu (const CfImage * src, const CfImage * dst);
 int cf_packed_pack_cpu (const CfImage * src, const CfImage * dst);
+/* The same over @n_threads threads (threads.h: 0 = all the cores), each
+ * converting a band of rows; the functions above are these with 1. */
+int cf_packed_unpack_cpu_threads (const CfImage * src, const CfImage * dst,
+    int n_threads);
+int cf_packed_pack_cpu_threads (const CfImage * src, const CfImage * dst,
+    int n_threads);
 
 #ifdef HAVE_CUDA
 /* The same on @stream, one launch each; any pitches and alignments.

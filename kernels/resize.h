@@ -168,6 +168,11 @@ void cf_resize_plan_clear (CfResizePlan * plan);
  * memory runs out. */
 int cf_resize_cpu (const CfResizePlan * plan, const CfImage * src,
     const CfImage * dst);
+/* The same over @n_threads threads (threads.h: 0 = all the cores), each
+ * scaling a band of output rows: the same bytes for any count.
+ * cf_resize_cpu () is this with 1. */
+int cf_resize_cpu_threads (const CfResizePlan * plan, const CfImage * src,
+    const CfImage * dst, int n_threads);
 
 /* The float64 model of the same filter (weights unrounded, no rounding
  * between the passes, no clamping), on the input's values: the value of

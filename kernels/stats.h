@@ -57,6 +57,11 @@ typedef struct {
 /* CPU reference: fills @result from a host image. Any pitch, any alignment.
  * Returns 0, or -1 when cf_image_check () rejects @image. */
 int cf_stats_cpu (const CfImage * image, CfStats * result);
+/* The same over @n_threads threads (threads.h: 0 = all the cores), bands
+ * of rows counted apart and merged exactly: the same result for any
+ * count. cf_stats_cpu () is this with 1. */
+int cf_stats_cpu_threads (const CfImage * image, CfStats * result,
+    int n_threads);
 
 /* Accumulation, shared by both backends. The channel count of an empty
  * sum is taken from the first frame added; until a frame is added its min

@@ -218,6 +218,11 @@ void cf_stencil_plan_clear (CfStencilPlan * plan);
  * an image does not match the plan or memory runs out. */
 int cf_stencil_cpu (const CfStencilPlan * plan, const CfImage * src,
     const CfImage * dst);
+/* The same over @n_threads threads (threads.h: 0 = all the cores), each
+ * filtering a band of output rows: the same bytes for any count.
+ * cf_stencil_cpu () is this with 1. */
+int cf_stencil_cpu_threads (const CfStencilPlan * plan, const CfImage * src,
+    const CfImage * dst, int n_threads);
 
 /* The float64 model of the same filter (the taps unrounded, no rounding
  * between the passes, no clamping) for sample @k (0 .. samples per pixel - 1)

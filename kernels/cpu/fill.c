@@ -1,5 +1,6 @@
 /* CPU reference for kernels/fill.cu. */
 #include "../fill.h"
+#include "../threads.h"
 
 void
 cf_fill_black (CfFormat format, uint16_t value[CF_MAX_CHANNELS])
@@ -57,26 +58,37 @@ cf_fill_plane_samples (CfFormat format, int p,
   }
 }
 
-int
-cf_fill_cpu (const CfImage * image, CfRect rect,
-    const uint16_t value[CF_MAX_CHANNELS])
+/* One call: the rectangle, its samples, and the parts' bands. */
+typedef struct
 {
-  const CfFormatInfo *info;
+  const CfImage *image;
+  CfRect rect;
+  const uint16_t *value;
+  int n_parts;
+} FillJob;
+
+/* Part @part: its band of the rows of the rectangle in each plane. */
+static void
+fill_part (void *data, int part)
+{
+  const FillJob *job = data;
+  const CfImage *image = job->image;
+  const CfFormatInfo *info = cf_format_info (image->format);
   int p, x, y, k;
 
-  if (cf_image_check_planar (image) != 0 || !value)
-    return -1;
-  info = cf_format_info (image->format);
   for (p = 0; p < info->n_planes; p++) {
     const CfPlaneLayout *l = &info->plane[p];
     const int samples = l->pixel_bytes / l->sample_bytes;
     uint16_t sample[4];
     CfRect r;
+    int y0, y1;
 
-    if (!cf_fill_plane_rect (image, p, rect, &r))
+    if (!cf_fill_plane_rect (image, p, job->rect, &r))
       continue;
-    cf_fill_plane_samples (image->format, p, value, sample);
-    for (y = r.y; y < r.y + r.height; y++) {
+    cf_fill_plane_samples (image->format, p, job->value, sample);
+    y0 = r.y + cf_parallel_split (r.height, job->n_parts, part);
+    y1 = r.y + cf_parallel_split (r.height, job->n_parts, part + 1);
+    for (y = y0; y < y1; y++) {
       uint8_t *row = (uint8_t *) image->data[p] + y * image->pitch[p];
       for (x = r.x; x < r.x + r.width; x++) {
         for (k = 0; k < samples; k++) {
@@ -89,5 +101,27 @@ cf_fill_cpu (const CfImage * image, CfRect rect,
       }
     }
   }
+}
+
+int
+cf_fill_cpu_threads (const CfImage * image, CfRect rect,
+    const uint16_t value[CF_MAX_CHANNELS], int n_threads)
+{
+  FillJob job = { image, rect, value, 1 };
+  CfRect r;
+
+  if (cf_image_check_planar (image) != 0 || !value)
+    return -1;
+  /* bands of the first plane's rows: it has the most */
+  if (cf_fill_plane_rect (image, 0, rect, &r))
+    job.n_parts = cf_parallel_parts (n_threads, r.height);
+  cf_parallel_for (n_threads, job.n_parts, fill_part, &job);
   return 0;
+}
+
+int
+cf_fill_cpu (const CfImage * image, CfRect rect,
+    const uint16_t value[CF_MAX_CHANNELS])
+{
+  return cf_fill_cpu_threads (image, rect, value, 1);
 }

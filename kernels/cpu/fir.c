@@ -8,9 +8,14 @@
  * runs along frames over contiguous memory while every single sum still
  * takes its taps in ascending order (fir.h's contract). The scratch is
  * allocated once, at init, so a call never allocates and only fails on bad
- * arguments.
+ * arguments. A threaded call (cf_fir_cpu_threads ()) splits the buffer
+ * into ranges of output frames, every channel of them, each part with
+ * scratch of its own (allocated per call; one part when that fails): an
+ * output depends on inputs only, so the ranges are independent and the bits
+ * the same.
  */
 #include "../fir.h"
+#include "../threads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -21,6 +26,9 @@
 #define BLOCK 1024
 /* Sums computed side by side (see accumulate ()). */
 #define LANES 8
+/* The least work (multiply-adds) worth a part of its own in
+ * cf_fir_cpu_threads (): some tens of microseconds. */
+#define PART_MIN_MACS (1 << 16)
 
 /* x86-64 builds for CPUs without FMA by default, and fma () is then a
  * library call per tap (glibc picks the FMA instruction at run time, but
@@ -205,22 +213,20 @@ accumulate (const double *taps, int n_taps, const double *window, int frames,
   }
 }
 
-int
-cf_fir_cpu (CfFir * fir, const void *in, void *out, int n_frames)
+/* Output frames @f0 .. @f1 - 1 of every channel, with @window and @acc as
+ * scratch (BLOCK + n_taps - 1 and BLOCK doubles). Each output reads the
+ * inputs and history only, never another output, so any range may be
+ * filtered apart from the others. */
+static void
+filter_frames (const CfFir * fir, const void *in, void *out, int f0, int f1,
+    double *window, double *acc)
 {
-  double *window, *acc;
-  int channels, n_taps, keep, first, c, i;
+  const int channels = fir->channels, n_taps = fir->n_taps;
+  const int keep = n_taps - 1;
+  int first, c, i;
 
-  if (!fir || !fir->taps || !out || n_frames < 0 || in == out)
-    return -1;
-  channels = fir->channels;
-  n_taps = fir->n_taps;
-  keep = n_taps - 1;
-  window = fir->window;
-  acc = fir->acc;
-
-  for (first = 0; first < n_frames; first += BLOCK) {
-    const int frames = n_frames - first < BLOCK ? n_frames - first : BLOCK;
+  for (first = f0; first < f1; first += BLOCK) {
+    const int frames = f1 - first < BLOCK ? f1 - first : BLOCK;
 
     for (c = 0; c < channels; c++) {
       /* window[j] = x[first - keep + j] of channel c, for the sums of
@@ -240,8 +246,66 @@ cf_fir_cpu (CfFir * fir, const void *in, void *out, int n_frames)
         store (fir->format, out, (size_t) (first + i) * channels + c, acc[i]);
     }
   }
+}
+
+/* One threaded call: ranges of output frames, each part with its own
+ * scratch (part 0 the filter's). */
+typedef struct
+{
+  const CfFir *fir;
+  const void *in;
+  void *out;
+  int n_frames, n_parts;
+  double *scratch;              /* [n_parts - 1][BLOCK + n_taps - 1 + BLOCK] */
+} FirJob;
+
+static void
+fir_part (void *data, int part)
+{
+  const FirJob *job = data;
+  const CfFir *fir = job->fir;
+  double *window = fir->window, *acc = fir->acc;
+
+  if (part > 0) {
+    window = job->scratch + (size_t) (part - 1) * (2 * BLOCK +
+        fir->n_taps - 1);
+    acc = window + BLOCK + fir->n_taps - 1;
+  }
+  filter_frames (fir, job->in, job->out,
+      cf_parallel_split (job->n_frames, job->n_parts, part),
+      cf_parallel_split (job->n_frames, job->n_parts, part + 1), window, acc);
+}
+
+int
+cf_fir_cpu_threads (CfFir * fir, const void *in, void *out, int n_frames,
+    int n_threads)
+{
+  FirJob job = { fir, in, out, n_frames, 1, NULL };
+  int64_t parts;
+
+  if (!fir || !fir->taps || !out || n_frames < 0 || in == out)
+    return -1;
+  /* a part of fewer multiply-adds than PART_MIN_MACS costs more to hand
+   * over than it saves */
+  parts = (int64_t) n_frames * fir->channels * fir->n_taps / PART_MIN_MACS;
+  if (parts > 1) {
+    job.n_parts = parts < cf_parallel_parts (n_threads, n_frames) ?
+        (int) parts : cf_parallel_parts (n_threads, n_frames);
+    job.scratch = job.n_parts > 1 ? malloc (sizeof (double) * (job.n_parts -
+            1) * (2 * BLOCK + fir->n_taps - 1)) : NULL;
+    if (!job.scratch)
+      job.n_parts = 1;
+  }
+  cf_parallel_for (n_threads, job.n_parts, fir_part, &job);
+  free (job.scratch);
   keep_history (fir, in, n_frames);
   return 0;
+}
+
+int
+cf_fir_cpu (CfFir * fir, const void *in, void *out, int n_frames)
+{
+  return cf_fir_cpu_threads (fir, in, out, n_frames, 1);
 }
 
 /* ---- design ---- */

@@ -1,7 +1,9 @@
 /* CPU reference for kernels/overlay.cu (see overlay.h for the contract). The
  * per-pixel functions here and in the .cu are written the same way on
- * purpose: the tests compare the two byte for byte. */
+ * purpose: the tests compare the two byte for byte. Each pixel is drawn on
+ * its own, so threads simply take bands of rows. */
 #include "../overlay.h"
+#include "../threads.h"
 
 #include <string.h>
 
@@ -301,40 +303,78 @@ draw_pixel (const CfOverlayPlan * plan, const CfFormatInfo * info, int p,
           CF_VALUE_SAMPLE (v[k], info->lsb));
 }
 
-int
-cf_overlay_cpu (const CfOverlayPlan * plan, const CfImage * image,
-    const CfStats * stats, int fps_x10)
+/* One call: what every pixel's drawing reads, and the parts' bands. */
+typedef struct
 {
+  const CfOverlayPlan *plan;
   const CfFormatInfo *info;
+  const CfImage *image;
+  const CfStats *stats;
   char text[CF_OVERLAY_MAX_LINES][CF_OVERLAY_LINE_CHARS + 1];
   int text_len[CF_OVERLAY_MAX_LINES];
   unsigned long long top[3];
-  int p, x, y, i;
+  int n_parts;
+} OverlayJob;
+
+/* Part @part: its band of the rows each plane draws on. */
+static void
+overlay_part (void *data, int part)
+{
+  OverlayJob *job = data;
+  const CfImage *image = job->image;
+  int p, x, y;
+
+  for (p = 0; p < job->info->n_planes; p++) {
+    const int pb = job->info->plane[p].pixel_bytes;
+    int x0, y0, x1, y1, b0, b1;
+
+    cf_ovl_plane_rect (job->plan, image, p, &x0, &y0, &x1, &y1);
+    if (y1 <= y0)
+      continue;
+    b0 = y0 + cf_parallel_split (y1 - y0, job->n_parts, part);
+    b1 = y0 + cf_parallel_split (y1 - y0, job->n_parts, part + 1);
+    for (y = b0; y < b1; y++) {
+      uint8_t *row = (uint8_t *) image->data[p] + y * image->pitch[p];
+
+      for (x = x0; x < x1; x++)
+        draw_pixel (job->plan, job->info, p, row + x * pb, job->stats,
+            job->top, job->text, job->text_len, x, y);
+    }
+  }
+}
+
+int
+cf_overlay_cpu_threads (const CfOverlayPlan * plan, const CfImage * image,
+    const CfStats * stats, int fps_x10, int n_threads)
+{
+  OverlayJob job;
+  int i, x0, y0, x1, y1;
 
   if (!plan || !image || !stats || plan->format == CF_FORMAT_COUNT
       || cf_image_check (image) != 0 || image->format != plan->format
       || image->width != plan->width || image->height != plan->height)
     return -1;
-  info = cf_format_info (image->format);
-  if (stats->n_channels != (uint32_t) info->n_channels)
+  job.info = cf_format_info (image->format);
+  if (stats->n_channels != (uint32_t) job.info->n_channels)
     return -1;
-
+  job.plan = plan;
+  job.image = image;
+  job.stats = stats;
   for (i = 0; i < plan->text_lines; i++)
-    text_len[i] = cf_overlay_text_line (plan, stats, fps_x10, i, text[i]);
-  graph_tops (plan, stats, top);
+    job.text_len[i] = cf_overlay_text_line (plan, stats, fps_x10, i,
+        job.text[i]);
+  graph_tops (plan, stats, job.top);
 
-  for (p = 0; p < info->n_planes; p++) {
-    const int pb = info->plane[p].pixel_bytes;
-    int x0, y0, x1, y1;
-
-    cf_ovl_plane_rect (plan, image, p, &x0, &y0, &x1, &y1);
-    for (y = y0; y < y1; y++) {
-      uint8_t *row = (uint8_t *) image->data[p] + y * image->pitch[p];
-
-      for (x = x0; x < x1; x++)
-        draw_pixel (plan, info, p, row + x * pb, stats, top, text, text_len,
-            x, y);
-    }
-  }
+  /* bands of the first plane's rows drawn on: it has the most */
+  cf_ovl_plane_rect (plan, image, 0, &x0, &y0, &x1, &y1);
+  job.n_parts = cf_parallel_parts (n_threads, y1 - y0);
+  cf_parallel_for (n_threads, job.n_parts, overlay_part, &job);
   return 0;
+}
+
+int
+cf_overlay_cpu (const CfOverlayPlan * plan, const CfImage * image,
+    const CfStats * stats, int fps_x10)
+{
+  return cf_overlay_cpu_threads (plan, image, stats, fps_x10, 1);
 }

@@ -13,9 +13,13 @@
  * (input row r in slot r % taps), so memory stays small for any size.
  * Samples are read as values and written back shifted into place (resize.h);
  * the row functions are inlined per layout of CF_RESIZE_LAYOUTS, so 8-bit
- * samples skip the value's mask and shift at compile time.
+ * samples skip the value's mask and shift at compile time. Threads
+ * (cf_resize_cpu_threads ()) take bands of output rows, each band with a
+ * ring of its own: every output row is computed the same way whatever the
+ * band it falls in.
  */
 #include "../resize.h"
+#include "../threads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -523,54 +527,140 @@ store_row (const int64_t * restrict acc, uint8_t * restrict out, int n,
   }
 }
 
+/* The working memory of one band of one plane: a ring of ay->taps
+ * intermediate rows, the sums of an output row, and the input row each
+ * slot of the ring holds. */
+typedef struct
+{
+  int32_t *ring;
+  int64_t *acc;
+  int *held;
+} Scratch;
+
+/* Samples of a row of plane @p's output. */
 static int
-resize_plane (const CfResizePlan * plan, int p, const CfImage * src,
-    const CfImage * dst)
+row_samples (const CfResizePlan * plan, int p)
+{
+  const CfPlaneLayout *l = &cf_format_info (plan->format)->plane[p];
+
+  return plan->x[p].out_size * (l->pixel_bytes / l->sample_bytes);
+}
+
+/* Bytes of a Scratch for plane @p, each array rounded to 64 bytes. */
+static size_t
+scratch_bytes (const CfResizePlan * plan, int p)
+{
+  const size_t n = row_samples (plan, p), taps = plan->y[p].taps;
+
+  return (sizeof (int32_t) * n * taps + 63) / 64 * 64 +
+      (sizeof (int64_t) * n + 63) / 64 * 64 + (sizeof (int) * taps + 63) / 64
+      * 64;
+}
+
+static Scratch
+scratch_at (const CfResizePlan * plan, int p, uint8_t * mem)
+{
+  const size_t n = row_samples (plan, p), taps = plan->y[p].taps;
+  Scratch s;
+
+  s.ring = (int32_t *) mem;
+  mem += (sizeof (int32_t) * n * taps + 63) / 64 * 64;
+  s.acc = (int64_t *) mem;
+  mem += (sizeof (int64_t) * n + 63) / 64 * 64;
+  s.held = (int *) mem;
+  return s;
+}
+
+/* Output rows @y0 .. @y1 - 1 of plane @p. The ring starts empty, so a band
+ * filters the input rows it needs itself (the taps - 1 rows it shares with
+ * the band before are filtered twice). */
+static void
+resize_band (const CfResizePlan * plan, int p, const CfImage * src,
+    const CfImage * dst, int y0, int y1, const Scratch * sc)
 {
   const CfFormatInfo *info = cf_format_info (plan->format);
   const CfPlaneLayout *l = &info->plane[p];
   const Values values = values_of (info, p);
   const CfResizeAxis *ax = &plan->x[p], *ay = &plan->y[p];
-  const int n = ax->out_size * (l->pixel_bytes / l->sample_bytes);
-  int32_t *ring;
-  int64_t *acc;
-  int *held;                    /* the input row in each slot of the ring */
+  const int n = row_samples (plan, p);
   int y, t;
 
-  ring = malloc (sizeof (int32_t) * n * ay->taps);
-  acc = malloc (sizeof (int64_t) * n);
-  held = malloc (sizeof (int) * ay->taps);
-  if (!ring || !acc || !held) {
-    free (ring);
-    free (acc);
-    free (held);
-    return -1;
-  }
   for (t = 0; t < ay->taps; t++)
-    held[t] = -1;
-
-  for (y = 0; y < ay->out_size; y++) {
+    sc->held[t] = -1;
+  for (y = y0; y < y1; y++) {
     const int32_t *w = ay->weights + (size_t) y * ay->taps;
     uint8_t *out = (uint8_t *) dst->data[p] + (size_t) y * dst->pitch[p];
 
-    memset (acc, 0, sizeof (int64_t) * n);
+    memset (sc->acc, 0, sizeof (int64_t) * n);
     for (t = 0; t < ay->taps; t++) {
       const int r = ay->first[y] + t, slot = r % ay->taps;
-      const int32_t *h = ring + (size_t) slot * n;
+      int32_t *h = sc->ring + (size_t) slot * n;
 
-      if (held[slot] != r) {
+      if (sc->held[slot] != r) {
         horizontal_row (ax, (const uint8_t *) src->data[p] +
-            (size_t) r * src->pitch[p], l, &values, ring + (size_t) slot * n);
-        held[slot] = r;
+            (size_t) r * src->pitch[p], l, &values, h);
+        sc->held[slot] = r;
       }
       if (w[t])
-        accumulate (acc, h, w[t], n);
+        accumulate (sc->acc, h, w[t], n);
     }
-    store_row (acc, out, n, &values);
+    store_row (sc->acc, out, n, &values);
   }
-  free (ring);
-  free (acc);
-  free (held);
+}
+
+/* One call: the band of every plane that each part scales. */
+typedef struct
+{
+  const CfResizePlan *plan;
+  const CfImage *src, *dst;
+  int n_planes, n_parts;
+  uint8_t *scratch;             /* [n_parts][part_bytes] */
+  size_t part_bytes;
+} ResizeJob;
+
+static void
+resize_part (void *data, int part)
+{
+  const ResizeJob *job = data;
+  int p;
+
+  for (p = 0; p < job->n_planes; p++) {
+    const int rows = job->plan->y[p].out_size;
+    const Scratch sc = scratch_at (job->plan, p, job->scratch +
+        job->part_bytes * part);
+
+    resize_band (job->plan, p, job->src, job->dst,
+        cf_parallel_split (rows, job->n_parts, part),
+        cf_parallel_split (rows, job->n_parts, part + 1), &sc);
+  }
+}
+
+int
+cf_resize_cpu_threads (const CfResizePlan * plan, const CfImage * src,
+    const CfImage * dst, int n_threads)
+{
+  ResizeJob job;
+  int p;
+
+  if (!plan_ok (plan)
+      || !image_matches (plan, src, plan->in_width, plan->in_height)
+      || !image_matches (plan, dst, plan->out_width, plan->out_height))
+    return -1;
+  job.plan = plan;
+  job.src = src;
+  job.dst = dst;
+  job.n_planes = cf_format_info (plan->format)->n_planes;
+  /* bands of the output's rows: the first plane has the most */
+  job.n_parts = cf_parallel_parts (n_threads, plan->out_height);
+  job.part_bytes = 0;
+  for (p = 0; p < job.n_planes; p++)
+    if (scratch_bytes (plan, p) > job.part_bytes)
+      job.part_bytes = scratch_bytes (plan, p);
+  job.scratch = malloc (job.part_bytes * job.n_parts);
+  if (!job.scratch)
+    return -1;
+  cf_parallel_for (n_threads, job.n_parts, resize_part, &job);
+  free (job.scratch);
   return 0;
 }
 
@@ -578,16 +668,7 @@ int
 cf_resize_cpu (const CfResizePlan * plan, const CfImage * src,
     const CfImage * dst)
 {
-  int p;
-
-  if (!plan_ok (plan)
-      || !image_matches (plan, src, plan->in_width, plan->in_height)
-      || !image_matches (plan, dst, plan->out_width, plan->out_height))
-    return -1;
-  for (p = 0; p < cf_format_info (plan->format)->n_planes; p++)
-    if (resize_plane (plan, p, src, dst) != 0)
-      return -1;
-  return 0;
+  return cf_resize_cpu_threads (plan, src, dst, 1);
 }
 
 /* ---- the float64 model ---- */

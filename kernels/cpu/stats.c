@@ -5,21 +5,27 @@
  * count the histogram in the inner loop; the other numbers follow exactly
  * from it. The value of a 16-bit sample ((sample >> lsb) & (2^bits - 1))
  * is binned by its high 8 bits, so its moments are summed one by one.
+ *
+ * Threads: each part takes a band of the rows of every plane into a
+ * CfStats of its own; the bands' numbers are integers (counts, sums,
+ * extremes), merged exactly, so any split gives the same result.
  */
 #include "../stats.h"
+#include "../threads.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+/* Rows @y0 .. @y1 - 1 of plane @p into the histograms. */
 static void
 count_plane_8bit (const CfImage * image, int p, const CfPlaneLayout * layout,
-    uint32_t (*histogram)[CF_STATS_BINS])
+    int y0, int y1, uint32_t (*histogram)[CF_STATS_BINS])
 {
   const int width = cf_plane_width (image->format, p, image->width);
-  const int height = cf_plane_height (image->format, p, image->height);
   const int bpp = layout->pixel_bytes;
   int x, y, k;
 
-  for (y = 0; y < height; y++) {
+  for (y = y0; y < y1; y++) {
     const uint8_t *row = (const uint8_t *) image->data[p] + y * image->pitch[p];
     for (k = 0; k < bpp; k++) {
       uint32_t *h;
@@ -54,20 +60,19 @@ moments_from_histogram (CfStats * r, int c)
   r->max[c] = hi < 0 ? 0 : (uint32_t) hi;
 }
 
-/* Plane @p of 16-bit little-endian samples holding values of @bits bits
- * from bit @lsb: adds every value to its channel's histogram and moments,
- * a row at a time (a row stays in the cache for the samples of its every
- * channel, as in count_plane_8bit ()). */
+/* Rows @y0 .. @y1 - 1 of plane @p of 16-bit little-endian samples holding
+ * values of @bits bits from bit @lsb: adds every value to its channel's
+ * histogram and moments, a row at a time (a row stays in the cache for the
+ * samples of its every channel, as in count_plane_8bit ()). */
 static void
 count_plane_16bit (const CfImage * image, int p, const CfPlaneLayout * layout,
-    int bits, int lsb, CfStats * r)
+    int bits, int lsb, int y0, int y1, CfStats * r)
 {
   const int width = cf_plane_width (image->format, p, image->width);
-  const int height = cf_plane_height (image->format, p, image->height);
   const int bpp = layout->pixel_bytes;
   int x, y, k;
 
-  for (y = 0; y < height; y++) {
+  for (y = y0; y < y1; y++) {
     const uint8_t *row = (const uint8_t *) image->data[p] + y * image->pitch[p];
     for (k = 0; k < bpp / 2; k++) {
       const int c = layout->channel[k];
@@ -100,29 +105,96 @@ count_plane_16bit (const CfImage * image, int p, const CfPlaneLayout * layout,
   }
 }
 
-int
-cf_stats_cpu (const CfImage * image, CfStats * result)
+/* One call: the image, and where each part counts. */
+typedef struct
 {
+  const CfImage *image;
   const CfFormatInfo *info;
+  int n_parts;
+  CfStats *part;                /* [n_parts] */
+} StatsJob;
+
+/* Part @part: its band of the rows of each plane into job->part[@part]. */
+static void
+stats_part (void *data, int part)
+{
+  const StatsJob *job = data;
+  const CfImage *image = job->image;
+  const CfFormatInfo *info = job->info;
+  CfStats *r = &job->part[part];
   int p, c;
+
+  memset (r, 0, sizeof (*r));
+  r->n_channels = info->n_channels;
+  for (p = 0; p < info->n_planes; p++) {
+    const int height = cf_plane_height (image->format, p, image->height);
+    const int y0 = cf_parallel_split (height, job->n_parts, part);
+    const int y1 = cf_parallel_split (height, job->n_parts, part + 1);
+
+    if (info->depth == 16)
+      count_plane_16bit (image, p, &info->plane[p], info->bits, info->lsb,
+          y0, y1, r);
+    else
+      count_plane_8bit (image, p, &info->plane[p], y0, y1, r->histogram);
+  }
+  if (info->depth != 16)
+    for (c = 0; c < info->n_channels; c++)
+      moments_from_histogram (r, c);
+}
+
+/* Adds the numbers of band @from to those of band @into (of one frame). */
+static void
+merge (CfStats * into, const CfStats * from)
+{
+  uint32_t c;
+  int b;
+
+  for (c = 0; c < from->n_channels; c++) {
+    if (from->count[c] == 0)    /* no sample of c in that band */
+      continue;
+    into->min[c] = into->count[c] == 0 || from->min[c] < into->min[c] ?
+        from->min[c] : into->min[c];
+    into->max[c] = from->max[c] > into->max[c] ? from->max[c] : into->max[c];
+    into->count[c] += from->count[c];
+    into->sum[c] += from->sum[c];
+    into->sum_sq[c] += from->sum_sq[c];
+    for (b = 0; b < CF_STATS_BINS; b++)
+      into->histogram[c][b] += from->histogram[c][b];
+  }
+}
+
+int
+cf_stats_cpu_threads (const CfImage * image, CfStats * result, int n_threads)
+{
+  StatsJob job;
+  int i;
 
   if (cf_image_check_planar (image) != 0 || !result)
     return -1;
-  info = cf_format_info (image->format);
-  memset (result, 0, sizeof (*result));
-  result->n_channels = info->n_channels;
-
-  if (info->depth == 16) {
-    for (p = 0; p < info->n_planes; p++)
-      count_plane_16bit (image, p, &info->plane[p], info->bits, info->lsb,
-          result);
-    return 0;
+  job.image = image;
+  job.info = cf_format_info (image->format);
+  /* bands of the tallest plane's rows, the first plane's */
+  job.n_parts = cf_parallel_parts (n_threads, image->height);
+  job.part = job.n_parts > 1 ? malloc (sizeof (CfStats) * job.n_parts) : NULL;
+  if (!job.part) {
+    /* one part, counted straight into the result */
+    job.n_parts = 1;
+    job.part = result;
   }
-  for (p = 0; p < info->n_planes; p++)
-    count_plane_8bit (image, p, &info->plane[p], result->histogram);
-  for (c = 0; c < info->n_channels; c++)
-    moments_from_histogram (result, c);
+  cf_parallel_for (n_threads, job.n_parts, stats_part, &job);
+  if (job.part != result) {
+    for (i = 1; i < job.n_parts; i++)
+      merge (&job.part[0], &job.part[i]);
+    *result = job.part[0];
+    free (job.part);
+  }
   return 0;
+}
+
+int
+cf_stats_cpu (const CfImage * image, CfStats * result)
+{
+  return cf_stats_cpu_threads (image, result, 1);
 }
 
 void

@@ -12,10 +12,14 @@
  *   through the border;
  * - BOTH: input row v (v from -radius_y to height - 1 + radius_y, mapped
  *   through the border) goes through the horizontal pass into a ring of
- *   2 radius_y + 1 intermediate rows (row v in slot v mod the ring's size),
- *   so each one is made once and memory stays small for any size.
+ *   2 radius_y + 1 intermediate rows, so each one is made once and memory
+ *   stays small for any size.
+ * Threads (cf_stencil_cpu_threads ()) take bands of output rows of every
+ * plane; for BOTH each band has a ring of its own, filling it from the
+ * radius_y input rows above the band (those are filtered twice).
  */
 #include "../stencil.h"
+#include "../threads.h"
 
 #include <float.h>
 #include <math.h>
@@ -355,35 +359,60 @@ store_row (const Plane * pl, int y, const int64_t * sums, int shift)
   }
 }
 
-static int
-filter_horizontal (const Plane * pl)
+/* The working memory of one band of one plane: an extended input row, a
+ * ring of 2 radius_y + 1 intermediate rows (BOTH), the sums of a row. */
+typedef struct
 {
-  int32_t *ext = malloc (sizeof (int32_t) * (pl->width +
-          2 * pl->plan->radius_x) * pl->spp);
-  int64_t *sums = malloc (sizeof (int64_t) * pl->n);
-  int y;
+  int32_t *ext;
+  int32_t *ring;
+  int64_t *sums;
+} Scratch;
 
-  if (ext && sums)
-    for (y = 0; y < pl->height; y++) {
-      horizontal_sums (pl, y, ext, sums);
-      store_row (pl, y, sums, pl->plan->weight_bits);
-    }
-  free (ext);
-  free (sums);
-  return ext && sums ? 0 : -1;
+static size_t
+round64 (size_t bytes)
+{
+  return (bytes + 63) / 64 * 64;
 }
 
-static int
-filter_vertical (const Plane * pl)
+/* Bytes of a Scratch for @pl, or a layout of them at @mem (when not
+ * NULL). */
+static size_t
+scratch_layout (const Plane * pl, uint8_t * mem, Scratch * sc)
+{
+  const size_t ext = round64 (sizeof (int32_t) * (pl->width +
+          2 * pl->plan->radius_x) * pl->spp);
+  const size_t ring = pl->plan->direction == CF_STENCIL_BOTH ?
+      round64 (sizeof (int32_t) * pl->n * (2 * pl->plan->radius_y + 1)) : 0;
+
+  if (mem) {
+    sc->ext = (int32_t *) mem;
+    sc->ring = (int32_t *) (mem + ext);
+    sc->sums = (int64_t *) (mem + ext + ring);
+  }
+  return ext + ring + round64 (sizeof (int64_t) * pl->n);
+}
+
+/* Output rows @y0 .. @y1 - 1 of each direction's filter. */
+static void
+filter_horizontal (const Plane * pl, int y0, int y1, const Scratch * sc)
+{
+  int y;
+
+  for (y = y0; y < y1; y++) {
+    horizontal_sums (pl, y, sc->ext, sc->sums);
+    store_row (pl, y, sc->sums, pl->plan->weight_bits);
+  }
+}
+
+static void
+filter_vertical (const Plane * pl, int y0, int y1, const Scratch * sc)
 {
   const int r = pl->plan->radius_y;
   const int32_t *w = pl->plan->weights_y;
-  int64_t *sums = malloc (sizeof (int64_t) * pl->n);
+  int64_t *sums = sc->sums;
   int y, t, j;
 
-  if (!sums)
-    return -1;
-  for (y = 0; y < pl->height; y++) {
+  for (y = y0; y < y1; y++) {
     memset (sums, 0, sizeof (int64_t) * pl->n);
     for (t = 0; t <= 2 * r; t++) {
       const int sy = cf_stencil_border_index (pl->plan->border, y + t - r,
@@ -395,75 +424,112 @@ filter_vertical (const Plane * pl)
     }
     store_row (pl, y, sums, pl->plan->weight_bits);
   }
-  free (sums);
-  return 0;
 }
 
-static int
-filter_both (const Plane * pl)
+/* The ring holds input row v (through the border) in slot
+ * (v - first) mod its size, first = y0 - radius_y the band's first. */
+static void
+filter_both (const Plane * pl, int y0, int y1, const Scratch * sc)
 {
-  const int r = pl->plan->radius_y, taps = 2 * r + 1;
+  const int r = pl->plan->radius_y, taps = 2 * r + 1, first = y0 - r;
   const int bits = pl->plan->weight_bits;
   const int32_t *w = pl->plan->weights_y;
-  int32_t *ext = malloc (sizeof (int32_t) * (pl->width +
-          2 * pl->plan->radius_x) * pl->spp);
-  int32_t *ring = malloc (sizeof (int32_t) * pl->n * taps);
-  int64_t *sums = malloc (sizeof (int64_t) * pl->n);
-  int y, t, j, ok = ext && ring && sums;
+  int64_t *sums = sc->sums;
+  int y, t, j;
 
-  /* before the first output row, the ring holds rows -r .. r - 1 */
-  for (y = -r; ok && y < pl->height + r; y++) {
-    int32_t *h = ring + (size_t) (y + r) % taps * pl->n;
+  if (y0 >= y1)
+    return;                     /* a band of no rows: nothing to fill */
+  for (y = first; y < y1 + r; y++) {
+    int32_t *h = sc->ring + (size_t) ((y - first) % taps) * pl->n;
 
-    horizontal_sums (pl, y, ext, sums);
+    horizontal_sums (pl, y, sc->ext, sums);
     for (j = 0; j < pl->n; j++)
       h[j] = (int32_t) ((sums[j] + (INT64_C (1) << (INTER_SHIFT (bits) - 1)))
           >> INTER_SHIFT (bits));
-    if (y < r)
+    if (y < y0 + r)
       continue;
     /* rows y - 2r .. y are in: output row y - r */
     memset (sums, 0, sizeof (int64_t) * pl->n);
     for (t = 0; t < taps; t++) {
-      const int32_t *in = ring + (size_t) (y - 2 * r + t + r) % taps * pl->n;
+      const int32_t *in = sc->ring + (size_t) ((y - 2 * r + t - first) %
+          taps) * pl->n;
 
       for (j = 0; j < pl->n; j++)
         sums[j] += (int64_t) w[t] * in[j];
     }
     store_row (pl, y - r, sums, BOTH_SHIFT (bits));
   }
-  free (ext);
-  free (ring);
-  free (sums);
-  return ok ? 0 : -1;
+}
+
+/* One call: the band of every plane that each part filters. */
+typedef struct
+{
+  Plane plane[CF_MAX_PLANES];
+  int n_planes, n_parts;
+  uint8_t *scratch;             /* [n_parts][part_bytes] */
+  size_t part_bytes;
+} StencilJob;
+
+static void
+stencil_part (void *data, int part)
+{
+  const StencilJob *job = data;
+  int p;
+
+  for (p = 0; p < job->n_planes; p++) {
+    const Plane *pl = &job->plane[p];
+    const int y0 = cf_parallel_split (pl->height, job->n_parts, part);
+    const int y1 = cf_parallel_split (pl->height, job->n_parts, part + 1);
+    Scratch sc;
+
+    scratch_layout (pl, job->scratch + job->part_bytes * part, &sc);
+    if (pl->plan->direction == CF_STENCIL_HORIZONTAL)
+      filter_horizontal (pl, y0, y1, &sc);
+    else if (pl->plan->direction == CF_STENCIL_VERTICAL)
+      filter_vertical (pl, y0, y1, &sc);
+    else
+      filter_both (pl, y0, y1, &sc);
+  }
+}
+
+int
+cf_stencil_cpu_threads (const CfStencilPlan * plan, const CfImage * src,
+    const CfImage * dst, int n_threads)
+{
+  StencilJob job;
+  int p;
+
+  if (!plan_ok (plan) || !image_matches (plan, src)
+      || !image_matches (plan, dst))
+    return -1;
+  job.n_planes = cf_format_info (plan->format)->n_planes;
+  job.part_bytes = 0;
+  for (p = 0; p < job.n_planes; p++) {
+    Plane *pl = &job.plane[p];
+
+    plane_init (pl, plan, p);
+    pl->src = src->data[p];
+    pl->src_pitch = src->pitch[p];
+    pl->dst = dst->data[p];
+    pl->dst_pitch = dst->pitch[p];
+    if (scratch_layout (pl, NULL, NULL) > job.part_bytes)
+      job.part_bytes = scratch_layout (pl, NULL, NULL);
+  }
+  /* bands of rows: the first plane has the most */
+  job.n_parts = cf_parallel_parts (n_threads, plan->height);
+  job.scratch = malloc (job.part_bytes * job.n_parts);
+  if (!job.scratch)
+    return -1;
+  cf_parallel_for (n_threads, job.n_parts, stencil_part, &job);
+  free (job.scratch);
+  return 0;
 }
 
 int
 cf_stencil_cpu (const CfStencilPlan * plan, const CfImage * src,
     const CfImage * dst)
 {
-  const CfFormatInfo *info;
-  int p, err = 0;
-
-  if (!plan_ok (plan) || !image_matches (plan, src)
-      || !image_matches (plan, dst))
-    return -1;
-  info = cf_format_info (plan->format);
-  for (p = 0; p < info->n_planes && !err; p++) {
-    Plane pl;
-
-    plane_init (&pl, plan, p);
-    pl.src = src->data[p];
-    pl.src_pitch = src->pitch[p];
-    pl.dst = dst->data[p];
-    pl.dst_pitch = dst->pitch[p];
-    if (plan->direction == CF_STENCIL_HORIZONTAL)
-      err = filter_horizontal (&pl);
-    else if (plan->direction == CF_STENCIL_VERTICAL)
-      err = filter_vertical (&pl);
-    else
-      err = filter_both (&pl);
-  }
-  return err ? -1 : 0;
+  return cf_stencil_cpu_threads (plan, src, dst, 1);
 }
 
 /* ---- the float64 model ---- */

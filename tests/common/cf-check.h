@@ -320,4 +320,95 @@ cf_check_assert_frame (const GstVideoInfo * info, GstBuffer * buf, GBytes * want
   g_bytes_unref (got);
 }
 
+
+/* ---- n-threads --------------------------------------------------------- */
+
+/* The values of n-threads checked: 0 is all the cores, 64 more threads
+ * than cf_check_n_threads ()'s frames have rows of chroma. */
+static const gchar *const cf_check_n_threads_values[] = {
+  "1", "2", "3", "0", "64"
+};
+
+/* What cf_check_n_threads () compares of an output buffer: by default the
+ * rows of its frame (cf_check_pack ()); an analyser gives its results. */
+typedef GBytes *(*CfCheckOutput) (const GstVideoInfo * out, GstBuffer * buf);
+
+/* Pushes @n_frames random frames of @in_caps (the odd ones with padded rows
+ * and planes apart, as a GstVideoMeta describes them) through a @factory
+ * element on the CPU backend, once per cf_check_n_threads_values, with
+ * its other properties @props (name, value, ..., NULL), downstream taking
+ * @out_caps (NULL: any); fails unless every n-threads gives the bytes that
+ * @output (NULL: the frame's rows) makes of n-threads=1's buffers. */
+static inline void
+cf_check_n_threads (const gchar * factory, const gchar * const *props,
+    const gchar * in_caps, const gchar * out_caps, guint n_frames,
+    CfCheckOutput output, GRand * rand)
+{
+  GstCaps *caps = gst_caps_from_string (in_caps);
+  GBytes **want = g_new0 (GBytes *, n_frames);
+  GstBuffer **frames = g_new0 (GstBuffer *, n_frames);
+  GstVideoInfo in;
+  guint v, i, k;
+
+  fail_unless (gst_video_info_from_caps (&in, caps), "caps %s", in_caps);
+  gst_caps_unref (caps);
+  for (i = 0; i < n_frames; i++)
+    frames[i] = i % 2 ? cf_check_padded_frame_new (&in, 7 * i, 3 * i, rand,
+        i * GST_SECOND / 30, GST_SECOND / 30) : cf_check_frame_new (&in, rand,
+        i * GST_SECOND / 30, GST_SECOND / 30, FALSE);
+  for (v = 0; v < G_N_ELEMENTS (cf_check_n_threads_values); v++) {
+    GstElement *e = cf_check_element_new (factory, "backend", "cpu",
+        "n-threads", cf_check_n_threads_values[v], NULL);
+    GstHarness *h;
+    GstVideoInfo out;
+
+    for (k = 0; props && props[k]; k += 2)
+      gst_util_set_object_arg (G_OBJECT (e), props[k], props[k + 1]);
+    h = gst_harness_new_with_element (e, "sink", "src");
+    gst_object_unref (e);
+    gst_harness_set_sink_caps_str (h, out_caps ? out_caps : "video/x-raw");
+    gst_harness_set_src_caps_str (h, in_caps);
+    for (i = 0; i < n_frames; i++) {
+      /* a copy: a drawing element may change a buffer it can write */
+      GstBuffer *buf = gst_buffer_copy_deep (frames[i]);
+      GBytes *got;
+
+      fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+      if (i == 0) {
+        caps = gst_pad_get_current_caps (h->sinkpad);
+        fail_unless (gst_video_info_from_caps (&out, caps));
+        gst_caps_unref (caps);
+      }
+      buf = gst_harness_pull (h);
+      fail_unless (buf != NULL);
+      got = output ? output (&out, buf) : cf_check_pack (&out, buf);
+      if (v == 0) {
+        want[i] = got;
+      } else {
+        gchar *what = g_strdup_printf ("%s n-threads=%s, frame %u", factory,
+            cf_check_n_threads_values[v], i);
+        gsize n = g_bytes_get_size (got);
+
+        fail_unless_equals_uint64 (n, g_bytes_get_size (want[i]));
+        if (output)
+          fail_unless (memcmp (g_bytes_get_data (got, NULL),
+                  g_bytes_get_data (want[i], NULL), n) == 0, "%s differs",
+              what);
+        else
+          cf_check_assert_frame (&out, buf, want[i], what);
+        g_free (what);
+        g_bytes_unref (got);
+      }
+      gst_buffer_unref (buf);
+    }
+    gst_harness_teardown (h);
+  }
+  for (i = 0; i < n_frames; i++) {
+    g_bytes_unref (want[i]);
+    gst_buffer_unref (frames[i]);
+  }
+  g_free (want);
+  g_free (frames);
+}
+
 #endif /* CF_CHECK_H */

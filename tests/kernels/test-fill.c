@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cf-test.h"
+#include "cf-threads.h"
 #include "fill.h"
 
 typedef struct {
@@ -266,6 +267,59 @@ test_cuda (void)
 }
 #endif
 
+typedef struct
+{
+  const Frame *src;
+  CfRect rect;
+  uint16_t value[CF_MAX_CHANNELS];
+} FillRun;
+
+/* Fills the rectangle of a copy of the source in @out. */
+static int
+fill_run (int n_threads, Frame * out, gpointer data)
+{
+  const FillRun *r = data;
+
+  g_assert_cmpint (cf_image_copy (&r->src->img, &out->img), ==, 0);
+  return cf_fill_cpu_threads (&out->img, r->rect, r->value, n_threads);
+}
+
+/* cf_fill_cpu_threads () writes the same bytes for every thread count:
+ * every format, the whole picture, a rectangle inside it and one beyond
+ * its edges, odd sizes, padded and misaligned rows. */
+static void
+test_threads (void)
+{
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  guint f, s, r;
+
+  CF_FOR_EACH_FORMAT (f)
+    for (s = 0; s < G_N_ELEMENTS (cf_thread_sizes); s++)
+      for (r = 0; r < 3; r++) {
+        const int w = cf_thread_sizes[s][0], h = cf_thread_sizes[s][1];
+        const CfRect rects[3] = { {0, 0, w, h}, {w / 4 * 2, h / 6 * 2,
+                w / 2, h / 2}, {-4, h / 2, w + 9, h}
+        };
+        gchar *what = g_strdup_printf ("%s %dx%d rect %u",
+            cf_format_info (f)->name, w, h, r);
+        FillRun run = { NULL, rects[r], {0} };
+        Frame src, out;
+        int c;
+
+        for (c = 0; c < CF_MAX_CHANNELS; c++)
+          run.value[c] = (uint16_t) g_rand_int (rand);
+        cf_thread_frame_init (&src, f, w, h, s);
+        frame_random (&src, rand);
+        cf_thread_frame_init (&out, f, w, h, s + 1);
+        run.src = &src;
+        cf_check_thread_counts (&out, fill_run, &run, rand, what);
+        frame_clear (&src);
+        frame_clear (&out);
+        g_free (what);
+      }
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -281,6 +335,7 @@ main (int argc, char **argv)
     g_test_add_func ("/fill/cpu/deep-bytes", test_deep_bytes);
     g_test_add_func ("/fill/cpu/rects", test_cpu);
     g_test_add_func ("/fill/cpu/invalid", test_invalid);
+    g_test_add_func ("/fill/cpu/threads", test_threads);
   }
   return g_test_run ();
 }

@@ -953,6 +953,58 @@ test_cuda_invalid (void)
 }
 #endif /* HAVE_CUDA */
 
+/* cf_fir_cpu_threads () gives the bits of one thread for every count
+ * (1, 2, 3, all the cores, 64): streams of buffers of many frames (split
+ * into ranges of frames), of few (one part), of fewer frames than taps
+ * (every range reads history), then drained with NULL; the histories
+ * stay equal. */
+static void
+test_cpu_threads (void)
+{
+  static const int counts[] = { 2, 3, 0, 64 };
+  static const int frames[] = { 5000, 3, 700, 70, 4097, 1 };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed () + 3);
+  guint f, i, k;
+
+  for (f = 0; f < CF_FIR_FORMAT_COUNT; f++)
+    for (i = 0; i < G_N_ELEMENTS (counts); i++) {
+      const int C = 1 + (int) (f + i) % 3, T = i % 2 ? 300 : 129;
+      double *taps = random_taps (rand, T, 2.0 / sqrt (T), FALSE);
+      char *what = g_strdup_printf ("%s, %d channels, %d taps, %d threads",
+          format_names[f], C, T, counts[i]);
+      CfFir one, many;
+
+      g_assert_cmpint (cf_fir_init (&one, f, C, taps, T), ==, 0);
+      g_assert_cmpint (cf_fir_init (&many, f, C, taps, T), ==, 0);
+      for (k = 0; k <= G_N_ELEMENTS (frames); k++) {
+        /* the last call drains: no input */
+        const gboolean drain = k == G_N_ELEMENTS (frames);
+        const int n = drain ? T + 50 : frames[k];
+        Buf in, want, got;
+
+        buf_init (&in, f, C, n);
+        buf_random (&in, rand);
+        buf_init (&want, f, C, n);
+        buf_init (&got, f, C, n);
+        g_assert_cmpint (cf_fir_cpu (&one, drain ? NULL : in.data, want.data,
+                n), ==, 0);
+        g_assert_cmpint (cf_fir_cpu_threads (&many, drain ? NULL : in.data,
+                got.data, n, counts[i]), ==, 0);
+        check_equal (&got, &want, what);
+        g_assert_cmpmem (one.history, (T - 1) * C * in.sample_bytes,
+            many.history, (T - 1) * C * in.sample_bytes);
+        buf_clear (&in);
+        buf_clear (&want);
+        buf_clear (&got);
+      }
+      cf_fir_clear (&one);
+      cf_fir_clear (&many);
+      g_free (taps);
+      g_free (what);
+    }
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -969,6 +1021,7 @@ main (int argc, char **argv)
     g_test_add_func ("/fir/cpu/reset-drain", test_cpu_reset_drain);
     g_test_add_func ("/fir/cpu/design", test_cpu_design);
     g_test_add_func ("/fir/cpu/invalid", test_cpu_invalid);
+    g_test_add_func ("/fir/cpu/threads", test_cpu_threads);
   }
 #ifdef HAVE_CUDA
   if (cf_test_want_cuda ()) {

@@ -22,6 +22,7 @@
  * arguments.
  */
 #include "cf-frame.h"
+#include "cf-threads.h"
 #include "overlay.h"
 
 static CfOverlayParams
@@ -1001,6 +1002,69 @@ test_cuda_invalid (void)
 }
 #endif /* HAVE_CUDA */
 
+/* ---- CPU: threads ---- */
+
+typedef struct
+{
+  const CfOverlayPlan *plan;
+  const Frame *src;
+  const CfStats *stats;
+} OverlayRun;
+
+/* Draws on a copy of the source in @out. */
+static int
+overlay_run (int n_threads, Frame * out, gpointer data)
+{
+  const OverlayRun *r = data;
+
+  g_assert_cmpint (cf_image_copy (&r->src->img, &out->img), ==, 0);
+  return cf_overlay_cpu_threads (r->plan, &out->img, r->stats, 300,
+      n_threads);
+}
+
+/* cf_overlay_cpu_threads () draws the same bytes for every thread count:
+ * a panel over most of the picture (text, graphs, background) with and
+ * without zebra over all of it, every format, odd sizes, padded and
+ * misaligned rows. */
+static void
+test_cpu_threads (void)
+{
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  guint f, s, z;
+
+  CF_FOR_EACH_FORMAT (f)
+    for (s = 0; s < G_N_ELEMENTS (cf_thread_sizes); s++)
+      for (z = 0; z < 2; z++) {
+        const int w = cf_thread_sizes[s][0], h = cf_thread_sizes[s][1];
+        CfOverlayParams params = params_default (w - w / 4, h - h / 5);
+        gchar *what = g_strdup_printf ("%s %dx%d%s", cf_format_info (f)->name,
+            w, h, z ? " zebra" : "");
+        CfOverlayPlan plan;
+        CfStats stats;
+        OverlayRun run = { &plan, NULL, &stats };
+        Frame src, out;
+
+        params.corner = s % CF_OVERLAY_CORNER_COUNT;
+        params.inset = 1;
+        params.text_scale = 1;
+        params.zebra = z;
+        params.zebra_level = 128;
+        params.zebra_zero = TRUE;
+        cf_thread_frame_init (&src, f, w, h, s);
+        frame_random (&src, rand);
+        stats = stats_of (&src);
+        cf_thread_frame_init (&out, f, w, h, s + 1);
+        g_assert_cmpint (cf_overlay_plan_init (&plan, f, w, h, &params), ==,
+            0);
+        run.src = &src;
+        cf_check_thread_counts (&out, overlay_run, &run, rand, what);
+        frame_clear (&src);
+        frame_clear (&out);
+        g_free (what);
+      }
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1017,6 +1081,7 @@ main (int argc, char **argv)
     g_test_add_func ("/overlay/cpu/glyphs", test_cpu_glyphs);
     g_test_add_func ("/overlay/cpu/outside", test_cpu_outside);
     g_test_add_func ("/overlay/cpu/ten-bits", test_cpu_ten_bits);
+    g_test_add_func ("/overlay/cpu/threads", test_cpu_threads);
   }
 #ifdef HAVE_CUDA
   if (cf_test_want_cuda ()) {

@@ -4,6 +4,7 @@
  * family), and the GPU against the CPU byte for byte over odd sizes, 1x1,
  * padded and misaligned pitches, with the padding untouched. */
 #include "cf-frame.h"
+#include "cf-threads.h"
 #include "overlay.h"
 #include "packed.h"
 #include "resize.h"
@@ -277,6 +278,55 @@ test_cuda (void)
 }
 #endif
 
+typedef struct
+{
+  const Frame *src;
+  gboolean pack;
+} PackedRun;
+
+static int
+packed_run (int n_threads, Frame * out, gpointer data)
+{
+  const PackedRun *r = data;
+
+  return r->pack ? cf_packed_pack_cpu_threads (&r->src->img, &out->img,
+      n_threads) : cf_packed_unpack_cpu_threads (&r->src->img, &out->img,
+      n_threads);
+}
+
+/* Both conversions write the same bytes for every thread count: odd
+ * widths (a last macropixel of one pixel), padded and misaligned rows. */
+static void
+test_threads (void)
+{
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  guint i, s;
+
+  for (i = 0; i < G_N_ELEMENTS (packed_formats); i++)
+    for (s = 0; s < G_N_ELEMENTS (cf_thread_sizes); s++) {
+      const int w = cf_thread_sizes[s][0], h = cf_thread_sizes[s][1];
+      gchar *what = g_strdup_printf ("%s %dx%d",
+          cf_format_info (packed_formats[i])->name, w, h);
+      Frame packed, planar;
+      PackedRun run = { &packed, FALSE };
+
+      cf_thread_frame_init (&packed, packed_formats[i], w, h, s);
+      cf_thread_frame_init (&planar, CF_FORMAT_Y42B, w, h, s + 1);
+      frame_random (&packed, rand);
+      cf_check_thread_counts (&planar, packed_run, &run, rand, what);
+      run.src = &planar;
+      run.pack = TRUE;
+      frame_random (&planar, rand);
+      frame_clear (&packed);
+      cf_thread_frame_init (&packed, packed_formats[i], w, h, s + 2);
+      cf_check_thread_counts (&packed, packed_run, &run, rand, what);
+      frame_clear (&packed);
+      frame_clear (&planar);
+      g_free (what);
+    }
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -291,6 +341,7 @@ main (int argc, char **argv)
     g_test_add_func ("/packed/cpu/known", test_known);
     g_test_add_func ("/packed/cpu/round-trip", test_round_trip);
     g_test_add_func ("/packed/cpu/invalid", test_invalid);
+    g_test_add_func ("/packed/cpu/threads", test_threads);
   }
   return g_test_run ();
 }

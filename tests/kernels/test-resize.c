@@ -13,6 +13,7 @@
  * same values, and cf_resize_cpu () within 1 LSB of the float64 model
  * cf_resize_model () on random pictures, every method and format,
  * videoscale's size matrix.
+ * cf_resize_cpu_threads () writes the same bytes for every thread count.
  * CF_TEST_BACKEND=cuda: cf_resize_cuda () bit-exact against cf_resize_cpu ()
  * over the same matrix and video sizes, every method and format, random and
  * constant pictures, unaligned and aligned padded pitches whose padding must
@@ -20,6 +21,7 @@
  * (gather, fused, two passes) for every layout of samples.
  */
 #include "cf-frame.h"
+#include "cf-threads.h"
 #include "resize.h"
 
 #include <math.h>
@@ -1084,6 +1086,65 @@ test_cuda_invalid (void)
 }
 #endif /* HAVE_CUDA */
 
+/* ---- threads ---- */
+
+typedef struct
+{
+  const CfResizePlan *plan;
+  const Frame *src;
+} ResizeRun;
+
+static int
+resize_run (int n_threads, Frame * out, gpointer data)
+{
+  const ResizeRun *r = data;
+
+  return cf_resize_cpu_threads (r->plan, &r->src->img, &out->img, n_threads);
+}
+
+/* cf_resize_cpu_threads () writes the same bytes for every thread count:
+ * every method, layouts of 1 to 8 bytes, subsampled planes, scaled down
+ * and up (so that bands are shorter than the taps and the rings start
+ * mid-picture), random pictures with padded and misaligned rows. */
+static void
+test_cpu_threads (void)
+{
+  static const CfFormat formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_RGBA,
+    CF_FORMAT_RGB, CF_FORMAT_NV12, CF_FORMAT_I420, CF_FORMAT_Y42B,
+    CF_FORMAT_P010_10LE, CF_FORMAT_GRAY16_LE, CF_FORMAT_RGBA64_LE
+  };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  guint f, s, m, up;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (s = 0; s < G_N_ELEMENTS (cf_thread_sizes); s++)
+      for (m = 0; m < N_METHODS; m++)
+        for (up = 0; up < 2; up++) {
+          const int w = cf_thread_sizes[s][0], h = cf_thread_sizes[s][1];
+          const int ow = up ? 2 * w + 1 : MAX (1, w / 3);
+          const int oh = up ? 3 * h - 1 : MAX (1, 2 * h / 5);
+          gchar *what = g_strdup_printf ("%s %s %dx%d -> %dx%d",
+              cf_format_info (formats[f])->name, method_names[m], w, h, ow,
+              oh);
+          CfResizePlan plan;
+          ResizeRun run = { &plan, NULL };
+          Frame src, out;
+
+          cf_thread_frame_init (&src, formats[f], w, h, s);
+          frame_random (&src, rand);
+          cf_thread_frame_init (&out, formats[f], ow, oh, s + 1);
+          g_assert_cmpint (cf_resize_plan_init (&plan, formats[f], m, w, h,
+                  ow, oh, s % 2, 0), ==, 0);
+          run.src = &src;
+          cf_check_thread_counts (&out, resize_run, &run, rand, what);
+          cf_resize_plan_clear (&plan);
+          frame_clear (&src);
+          frame_clear (&out);
+          g_free (what);
+        }
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1106,6 +1167,7 @@ main (int argc, char **argv)
     for (i = 0; i < G_N_ELEMENTS (cases); i++)
       g_test_add_data_func (cases[i].path, &cases[i], run_cases);
     g_test_add_func ("/resize/cpu/invalid", test_cpu_invalid);
+    g_test_add_func ("/resize/cpu/threads", test_cpu_threads);
   }
 #ifdef HAVE_CUDA
   if (cf_test_want_cuda ()) {

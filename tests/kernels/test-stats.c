@@ -3,6 +3,7 @@
  * CF_TEST_BACKEND=cpu: known answers for cf_stats_cpu () and the mean,
  * variance and CfStatsSum helpers, every expected number worked out here
  * from the picture the test draws, with a pixel layout table of its own.
+ * cf_stats_cpu_threads () gives the same numbers for every thread count.
  * CF_TEST_BACKEND=cuda: cf_stats_cuda () against cf_stats_cpu (), bit-exact
  * on every field, for every format, many sizes, fills and pitches.
  */
@@ -785,6 +786,45 @@ test_cpu_random (void)
   g_rand_free (rand);
 }
 
+/* cf_stats_cpu_threads () gives the numbers worked out here for every
+ * thread count: 1, 2, 3, all the cores (0), and more threads than rows;
+ * every format, odd sizes, padded rows. Small random frames give each band
+ * its own extremes, so that the merge of the bands' minima and maxima is
+ * checked, not only their sums. */
+static void
+test_cpu_threads (void)
+{
+  static const int sizes[][2] = { {1, 1}, {3, 3}, {5, 2}, {33, 17},
+  {101, 63}, {257, 131}
+  };
+  static const int counts[] = { 1, 2, 3, 0, 64 };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  CfStats want, got;
+  guint f, s, i;
+  Frame fr;
+
+  CF_FOR_EACH_FORMAT (f)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      char *frame, *what;
+
+      frame_init (&fr, f, sizes[s][0], sizes[s][1], 1 + s % 2, 3 * (s % 3));
+      frame_fill (&fr, FILL_RANDOM, NULL, -1, rand);
+      expect_decoded (&fr, &want);
+      frame = describe (&fr, "random");
+      for (i = 0; i < G_N_ELEMENTS (counts); i++) {
+        what = g_strdup_printf ("%s, %d threads", frame, counts[i]);
+        memset (&got, 0xEE, sizeof (got));
+        g_assert_cmpint (cf_stats_cpu_threads (&fr.img, &got, counts[i]), ==,
+            0);
+        check_stats (&got, &want, what);
+        g_free (what);
+      }
+      g_free (frame);
+      frame_clear (&fr);
+    }
+  g_rand_free (rand);
+}
+
 static void
 test_cpu_invalid (void)
 {
@@ -1249,6 +1289,7 @@ main (int argc, char **argv)
     g_test_add_func ("/stats/cpu/gradient", test_cpu_gradient);
     g_test_add_func ("/stats/cpu/invalid", test_cpu_invalid);
     g_test_add_func ("/stats/cpu/sum", test_cpu_sum);
+    g_test_add_func ("/stats/cpu/threads", test_cpu_threads);
   }
 #ifdef HAVE_CUDA
   if (cf_test_want_cuda ()) {

@@ -16,7 +16,8 @@
  * cf_stencil_cpu () within 1 LSB of the float64 model cf_stencil_model ()
  * on random pictures, every format, direction and border, radius
  * {0, 1, 4, 8, 64}, unaligned planes and padded pitches whose padding stays
- * untouched; bad arguments.
+ * untouched; bad arguments; cf_stencil_cpu_threads () writes the same
+ * bytes for every thread count.
  * CF_TEST_BACKEND=cuda: cf_stencil_cuda () bit-exact against
  * cf_stencil_cpu (), every format x direction x border x radius
  * {0, 1, 4, 8, 64} over sizes from 1x1 to 641x481, random pictures (random
@@ -24,6 +25,7 @@
  * constant ones; radius 64 on 8-byte pixels; 4K RGBA; bad arguments.
  */
 #include "cf-frame.h"
+#include "cf-threads.h"
 #include "stencil.h"
 
 #include <math.h>
@@ -1409,6 +1411,73 @@ test_cuda_invalid (void)
 }
 #endif /* HAVE_CUDA */
 
+/* ---- CPU: threads ---- */
+
+typedef struct
+{
+  const CfStencilPlan *plan;
+  const Frame *src;
+} StencilRun;
+
+static int
+stencil_run (int n_threads, Frame * out, gpointer data)
+{
+  const StencilRun *r = data;
+
+  return cf_stencil_cpu_threads (r->plan, &r->src->img, &out->img,
+      n_threads);
+}
+
+/* cf_stencil_cpu_threads () writes the same bytes for every thread count:
+ * every direction and border, radius 1, 3 and 9 (bands of fewer rows than
+ * the taps: BOTH's rings start on rows beyond the picture's edge),
+ * subsampled planes, 1 to 8-byte pixels, random pictures with padded and
+ * misaligned rows. */
+static void
+test_cpu_threads (void)
+{
+  static const CfFormat formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_RGBA,
+    CF_FORMAT_RGB, CF_FORMAT_NV12, CF_FORMAT_I420, CF_FORMAT_P010_10LE,
+    CF_FORMAT_GRAY16_LE, CF_FORMAT_RGBA64_LE
+  };
+  static const int radii[] = { 1, 3, 9 };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  double tx[2 * R_MAX + 1], ty[2 * R_MAX + 1];
+  guint f, s, d, b;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (s = 0; s < G_N_ELEMENTS (cf_thread_sizes); s++)
+      for (d = 0; d < N_DIRS; d++)
+        for (b = 0; b < N_BORDERS; b++) {
+          const int w = cf_thread_sizes[s][0], h = cf_thread_sizes[s][1];
+          const int rx = radii[(s + b) % 3], ry = radii[(s + b + d) % 3];
+          const TapsKind kind = (f + s + b) % TAPS_KIND_COUNT;
+          const gboolean norm = make_taps (kind, rx, tx, rand);
+          gchar *what = g_strdup_printf ("%s %dx%d %s %s %s radius %d, %d",
+              cf_format_info (formats[f])->name, w, h, dir_names[d],
+              border_names[b], kind_names[kind], rx, ry);
+          CfStencilParams params;
+          CfStencilPlan plan;
+          StencilRun run = { &plan, NULL };
+          Frame src, out;
+
+          make_taps (kind, ry, ty, rand);
+          params = params_of (d, rx, tx, norm, ry, ty, norm, b);
+          set_border_values (&params, formats[f]);
+          cf_thread_frame_init (&src, formats[f], w, h, s);
+          frame_random (&src, rand);
+          cf_thread_frame_init (&out, formats[f], w, h, s + 1);
+          g_assert_cmpint (cf_stencil_plan_init (&plan, formats[f], w, h,
+                  &params), ==, 0);
+          run.src = &src;
+          cf_check_thread_counts (&out, stencil_run, &run, rand, what);
+          frame_clear (&src);
+          frame_clear (&out);
+          g_free (what);
+        }
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1431,6 +1500,7 @@ main (int argc, char **argv)
     g_test_add_func ("/stencil/cpu/10bit", test_cpu_10bit);
     g_test_add_func ("/stencil/cpu/model", test_cpu_model);
     g_test_add_func ("/stencil/cpu/invalid", test_cpu_invalid);
+    g_test_add_func ("/stencil/cpu/threads", test_cpu_threads);
   }
 #ifdef HAVE_CUDA
   if (cf_test_want_cuda ()) {

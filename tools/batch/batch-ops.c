@@ -58,7 +58,8 @@ batch_output_size (const BatchOp * op, int w, int h, int *ow, int *oh)
 
 /* Replaces @img with the result of one resize or stencil. */
 static int
-filter_cpu (const BatchOp * op, CfPngImage * img, char *err, size_t err_len)
+filter_cpu (const BatchOp * op, int n_threads, CfPngImage * img, char *err,
+    size_t err_len)
 {
   CfPngImage out = { 0 };
   const CfImage *src = &img->image;
@@ -74,7 +75,7 @@ filter_cpu (const BatchOp * op, CfPngImage * img, char *err, size_t err_len)
     CfResizePlan plan;
     ok = cf_resize_plan_init (&plan, src->format, op->method, 1, src->width,
         src->height, ow, oh, 0, 0) == 0;
-    ok = ok && cf_resize_cpu (&plan, src, &out.image) == 0;
+    ok = ok && cf_resize_cpu_threads (&plan, src, &out.image, n_threads) == 0;
     cf_resize_plan_clear (&plan);
   } else {
     CfStencilPlan plan;
@@ -82,7 +83,7 @@ filter_cpu (const BatchOp * op, CfPngImage * img, char *err, size_t err_len)
       cf_png_image_clear (&out);
       return -1;
     }
-    ok = cf_stencil_cpu (&plan, src, &out.image) == 0;
+    ok = cf_stencil_cpu_threads (&plan, src, &out.image, n_threads) == 0;
     cf_stencil_plan_clear (&plan);
   }
   if (!ok) {
@@ -100,22 +101,23 @@ filter_cpu (const BatchOp * op, CfPngImage * img, char *err, size_t err_len)
 }
 
 int
-batch_run_cpu (BatchOp * const *ops, int n_ops, CfPngImage * img,
-    BatchStats * stats, char *err, size_t err_len)
+batch_run_cpu (BatchOp * const *ops, int n_ops, int n_threads,
+    CfPngImage * img, BatchStats * stats, char *err, size_t err_len)
 {
   for (int k = 0; k < n_ops; k++) {
     const BatchOp *op = ops[k];
     const CfImage *src = &img->image;
 
     if (op->kind != OP_STATS) {
-      if (filter_cpu (op, img, err, err_len) < 0)
+      if (filter_cpu (op, n_threads, img, err, err_len) < 0)
         return -1;
       continue;
     }
     stats[op->stats_index].width = src->width;
     stats[op->stats_index].height = src->height;
     stats[op->stats_index].format = src->format;
-    if (cf_stats_cpu (src, &stats[op->stats_index].stats) < 0) {
+    if (cf_stats_cpu_threads (src, &stats[op->stats_index].stats,
+            n_threads) < 0) {
       snprintf (err, err_len, "statistics failed");
       return -1;
     }

@@ -65,10 +65,11 @@ void batch_output_size (const BatchOp * op, int w, int h, int *ow, int *oh);
 int batch_stencil_plan (const BatchOp * op, const CfImage * src,
     CfStencilPlan * plan, char *err, size_t err_len);
 
-/* Applies @ops[0 .. @n_ops - 1] to @img on the CPU, replacing it with the
- * result (which keeps the PNG type hint of the input); --stats results go
- * to @stats[op->stats_index]. Returns 0, or -1 with a message in @err. */
-int batch_run_cpu (BatchOp * const *ops, int n_ops, CfPngImage * img,
-    BatchStats * stats, char *err, size_t err_len);
+/* Applies @ops[0 .. @n_ops - 1] to @img on the CPU, each over @n_threads
+ * threads (the kernels' _threads functions), replacing it with the result
+ * (which keeps the PNG type hint of the input); --stats results go to
+ * @stats[op->stats_index]. Returns 0, or -1 with a message in @err. */
+int batch_run_cpu (BatchOp * const *ops, int n_ops, int n_threads,
+    CfPngImage * img, BatchStats * stats, char *err, size_t err_len);
 
 #endif /* CF_BATCH_OPS_H */

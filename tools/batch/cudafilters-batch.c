@@ -11,8 +11,10 @@
  * renames it). Statistics are kept per file and written in sorted file
  * order once every file is done, so the output does not depend on --jobs.
  *
- * Backends: cpu runs the kernel library's C references in the threads;
- * cuda runs its kernels (the same bytes) with one BatchGpu per job
+ * Backends: cpu runs the kernel library's C references in the threads,
+ * each picture split over cores / jobs threads (all the cores for fewer
+ * files than jobs: cores / files), so that the jobs and the pictures'
+ * threads share the cores; cuda runs its kernels (the same bytes) with one BatchGpu per job
  * (batch-cuda.h): each thread decodes into its context's page-locked
  * buffer, runs upload, kernels and download on the context's stream, and
  * encodes from page-locked memory, so the GPU work of one file overlaps the
@@ -98,6 +100,7 @@ typedef struct
   GAsyncQueue *gpus;
   GArray *devices;
   int jobs;
+  int cpu_threads;              /* the CPU backend's threads per picture */
   GThread *gpu_maker;
   GPtrArray *gpu_all;           /* every context made, under lock */
   gint gpu_failed;              /* atomic: no context could be made */
@@ -626,8 +629,8 @@ run_file (Batch * b, const char *in, const char *out, FileResult * r,
           sizeof (op_err));
   } else
 #endif
-    ret = batch_run_cpu ((BatchOp * const *) b->ops->pdata, n_ops, &img,
-        r->stats, op_err, sizeof (op_err));
+    ret = batch_run_cpu ((BatchOp * const *) b->ops->pdata, n_ops,
+        b->cpu_threads, &img, r->stats, op_err, sizeof (op_err));
   if (ret < 0) {
     g_snprintf (err, err_len, "%s: %s", in, op_err);
     goto out;
@@ -1055,6 +1058,11 @@ main (int argc, char **argv)
   find_stale_temps (&b);
 
   jobs = opt_jobs > 0 ? opt_jobs : (int) g_get_num_processors ();
+  /* the CPU backend: the jobs at work at once (no more than the files)
+   * share the cores, each picture split over its share (1 with the
+   * default --jobs, all the cores for a single file) */
+  b.cpu_threads = MAX (1, (int) g_get_num_processors () / MAX (1, MIN (jobs,
+              (int) b.files->len)));
 
 #ifdef HAVE_CUDA
   if (devices->len) {
@@ -1068,7 +1076,8 @@ main (int argc, char **argv)
   if (!b.quiet) {
     printf ("%u files, %d jobs, ", b.files->len, jobs);
     if (!devices->len)
-      printf ("CPU backend\n");
+      printf ("CPU backend, %d thread%s per picture\n", b.cpu_threads,
+          b.cpu_threads > 1 ? "s" : "");
 #ifdef HAVE_CUDA
     for (guint i = 0; i < devices->len; i++) {
       char name[256];

@@ -1341,6 +1341,41 @@ GST_START_TEST (test_pipeline)
 
 GST_END_TEST;
 
+/* The CPU backend gives the oracle's samples for every n-threads: buffers
+ * big enough to be split into ranges of frames (8 channels, 257 taps,
+ * 6000 frames in one buffer), and cut at random (small buffers stay whole),
+ * latency compensated, every format. */
+GST_START_TEST (test_n_threads)
+{
+  const Format *f = &formats[__i__];
+  const guint latency = 128, n_taps = 257, n = 6000;
+  const gint channels = 8;
+  gdouble *taps = random_taps (n_taps, 0.1);
+  gchar *ts = taps_string (taps, n_taps);
+  guint8 *in = random_signal (f, channels, n);
+  guint8 *want = reference (f, channels, taps, n_taps, in, n, latency);
+  guint v;
+
+  for (v = 0; v < G_N_ELEMENTS (cf_check_n_threads_values); v++) {
+    const gchar *nt = cf_check_n_threads_values[v];
+    gchar *what = g_strdup_printf ("n-threads=%s", nt);
+    guint8 *got = run_stream (harness_new (f, channels, NULL, "backend=cpu "
+            "n-threads=%s taps=%s latency=%u", nt, ts, latency), f, channels,
+        in, n, GST_SECOND, v % 2);
+
+    assert_samples (f, channels, got, want + latency * bpf_of (f, channels),
+        n, what);
+    g_free (got);
+    g_free (what);
+  }
+  g_free (taps);
+  g_free (ts);
+  g_free (in);
+  g_free (want);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaaudiofir_suite (void)
 {
@@ -1349,6 +1384,8 @@ cudaaudiofir_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_checked_fixture (tc, setup, teardown);
+  if (!cf_test_want_cuda ())
+    tcase_add_loop_test (tc, test_n_threads, 0, G_N_ELEMENTS (formats));
   tcase_add_loop_test (tc, test_impulse, 0, 2 * G_N_ELEMENTS (formats));
   tcase_add_loop_test (tc, test_splits, 0, 2 * G_N_ELEMENTS (formats));
   tcase_add_loop_test (tc, test_float_model, 0, 2);

@@ -1066,6 +1066,39 @@ GST_START_TEST (test_output_pool)
 
 GST_END_TEST;
 
+/* The CPU backend writes the same bytes for every n-threads: lanczos and
+ * bicubic down, bilinear up with borders (add-borders: a 4:3 picture into a
+ * wider square-pixel frame), area, packed 4:2:2 and 16-bit formats, odd
+ * sizes, padded rows. */
+static const struct
+{
+  const gchar *in, *out, *method;
+} n_threads_cases[] = {
+  {"video/x-raw,format=RGBA,width=643,height=363,framerate=30/1",
+      "video/x-raw,width=321,height=181", "lanczos"},
+  {"video/x-raw,format=NV12,width=200,height=150,framerate=30/1,"
+        "pixel-aspect-ratio=1/1",
+      "video/x-raw,width=402,height=226,pixel-aspect-ratio=1/1", "bilinear"},
+  {"video/x-raw,format=I420,width=99,height=37,framerate=30/1",
+      "video/x-raw,width=40,height=19", "area"},
+  {"video/x-raw,format=YUY2,width=161,height=91,framerate=30/1",
+      "video/x-raw,width=99,height=77", "bicubic"},
+  {"video/x-raw,format=RGBA64_LE,width=67,height=45,framerate=30/1",
+      "video/x-raw,width=101,height=13", "lanczos"},
+};
+
+GST_START_TEST (test_n_threads)
+{
+  const gchar *const props[] = { "method", n_threads_cases[__i__].method,
+    NULL
+  };
+
+  cf_check_n_threads ("cudaresize", props, n_threads_cases[__i__].in,
+      n_threads_cases[__i__].out, 3, NULL, prng);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaresize_suite (void)
 {
@@ -1091,6 +1124,9 @@ cudaresize_suite (void)
   tcase_add_test (tc, test_padded_strides);
   tcase_add_test (tc, test_allocation);
   tcase_add_test (tc, test_output_pool);
+  if (!cf_test_want_cuda ())
+    tcase_add_loop_test (tc, test_n_threads, 0,
+        G_N_ELEMENTS (n_threads_cases));
   return s;
 }
 

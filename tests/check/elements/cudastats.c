@@ -1064,6 +1064,37 @@ GST_START_TEST (test_allocation)
 
 GST_END_TEST;
 
+/* The statistics a buffer carries, as bytes to compare. */
+static GBytes *
+meta_bytes (const GstVideoInfo * out, GstBuffer * buf)
+{
+  const GstCfStatsMeta *m = gst_buffer_get_cf_stats_meta (buf);
+  CfStats stats;
+
+  fail_unless (m != NULL);
+  stats = cf_meta_stats (m);
+  return g_bytes_new (&stats, sizeof (stats));
+}
+
+/* The CPU backend gives the same statistics for every n-threads: 8-bit,
+ * 16-bit and packed frames of odd sizes, padded rows. */
+static const gchar *n_threads_caps[] = {
+  "video/x-raw,format=RGBA,width=321,height=243,framerate=30/1",
+  "video/x-raw,format=I420,width=99,height=37,framerate=30/1",
+  "video/x-raw,format=P010_10LE,width=130,height=66,framerate=30/1",
+  "video/x-raw,format=YUY2,width=77,height=31,framerate=30/1",
+};
+
+GST_START_TEST (test_n_threads)
+{
+  static const gchar *const props[] = { "post-messages", "false", NULL };
+
+  cf_check_n_threads ("cudastats", props, n_threads_caps[__i__], NULL, 3,
+      meta_bytes, prng);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudastats_suite (void)
 {
@@ -1085,6 +1116,8 @@ cudastats_suite (void)
   tcase_add_test (tc, test_latency);
   tcase_add_loop_test (tc, test_padded_strides, 0, G_N_ELEMENTS (padded));
   tcase_add_test (tc, test_allocation);
+  if (!cf_test_want_cuda ())
+    tcase_add_loop_test (tc, test_n_threads, 0, G_N_ELEMENTS (n_threads_caps));
   return s;
 }
 

@@ -1065,6 +1065,27 @@ GST_START_TEST (test_golden)
 GST_END_TEST;
 #endif /* HAVE_PNG */
 
+/* The CPU backend draws the same bytes for every n-threads: the panel
+ * (its own statistics: no meta upstream) with zebra over the whole frame,
+ * 8-bit, 10-bit and packed formats, odd sizes, padded rows. */
+static const gchar *n_threads_caps[] = {
+  "video/x-raw,format=RGBA,width=321,height=243,framerate=30/1",
+  "video/x-raw,format=I420_10LE,width=99,height=71,framerate=30/1",
+  "video/x-raw,format=UYVY,width=161,height=91,framerate=30/1",
+};
+
+GST_START_TEST (test_n_threads)
+{
+  static const gchar *const props[] = { "zebra", "true", "zebra-level",
+    "120", "width", "0.7", "height", "0.8", NULL
+  };
+
+  cf_check_n_threads ("cudastatsoverlay", props, n_threads_caps[__i__], NULL,
+      3, NULL, prng);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudastatsoverlay_suite (void)
 {
@@ -1082,6 +1103,8 @@ cudastatsoverlay_suite (void)
   tcase_add_loop_test (tc, test_change_while_playing, 0, 3);
   tcase_add_loop_test (tc, test_zebra_by_hand, 0, 4);
   tcase_add_test (tc, test_unsupported_caps);
+  if (!cf_test_want_cuda ())
+    tcase_add_loop_test (tc, test_n_threads, 0, G_N_ELEMENTS (n_threads_caps));
 #ifdef HAVE_PNG
   tcase_add_loop_test (tc, test_golden, 0, G_N_ELEMENTS (goldens));
 #else

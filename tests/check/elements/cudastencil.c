@@ -907,6 +907,34 @@ GST_START_TEST (test_unsupported_caps)
 
 GST_END_TEST;
 
+/* The CPU backend writes the same bytes for every n-threads: each
+ * direction, radius 5 and 1, every border mode on the way, packed 4:2:2
+ * and 10-bit formats, odd sizes, padded rows. */
+static const struct
+{
+  const gchar *caps;
+  const gchar *const props[9];
+} n_threads_cases[] = {
+  {"video/x-raw,format=RGBA,width=321,height=243,framerate=30/1",
+      {"preset", "gaussian", "radius", "5", "direction", "both", "border",
+          "mirror", NULL}},
+  {"video/x-raw,format=I420,width=99,height=37,framerate=30/1",
+      {"preset", "sharpen", "direction", "vertical", "border", "wrap", NULL}},
+  {"video/x-raw,format=YUY2,width=77,height=31,framerate=30/1",
+      {"preset", "box", "radius", "5", "direction", "horizontal", NULL}},
+  {"video/x-raw,format=P010_10LE,width=64,height=50,framerate=30/1",
+      {"preset", "laplacian", "direction", "both", "border", "constant",
+          NULL}},
+};
+
+GST_START_TEST (test_n_threads)
+{
+  cf_check_n_threads ("cudastencil", n_threads_cases[__i__].props,
+      n_threads_cases[__i__].caps, NULL, 3, NULL, prng);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudastencil_suite (void)
 {
@@ -929,6 +957,9 @@ cudastencil_suite (void)
       G_N_ELEMENTS (cf_stencil_rules));
   tcase_add_test (tc, test_border_value_unused);
   tcase_add_test (tc, test_unsupported_caps);
+  if (!cf_test_want_cuda ())
+    tcase_add_loop_test (tc, test_n_threads, 0,
+        G_N_ELEMENTS (n_threads_cases));
   return s;
 }
 
