@@ -1133,8 +1133,8 @@ test_cpu_threads (void)
           cf_thread_frame_init (&src, formats[f], w, h, s);
           frame_random (&src, rand);
           cf_thread_frame_init (&out, formats[f], ow, oh, s + 1);
-          g_assert_cmpint (cf_resize_plan_init (&plan, formats[f], m, w, h,
-                  ow, oh, s % 2, 0), ==, 0);
+          g_assert_cmpint (cf_resize_plan_init (&plan, formats[f], m,
+                  (s / 2) % 2, w, h, ow, oh, s % 2, 0), ==, 0);
           run.src = &src;
           cf_check_thread_counts (&out, resize_run, &run, rand, what);
           cf_resize_plan_clear (&plan);
