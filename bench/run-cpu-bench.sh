@@ -20,7 +20,7 @@
 # --threads: the counts to time (default: 1 and every core). --env FILE is
 # sourced first (e.g. .gpu/gst/env.sh on the GPU host); --plugin DIR (default
 # the first of build-gpu/plugin, build/plugin, build-nocuda/plugin) is put
-# first on GST_PLUGIN_PATH. Prints a table and writes it as CSV to $OUT (or
+# first on GST_PLUGIN_PATH. COMMIT names the commit (default: git's). Prints a table and writes it as CSV to $OUT (or
 # ./bench-out)/cpu.csv.
 set -eu
 set -o pipefail
@@ -65,7 +65,7 @@ done
 # caps @3, output caps @4
 run_once () {
   local t0 t1
-  t0=$(date +%s.%N)
+  t0=$(date +%s%N)
   # shellcheck disable=SC2086  # $1: the element and its properties
   if ! gst-launch-1.0 -q videotestsrc pattern=snow num-buffers=1 ! "$3" ! \
       imagefreeze num-buffers="$2" ! $1 ! "$4" ! fakesink sync=false \
@@ -74,8 +74,8 @@ run_once () {
     echo fail
     return
   fi
-  t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc -l
+  t1=$(date +%s%N)
+  echo $(( t1 - t0 ))
 }
 
 # frames/s of @1 on caps @2 (output caps @3), the median of $reps, with
@@ -89,7 +89,7 @@ fps_of () {
       echo nan
       return
     fi
-    all+=("$(echo "($n - 1) / ($b - $a)" | bc -l)")
+    all+=("$(awk -v n="$n" -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", (n - 1) * 1e9 / (b - a) }')")
   done
   printf '%s\n' "${all[@]}" | sort -g | sed -n "$(( (reps + 1) / 2 ))p"
 }
@@ -112,10 +112,10 @@ fmt () {
 }
 ratio () {
   case $1 in ''|*[!0-9.]*) echo "-"; return ;; esac
-  case $2 in ''|*[!0-9.]*) echo "-" ;; *) printf '%.2f' "$(echo "$1 / $2" | bc -l)" ;; esac
+  case $2 in ''|*[!0-9.]*) echo "-" ;; *) awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }' ;; esac
 }
 
-echo "# $(date -u +%Y-%m-%d) $(git rev-parse --short HEAD 2>/dev/null || echo '?') \
+echo "# $(date -u +%Y-%m-%d) commit ${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')} \
 $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "# gst-launch-1.0: $(gst-launch-1.0 --version | head -1); plugin: $plugin"
 
