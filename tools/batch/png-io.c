@@ -11,6 +11,7 @@
  * through IHDR, and libpng stops inflating once the rows are full.
  */
 #include "png-io.h"
+#include "png-filter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -375,7 +376,9 @@ typedef struct
   int compression;
   CfPngStrategy strategy;
   Encoding *enc;
-  png_bytep row;
+  /* rows in the file's sample layout, used in turn: the previous row must
+   * stay whole while the next is made (cf_png_choose_filter () reads both) */
+  png_bytep rows[2];
 } WriteCtx;
 
 static const uint8_t *
@@ -536,7 +539,10 @@ plan_encoding (const CfPngImage * img, Encoding * e)
   }
 }
 
-/* Row @y of the image in the file's sample layout. */
+/* Row @y of the image in the file's sample layout, as libpng filters it:
+ * 16-bit samples big-endian (swapped here rather than by png_set_swap (),
+ * so that cf_png_choose_filter () sees the bytes libpng filters). Either a
+ * row of the image itself or w->rows[@y % 2]. */
 static png_bytep
 encode_row (WriteCtx * w, int y)
 {
@@ -544,25 +550,23 @@ encode_row (WriteCtx * w, int y)
   const Encoding *e = w->enc;
   const uint8_t *p = pixel_row (image, y);
   int channels = bytes_per_pixel (image->format);
-  png_bytep out = w->row;
+  png_bytep out = w->rows[y % 2];
 
-  if (image->format == CF_FORMAT_RGBA64_LE) {
-    /* 16-bit samples, little-endian here (png_set_swap () makes them big) */
+  if (e->bit_depth == 16) {
+    /* the picture's 16-bit samples (GRAY16_LE, RGBA64_LE), little-endian,
+     * to the file's: all of them, RGB or gray + alpha, big-endian */
     const uint16_t *q = (const uint16_t *) p;
-    uint16_t *o = (uint16_t *) out;
+    const int n = image->format == CF_FORMAT_RGBA64_LE ? 4 : 1;
+    const int keep = e->color_type == PNG_COLOR_TYPE_RGB ? 0x7 :
+        e->color_type == PNG_COLOR_TYPE_GRAY_ALPHA ? 0x9 : 0xf;
+    png_bytep o = out;
 
-    if (e->color_type == PNG_COLOR_TYPE_RGB_ALPHA)
-      return (png_bytep) p;
-    for (int x = 0; x < image->width; x++, q += 4) {
-      if (e->color_type == PNG_COLOR_TYPE_RGB) {
-        o[3 * x] = q[0];
-        o[3 * x + 1] = q[1];
-        o[3 * x + 2] = q[2];
-      } else {                  /* gray + alpha */
-        o[2 * x] = q[0];
-        o[2 * x + 1] = q[3];
-      }
-    }
+    for (int x = 0; x < image->width; x++, q += n)
+      for (int k = 0; k < n; k++)
+        if (n == 1 || (keep >> k & 1)) {
+          *o++ = q[k] >> 8;
+          *o++ = q[k] & 0xff;
+        }
   } else if (e->color_type == PNG_COLOR_TYPE_PALETTE) {
     for (int x = 0; x < image->width; x++, p += channels)
       out[x] = e->index[palette_slot (e, pixel_key (p, channels))];
@@ -650,6 +654,23 @@ encode (WriteCtx * w)
   png_infop info = w->c.info;
   const CfImage *image = &w->img->image;
   const Encoding *e = w->enc;
+  const int channels = e->color_type == PNG_COLOR_TYPE_GRAY ? 1 :
+      e->color_type == PNG_COLOR_TYPE_GRAY_ALPHA ? 2 :
+      e->color_type == PNG_COLOR_TYPE_RGB ? 3 : 4;
+  /* bytes a pixel and a row in the file (8 and 16 bits; the adaptive case) */
+  const int bpp = channels * e->bit_depth / 8;
+  const size_t row_bytes = (size_t) image->width * bpp;
+  /* where libpng filters adaptively (png_write_start_row ()'s default);
+   * 1-pixel-wide or -high pictures are left to it, as it narrows the
+   * filters for them */
+  const int adaptive = e->color_type != PNG_COLOR_TYPE_PALETTE
+      && e->bit_depth >= 8 && image->width > 1 && image->height > 1;
+  png_bytep prev = NULL;
+  /* png_set_filter () takes these flags: given a type number (0..4) past
+   * the start of the image, it stores the number as flags (libpng 1.6.39) */
+  static const int filter_flags[5] = { PNG_FILTER_NONE, PNG_FILTER_SUB,
+    PNG_FILTER_UP, PNG_FILTER_AVG, PNG_FILTER_PAETH
+  };
 
   if (setjmp (png_jmpbuf (png)))
     return -1;
@@ -671,10 +692,20 @@ encode (WriteCtx * w)
   png_write_info (png, info);
   if (e->bit_depth < 8)
     png_set_packing (png);
-  if (e->bit_depth == 16)
-    png_set_swap (png);
-  for (int y = 0; y < image->height; y++)
-    png_write_row (png, encode_row (w, y));
+  for (int y = 0; y < image->height; y++) {
+    png_bytep row = encode_row (w, y);
+
+    /* libpng's adaptive filtering (its default for 8- and 16-bit colour
+     * and gray) tries the five filters on every row in plain C. The same
+     * rule's answer, found with SIMD, set for the row instead: libpng then
+     * runs only that filter, and writes the same bytes. The first row is
+     * libpng's own, so that it sets up the buffers of every filter. */
+    if (adaptive && y > 0)
+      png_set_filter (png, PNG_FILTER_TYPE_BASE, filter_flags[
+          cf_png_choose_filter (row, prev, row_bytes, bpp)]);
+    png_write_row (png, row);
+    prev = row;
+  }
   png_write_end (png, NULL);
   return 0;
 }
@@ -758,10 +789,11 @@ cf_png_write_with (const char *path, const CfPngImage * img, int compression,
   w.compression = compression;
   w.strategy = strategy;
   w.enc = malloc (sizeof *w.enc);
-  /* the widest encoded row: RGB 16, 6 bytes a pixel */
-  w.row = malloc ((size_t) img->image.width * 6);
+  /* the widest encoded row: RGBA 16, 8 bytes a pixel */
+  w.rows[0] = malloc ((size_t) img->image.width * 8);
+  w.rows[1] = malloc ((size_t) img->image.width * 8);
   tmp = malloc (strlen (path) + sizeof CF_PNG_TEMP_SUFFIX);
-  if (!w.enc || !w.row || !tmp) {
+  if (!w.enc || !w.rows[0] || !w.rows[1] || !tmp) {
     set_error (err, err_len, path, "out of memory");
     goto out;
   }
@@ -812,7 +844,8 @@ remove:
     unlink (tmp);
 out:
   free (tmp);
-  free (w.row);
+  free (w.rows[0]);
+  free (w.rows[1]);
   free (w.enc);
   return ret;
 }
