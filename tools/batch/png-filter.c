@@ -76,13 +76,34 @@ unfilter_row_c (int type, uint8_t * row, const uint8_t * prev, size_t n,
 
 #ifdef __SSE2__
 /* A pixel of @bpp (3, 4, 6 or 8) bytes in the 16-bit lanes of a register,
- * and back. memcpy () of a constant size becomes one or two moves. */
+ * and back. The bytes go through a general register in loads and stores
+ * of whole words: building the pixel in memory from byte stores and then
+ * loading it would stall every pixel (no store forwarding). */
 static inline __m128i
 load_pixel (const uint8_t * p, const int bpp)
 {
-  uint64_t v = 0;
+  uint64_t v;
+  uint32_t w;
+  uint16_t h;
 
-  memcpy (&v, p, bpp);
+  switch (bpp) {
+    case 3:
+      memcpy (&h, p, 2);
+      v = h | (uint32_t) p[2] << 16;
+      break;
+    case 4:
+      memcpy (&w, p, 4);
+      v = w;
+      break;
+    case 6:
+      memcpy (&w, p, 4);
+      memcpy (&h, p + 4, 2);
+      v = w | (uint64_t) h << 32;
+      break;
+    default:
+      memcpy (&v, p, 8);
+      break;
+  }
   return _mm_unpacklo_epi8 (_mm_cvtsi64_si128 ((long long) v),
       _mm_setzero_si128 ());
 }
@@ -91,8 +112,26 @@ static inline void
 store_pixel (uint8_t * p, __m128i v, const int bpp)
 {
   uint64_t u = (uint64_t) _mm_cvtsi128_si64 (_mm_packus_epi16 (v, v));
+  uint32_t w = (uint32_t) u;
+  uint16_t h = (uint16_t) u;
 
-  memcpy (p, &u, bpp);
+  switch (bpp) {
+    case 3:
+      memcpy (p, &h, 2);
+      p[2] = (uint8_t) (u >> 16);
+      break;
+    case 4:
+      memcpy (p, &w, 4);
+      break;
+    case 6:
+      memcpy (p, &w, 4);
+      h = (uint16_t) (u >> 32);
+      memcpy (p + 4, &h, 2);
+      break;
+    default:
+      memcpy (p, &u, 8);
+      break;
+  }
 }
 
 static inline __m128i

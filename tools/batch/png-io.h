@@ -67,6 +67,9 @@ extern "C"
   {
     uint64_t max_pixels;        /* width x height above this is refused; 0 = default */
     size_t max_chunk_bytes;     /* 0 = default */
+    /* 1: libpng inflates and unfilters the image itself, as before the
+     * fast path (png-inflate.h): the reference that tests compare with */
+    int libpng_inflate;
   } CfPngLimits;
 
   typedef struct
@@ -96,8 +99,10 @@ extern "C"
 
 /* cf_png_read () that decodes into memory from @alloc (tightly packed rows)
  * instead of its own: the batch tool decodes straight into pinned buffers
- * it reuses. @img->borrowed is set. @alloc is called at most once, after
- * the header passed the limits. */
+ * it reuses. @img->borrowed is set. @alloc is called after the header
+ * passed the limits, once, or twice in the rare case where the fast path
+ * gives the file back to libpng after allocating (the second call's memory
+ * then holds the picture). */
   int cf_png_read_into (const char *path, const CfPngLimits * limits,
       CfPngAllocFunc alloc, void *user_data, CfPngImage * img, char *err,
       size_t err_len);
