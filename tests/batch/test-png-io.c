@@ -840,12 +840,14 @@ fast_path_takes (const char *path)
   gchar *data;
   gsize len;
   CfPngInflated f;
+  CfPngBuffer buf = { 0 };
   gboolean taken;
 
   g_assert_true (g_file_get_contents (path, &data, &len, NULL));
   taken = cf_png_inflate_image (&f, (const uint8_t *) data, len,
-      CF_PNG_DEFAULT_MAX_PIXELS) == 0;
+      CF_PNG_DEFAULT_MAX_PIXELS, &buf) == 0;
   cf_png_inflated_clear (&f);
+  cf_png_buffer_free (&buf);
   g_free (data);
   return taken;
 }

@@ -291,9 +291,28 @@ walk_chunks (CfPngInflated * f, uint64_t max_pixels, Geometry * g)
   }
 }
 
+uint8_t *
+cf_png_buffer_reserve (CfPngBuffer * buf, size_t bytes)
+{
+  if (bytes > buf->capacity) {
+    free (buf->data);
+    buf->data = malloc (bytes ? bytes : 1);
+    buf->capacity = buf->data ? bytes : 0;
+  }
+  return buf->data;
+}
+
+void
+cf_png_buffer_free (CfPngBuffer * buf)
+{
+  free (buf->data);
+  buf->data = NULL;
+  buf->capacity = 0;
+}
+
 int
 cf_png_inflate_image (CfPngInflated * f, const uint8_t * file, size_t size,
-    uint64_t max_pixels)
+    uint64_t max_pixels, CfPngBuffer * buf)
 {
   Geometry g;
   size_t total = 0;
@@ -314,7 +333,7 @@ cf_png_inflate_image (CfPngInflated * f, const uint8_t * file, size_t size,
   /* ISA-L counts its output in 32 bits */
   if (total > 0xffffffffu)
     goto fail;
-  f->data = malloc (total);
+  f->data = cf_png_buffer_reserve (buf, total);
   f->data_len = total;
   if (!f->data || inflate_run (f) != 0)
     goto fail;
@@ -441,6 +460,5 @@ cf_png_inflated_read (CfPngInflated * f, uint8_t * dst, size_t n)
 void
 cf_png_inflated_clear (CfPngInflated * f)
 {
-  free (f->data);
   memset (f, 0, sizeof *f);
 }

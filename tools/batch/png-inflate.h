@@ -39,12 +39,26 @@ extern "C"
 {
 #endif
 
+/* Memory kept from picture to picture: tens of megabytes, which fresh
+ * from the system each time cost a page fault per 4 KiB. */
+  typedef struct
+  {
+    uint8_t *data;
+    size_t capacity;
+  } CfPngBuffer;
+
+/* @buf's memory grown to at least @bytes (contents not kept); NULL when
+ * there is none. */
+  uint8_t *cf_png_buffer_reserve (CfPngBuffer * buf, size_t bytes);
+  void cf_png_buffer_free (CfPngBuffer * buf);
+
   typedef struct
   {
     const uint8_t *file;        /* the whole file, the caller's */
     size_t size;
     size_t idat_begin, idat_end;        /* the IDAT run, chunk headers to CRCs */
-    uint8_t *data;              /* every pass's rows, filter type 0 */
+    uint8_t *data;              /* every pass's rows, filter type 0: the
+                                 * memory of the caller's CfPngBuffer */
     size_t data_len;
     uint32_t adler;             /* of data: see cf_png_inflated_checksum () */
     /* where cf_png_inflated_read () is: a piece of the stream at a time */
@@ -55,12 +69,12 @@ extern "C"
   } CfPngInflated;
 
 /* Inflates and unfilters the image data of the PNG file @file (@size
- * bytes, signature included) into @f, checking what png-inflate.h lists.
- * Pictures of more than @max_pixels pixels or a side over CF_MAX_SIDE are
- * refused before anything is allocated. Returns 0, or -1 when libpng must
- * read the file itself (@f then holds nothing). */
+ * bytes, signature included) into @buf, described by @f, checking what
+ * png-inflate.h lists. Pictures of more than @max_pixels pixels or a side
+ * over CF_MAX_SIDE are refused before anything is allocated. Returns 0, or
+ * -1 when libpng must read the file itself (@f then holds nothing). */
   int cf_png_inflate_image (CfPngInflated * f, const uint8_t * file,
-      size_t size, uint64_t max_pixels);
+      size_t size, uint64_t max_pixels, CfPngBuffer * buf);
 
 /* Sets the Adler-32 that the rewritten stream carries to the true one of
  * the unfiltered rows, for a libpng that cannot be told to skip it. */
@@ -73,7 +87,7 @@ extern "C"
 /* Which inflater cf_png_inflate_image () uses: "isa-l" or "zlib". */
   const char *cf_png_inflater_name (void);
 
-/* Frees what @f holds and zeroes it; safe on a zeroed one. */
+/* Zeroes @f (its data stays in the CfPngBuffer); safe on a zeroed one. */
   void cf_png_inflated_clear (CfPngInflated * f);
 
 #ifdef __cplusplus

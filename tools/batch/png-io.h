@@ -1,8 +1,17 @@
 /* cudafilters-batch: PNG input and output.
  *
  * Decodes every PNG colour type and depth into one of the kernel library's
- * formats, and writes those formats back as PNG. Plain C, no globals: each
- * call is independent, so a thread pool may decode many files at once.
+ * formats, and writes those formats back as PNG. Plain C, no shared state:
+ * each call is independent, so a thread pool may decode many files at once
+ * (the reader keeps its large buffers per thread, from file to file).
+ *
+ * Reading: libpng reads every file. Ahead of it, png-inflate.h's fast path
+ * inflates (ISA-L where built with it) and unfilters (SSE2) the image data
+ * of the files it takes, checking their CRCs and checksum; libpng then
+ * reads the file with that data in place of the IDATs. What libpng alone
+ * refuses, the fast path gives back to it: the answers are libpng's.
+ * Writing: libpng writes every file, its adaptive filters chosen row by
+ * row with SIMD by libpng's own rule (png-filter.h): the same bytes.
  *
  * What a PNG decodes to (one plane, host memory; 8-bit data stays 8-bit,
  * 16-bit data 16-bit):
