@@ -20,7 +20,7 @@ fi
 packages="meson ninja-build pkg-config gcc g++ libglib2.0-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
-  libpng-dev valgrind python3"
+  libpng-dev libisal-dev valgrind python3"
 # With CUDA: GStreamer's CUDA library (gstreamer-cuda-1.0), for frames in
 # CUDA memory and the context shared with nvcodec. Its -dev package pulls
 # OpenCV's (about 270 packages; 20 s from Debian's mirror on the 2-core CI

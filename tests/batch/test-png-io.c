@@ -7,8 +7,17 @@
  * bomb, an IDAT that inflates far past the image, a text file, an
  * unreadable file. Each must give a one-line error naming the file.
  *
- * CF_PNGSUITE_DIR: the images; random sizes and pixels come from the seed
- * printed at start (CF_TEST_SEED=N repeats a run).
+ * The fast path (png-inflate.h: the image data inflated and unfiltered
+ * before libpng reads the file) must give what libpng alone gives, file
+ * for file, over the whole PngSuite (its corrupt x* files included) and
+ * over files whose IDATs were damaged at random with their CRCs made right
+ * again; the SIMD filter code (png-filter.h) must give what a plain
+ * transcription of the PNG specification and of libpng's rule gives, and
+ * the writer the bytes of libpng's own adaptive filtering.
+ *
+ * CF_PNGSUITE_DIR: the images; CF_PNGSUITE_FULL_DIR: the whole PngSuite;
+ * random sizes and pixels come from the seed printed at start
+ * (CF_TEST_SEED=N repeats a run).
  */
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -18,6 +27,8 @@
 
 #include "cf-test.h"
 #include "made-png.h"
+#include "png-filter.h"
+#include "png-inflate.h"
 #include "png-io.h"
 
 static char *tmp_dir;
@@ -781,6 +792,325 @@ test_threads (void)
   assert_no_temp_files ();
 }
 
+/* ------------------------------------------------------- the fast path */
+
+static const char *
+full_suite_dir (void)
+{
+  const char *d = g_getenv ("CF_PNGSUITE_FULL_DIR");
+  return d ? d : "tests/data/pngsuite-full";
+}
+
+static const CfPngLimits libpng_alone = { 0, 0, 1 };
+
+/* Reads @path both ways, libpng alone and the fast path: the same
+ * answer, the same pixels, type and depth, or both an error naming the
+ * file. Returns whether it decoded. */
+static gboolean
+assert_paths_agree (const char *path)
+{
+  CfPngImage a, b;
+  char err_a[512], err_b[512];
+  int ra = cf_png_read (path, &libpng_alone, &a, err_a, sizeof err_a);
+  int rb = cf_png_read (path, NULL, &b, err_b, sizeof err_b);
+
+  if (ra != rb)
+    g_error ("%s: libpng alone %s, the fast path %s", path,
+        ra ? err_a : "decodes", rb ? err_b : "decodes");
+  if (ra != 0) {
+    g_assert_true (g_str_has_prefix (err_b, path));
+    g_assert_null (strchr (err_b, '\n'));
+    g_assert_null (b.image.data[0]);
+    return FALSE;
+  }
+  assert_same_pixels (&a.image, &b.image);
+  g_assert_cmpint (a.png_color_type, ==, b.png_color_type);
+  g_assert_cmpint (a.png_bit_depth, ==, b.png_bit_depth);
+  g_assert_cmpint (a.interlaced, ==, b.interlaced);
+  cf_png_image_clear (&a);
+  cf_png_image_clear (&b);
+  return TRUE;
+}
+
+/* Whether png-inflate.c takes @path itself (rather than leaving it to
+ * libpng) */
+static gboolean
+fast_path_takes (const char *path)
+{
+  gchar *data;
+  gsize len;
+  CfPngInflated f;
+  CfPngBuffer buf = { 0 };
+  gboolean taken;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  taken = cf_png_inflate_image (&f, (const uint8_t *) data, len,
+      CF_PNG_DEFAULT_MAX_PIXELS, &buf) == 0;
+  cf_png_inflated_clear (&f);
+  cf_png_buffer_free (&buf);
+  g_free (data);
+  return taken;
+}
+
+/* The whole PngSuite and libpng's: the same answers both ways; the fast
+ * path takes every valid file, and no corrupt one decodes. */
+static void
+test_fast_path_pngsuite (void)
+{
+  const char *dirs[2] = { full_suite_dir (), suite_dir () };
+  int decoded = 0, refused = 0;
+
+  g_test_message ("inflater: %s", cf_png_inflater_name ());
+  for (int d = 0; d < 2; d++) {
+    GPtrArray *names = list_dir (dirs[d]);
+
+    for (guint i = 0; i < names->len; i++) {
+      const char *name = g_ptr_array_index (names, i);
+      char *path = g_build_filename (dirs[d], name, NULL);
+      gboolean ok;
+
+      if (g_str_has_suffix (name, ".png")) {
+        ok = assert_paths_agree (path);
+        g_assert_cmpint (ok, ==, name[0] != 'x');
+        if (ok) {
+          decoded++;
+          if (!fast_path_takes (path))
+            g_error ("%s: the fast path does not take it", path);
+        } else {
+          refused++;
+        }
+      }
+      g_free (path);
+    }
+    g_ptr_array_unref (names);
+  }
+  g_test_message ("%d files decoded, %d refused", decoded, refused);
+  /* 162 + 14 of the full suite, the 60 of libpng's */
+  g_assert_cmpint (decoded, >=, 220);
+  g_assert_cmpint (refused, ==, 14);
+}
+
+/* Offsets of the IDAT chunks of @data (a PNG file) in @at, up to 64 */
+static int
+find_idats (const guint8 * data, gsize len, gsize * at)
+{
+  int n = 0;
+
+  for (gsize i = 8; i + 12 <= len && n < 64;) {
+    guint32 l = GUINT32_FROM_BE (*(guint32 *) (data + i));
+    if (memcmp (data + i + 4, "IDAT", 4) == 0)
+      at[n++] = i;
+    i += 12 + (gsize) l;
+  }
+  return n;
+}
+
+/* Damaged image data with right CRCs: bytes of the IDATs changed at
+ * random (in the zlib header, the deflate blocks, the Adler-32), then every
+ * IDAT's CRC computed again, so that only the zlib stream can tell. Both
+ * paths must agree on every file: an error, or the same pixels (a change
+ * that keeps the stream valid, such as in a stored block's data with its
+ * Adler-32 also changed, cannot happen by chance here). */
+static void
+test_fast_path_damaged (void)
+{
+  static const char *names[] = { "basn2c08.png", "basi6a16.png",
+    "oi4n2c16.png", "z00n2c08.png", "z09n2c08.png", "f04n2c08.png",
+    "basn3p04.png", "s35i3p04.png"
+  };
+  char *out = tmp_path ("damaged.png");
+  int agreed_errors = 0;
+
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++) {
+    char *path = g_build_filename (full_suite_dir (), names[k], NULL);
+    gchar *orig;
+    gsize len, idat[64];
+    int n;
+
+    g_assert_true (g_file_get_contents (path, &orig, &len, NULL));
+    n = find_idats ((guint8 *) orig, len, idat);
+    g_assert_cmpint (n, >, 0);
+    for (int round = 0; round < 60; round++) {
+      guint8 *data = g_memdup2 (orig, len);
+      int flips = g_rand_int_range (rng, 1, 4);
+
+      for (int j = 0; j < flips; j++) {
+        gsize at = idat[g_rand_int_range (rng, 0, n)];
+        guint32 l = GUINT32_FROM_BE (*(guint32 *) (data + at));
+        if (l)
+          data[at + 8 + g_rand_int_range (rng, 0, l)] ^=
+              1 << g_rand_int_range (rng, 0, 8);
+      }
+      for (int j = 0; j < n; j++) {
+        guint32 l = GUINT32_FROM_BE (*(guint32 *) (data + idat[j]));
+        guint32 crc = GUINT32_TO_BE (crc32 (0, data + idat[j] + 4, 4 + l));
+        memcpy (data + idat[j] + 8 + l, &crc, 4);
+      }
+      g_assert_true (g_file_set_contents (out, (char *) data, len, NULL));
+      agreed_errors += !assert_paths_agree (out);
+      g_free (data);
+    }
+    g_free (orig);
+    g_free (path);
+  }
+  g_test_message ("%d of %d damaged files refused by both",
+      agreed_errors, (int) G_N_ELEMENTS (names) * 60);
+  g_assert_cmpint (agreed_errors, >, 0);
+  g_unlink (out);
+  g_free (out);
+}
+
+/* The PNG specification's filters, to check png-filter.c against */
+static int
+ref_paeth (int a, int b, int c)
+{
+  int p = a + b - c, pa = abs (p - a), pb = abs (p - b), pc = abs (p - c);
+
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+/* Filtered byte @i of @row (of @n bytes) under @type, @prev above */
+static guint8
+ref_filter (int type, const guint8 * row, const guint8 * prev, gsize i,
+    int bpp)
+{
+  int a = i >= (gsize) bpp ? row[i - bpp] : 0, b = prev[i];
+  int c = i >= (gsize) bpp ? prev[i - bpp] : 0;
+  int pred[5] = { 0, a, b, (a + b) / 2, ref_paeth (a, b, c) };
+
+  return (guint8) (row[i] - pred[type]);
+}
+
+/* Random rows filtered by the specification, each with a type drawn at
+ * random, undone by cf_png_unfilter_rows (); and the filter that
+ * cf_png_choose_filter () picks against the least sum found here. Every
+ * bpp and lengths around the SIMD widths. */
+static void
+test_filters (void)
+{
+  static const int bpps[] = { 1, 2, 3, 4, 6, 8 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (bpps); k++)
+    for (int round = 0; round < 40; round++) {
+      const int bpp = bpps[k];
+      const gsize n = bpp * (gsize) g_rand_int_range (rng, 1,
+          round < 20 ? 12 : 400);
+      const int rows = g_rand_int_range (rng, 1, 6);
+      guint8 *raw = g_malloc ((gsize) rows * n);
+      guint8 *data = g_malloc ((gsize) rows * (n + 1));
+      guint8 *zero = g_malloc0 (n);
+
+      /* smooth rows, so that every filter wins somewhere */
+      for (gsize i = 0; i < (gsize) rows * n; i++)
+        raw[i] = round % 2 ? g_rand_int (rng) :
+            (guint8) (i / 7 + g_rand_int_range (rng, 0, 3));
+      for (int y = 0; y < rows; y++) {
+        const guint8 *row = raw + y * n, *prev = y ? row - n : zero;
+        guint64 sums[5] = { 0 };
+        int type = g_rand_int_range (rng, 0, 5), best = 0;
+
+        data[y * (n + 1)] = type;
+        for (gsize i = 0; i < n; i++)
+          data[y * (n + 1) + 1 + i] = ref_filter (type, row, prev, i, bpp);
+        for (int t = 0; t < 5; t++)
+          for (gsize i = 0; i < n; i++) {
+            guint8 v = ref_filter (t, row, prev, i, bpp);
+            sums[t] += v < 128 ? v : 256 - v;
+          }
+        for (int t = 1; t < 5; t++)
+          if (sums[t] < sums[best])
+            best = t;
+        g_assert_cmpint (cf_png_choose_filter (row, prev, n, bpp), ==, best);
+      }
+      g_assert_cmpint (cf_png_unfilter_rows (data, rows, n, bpp), ==, 0);
+      for (int y = 0; y < rows; y++) {
+        g_assert_cmpint (data[y * (n + 1)], ==, 0);
+        g_assert_cmpmem (data + y * (n + 1) + 1, n, raw + y * n, n);
+      }
+      data[0] = 5;
+      g_assert_cmpint (cf_png_unfilter_rows (data, rows, n, bpp), ==, -1);
+      g_free (zero);
+      g_free (data);
+      g_free (raw);
+    }
+}
+
+/* cf_png_write () sets each row's filter itself: the file must be the one
+ * libpng writes when it chooses them (its default adaptive filtering),
+ * byte for byte, for every type that libpng filters adaptively. */
+static void
+test_writer_same_as_libpng (void)
+{
+  static const struct
+  {
+    CfFormat format;
+    int color_type, depth;
+  } cases[] = {
+    {CF_FORMAT_GRAY8, PNG_COLOR_TYPE_GRAY, 8},
+    {CF_FORMAT_GRAY16_LE, PNG_COLOR_TYPE_GRAY, 16},
+    {CF_FORMAT_RGB, PNG_COLOR_TYPE_RGB, 8},
+    {CF_FORMAT_RGBA, PNG_COLOR_TYPE_RGB_ALPHA, 8},
+    {CF_FORMAT_RGBA64_LE, PNG_COLOR_TYPE_RGB_ALPHA, 16},
+  };
+  char *ours = tmp_path ("ours.png"), *theirs = tmp_path ("theirs.png");
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    CfPngImage img;
+    int w = g_rand_int_range (rng, 2, 200), h = g_rand_int_range (rng, 2, 60);
+    int level = g_rand_int_range (rng, 1, 10);
+    char err[512];
+    FILE *fp;
+    png_structp png;
+    png_infop info;
+    gchar *a, *b;
+    gsize la, lb;
+
+    g_assert_cmpint (cf_png_image_alloc (&img, cases[k].format, w, h), ==, 0);
+    /* a gradient with noise: the filters' sums close, every type used */
+    for (size_t i = 0; i < img.image.pitch[0] * h; i++)
+      ((guint8 *) img.image.data[0])[i] = (guint8) (i % 251 / 3
+          + g_rand_int_range (rng, 0, 1 + (int) (i % 5)));
+    if (cf_png_write_with (ours, &img, level, CF_PNG_STRATEGY_DEFAULT, err,
+            sizeof err) != 0)
+      g_error ("%s", err);
+
+    fp = fopen (theirs, "wb");
+    g_assert_nonnull (fp);
+    png = png_create_write_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    info = png_create_info_struct (png);
+    g_assert_true (png && info);
+    if (setjmp (png_jmpbuf (png)))
+      g_error ("libpng failed");
+    png_init_io (png, fp);
+    png_set_compression_level (png, level);
+    png_set_IHDR (png, info, w, h, cases[k].depth, cases[k].color_type,
+        PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+        PNG_FILTER_TYPE_DEFAULT);
+    png_write_info (png, info);
+    if (cases[k].depth == 16)
+      png_set_swap (png);
+    for (int y = 0; y < h; y++)
+      png_write_row (png, (png_bytep) img.image.data[0] +
+          y * img.image.pitch[0]);
+    png_write_end (png, NULL);
+    png_destroy_write_struct (&png, &info);
+    fclose (fp);
+
+    g_assert_true (g_file_get_contents (ours, &a, &la, NULL));
+    g_assert_true (g_file_get_contents (theirs, &b, &lb, NULL));
+    g_test_message ("%s %dx%d level %d: %" G_GSIZE_FORMAT " bytes",
+        cf_format_info (cases[k].format)->name, w, h, level, la);
+    g_assert_cmpmem (a, la, b, lb);
+    g_free (a);
+    g_free (b);
+    cf_png_image_clear (&img);
+  }
+  g_unlink (ours);
+  g_unlink (theirs);
+  g_free (ours);
+  g_free (theirs);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -805,6 +1135,11 @@ main (int argc, char **argv)
   g_test_add_func ("/png-io/write-strategies", test_write_strategies);
   g_test_add_func ("/png-io/write-cleanup", test_write_replaces_and_cleans_up);
   g_test_add_func ("/png-io/threads", test_threads);
+  g_test_add_func ("/png-io/fast-path-pngsuite", test_fast_path_pngsuite);
+  g_test_add_func ("/png-io/fast-path-damaged", test_fast_path_damaged);
+  g_test_add_func ("/png-io/filters", test_filters);
+  g_test_add_func ("/png-io/writer-same-as-libpng",
+      test_writer_same_as_libpng);
   ret = g_test_run ();
 
   g_rmdir (tmp_dir);

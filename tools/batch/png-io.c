@@ -11,10 +11,13 @@
  * through IHDR, and libpng stops inflating once the rows are full.
  */
 #include "png-io.h"
+#include "png-filter.h"
+#include "png-inflate.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <png.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,15 +160,43 @@ cf_png_image_clear (CfPngImage * img)
 
 /* ------------------------------------------------------------------ read */
 
+/* The fast path reads files up to this size whole into memory (see
+ * cf_png_read_into ()); larger ones are read as a stream by libpng. */
+#define FAST_MAX_FILE_BYTES ((size_t) 1 << 30)
+
 typedef struct
 {
   IoCommon c;
   uint64_t max_pixels;
+  size_t max_chunk;
   CfPngImage *img;
   png_bytep *rows;
   CfPngAllocFunc alloc;         /* NULL: malloc */
   void *alloc_data;
+  /* where libpng's bytes come from when not from c.fp: the file in memory
+   * (from offset mem_pos), or the stream of the fast path */
+  const uint8_t *mem;
+  size_t mem_size, mem_pos;
+  CfPngInflated *inflated;
 } ReadCtx;
+
+/* libpng's read function for a file in memory, as is or rewritten */
+static void
+on_png_read_memory (png_structp png, png_bytep data, size_t length)
+{
+  ReadCtx *r = png_get_io_ptr (png);
+  size_t n;
+
+  if (r->inflated) {
+    n = cf_png_inflated_read (r->inflated, data, length);
+  } else {
+    n = r->mem_size - r->mem_pos < length ? r->mem_size - r->mem_pos : length;
+    memcpy (data, r->mem + r->mem_pos, n);
+    r->mem_pos += n;
+  }
+  if (n < length)
+    png_error (png, "file is truncated");
+}
 
 static int
 decode (ReadCtx * r)
@@ -256,6 +287,131 @@ decode (ReadCtx * r)
   return 0;
 }
 
+/* One read of the file by libpng, from r->c.fp, r->mem or r->inflated,
+ * the signature already read. Returns 0, or -1 with the error set. */
+static int
+read_png (ReadCtx * r)
+{
+  /* chunks decoded for nothing (we keep no metadata), and the ones that
+   * decompress (zTXt, iTXt, iCCP), which could hide bombs of their own */
+  static const png_byte ignored[] =
+      "tEXt\0zTXt\0iTXt\0iCCP\0sPLT\0eXIf\0hIST\0tIME\0pCAL\0sCAL\0sTER";
+  int ret = -1;
+
+  r->c.png = png_create_read_struct (PNG_LIBPNG_VER_STRING, &r->c,
+      on_png_error, on_png_warning);
+  if (r->c.png)
+    r->c.info = png_create_info_struct (r->c.png);
+  if (!r->c.png || !r->c.info) {
+    set_error (r->c.err, r->c.err_len, r->c.path, "out of memory");
+    goto done;
+  }
+  if (r->c.fp)
+    png_set_read_fn (r->c.png, &r->c, on_png_read);
+  else
+    png_set_read_fn (r->c.png, r, on_png_read_memory);
+  png_set_sig_bytes (r->c.png, 8);
+  png_set_user_limits (r->c.png, CF_MAX_SIDE, CF_MAX_SIDE);
+  png_set_chunk_malloc_max (r->c.png, r->max_chunk);
+  png_set_chunk_cache_max (r->c.png, 1000);
+  png_set_keep_unknown_chunks (r->c.png, PNG_HANDLE_CHUNK_NEVER, ignored,
+      (sizeof ignored) / 5);
+  if (r->inflated) {
+    /* the rewritten IDATs' CRCs and Adler-32 mean nothing: the file's own
+     * were checked by cf_png_inflate_image (), with the CRCs of every
+     * other critical chunk (the ancillary ones are still libpng's) */
+    png_set_crc_action (r->c.png, PNG_CRC_QUIET_USE, PNG_CRC_DEFAULT);
+    if (png_set_option (r->c.png, PNG_IGNORE_ADLER32, PNG_OPTION_ON)
+        == PNG_OPTION_INVALID)
+      cf_png_inflated_checksum (r->inflated);
+  }
+  ret = decode (r);
+
+done:
+  if (r->c.png)
+    png_destroy_read_struct (&r->c.png, r->c.info ? &r->c.info : NULL, NULL);
+  r->c.info = NULL;
+  free (r->rows);
+  r->rows = NULL;
+  if (ret != 0)
+    cf_png_image_clear (r->img);
+  return ret;
+}
+
+/* Each thread's memory for the fast path: the file and its inflated data,
+ * kept from picture to picture (tens of megabytes, which fresh from the
+ * system each time cost a third of the benchmark's system time in page
+ * faults), freed when the thread ends. Per thread, so calls stay
+ * independent. */
+typedef struct
+{
+  CfPngBuffer file, data;
+} ThreadBuffers;
+
+static pthread_key_t buffers_key;
+static pthread_once_t buffers_once = PTHREAD_ONCE_INIT;
+
+static void
+free_thread_buffers (void *data)
+{
+  ThreadBuffers *b = data;
+
+  cf_png_buffer_free (&b->file);
+  cf_png_buffer_free (&b->data);
+  free (b);
+}
+
+static void
+make_buffers_key (void)
+{
+  pthread_key_create (&buffers_key, free_thread_buffers);
+}
+
+/* This thread's buffers, or NULL when there is no memory for them */
+static ThreadBuffers *
+thread_buffers (void)
+{
+  ThreadBuffers *b;
+
+  pthread_once (&buffers_once, make_buffers_key);
+  b = pthread_getspecific (buffers_key);
+  if (!b && (b = calloc (1, sizeof *b))
+      && pthread_setspecific (buffers_key, b) != 0) {
+    free (b);
+    b = NULL;
+  }
+  return b;
+}
+
+/* The whole of @fd's @size bytes (fewer if it shrank) in @mem, or NULL with
+ * the error set. */
+static uint8_t *
+read_whole (int fd, size_t * size, CfPngBuffer * mem, ReadCtx * r)
+{
+  uint8_t *buf = cf_png_buffer_reserve (mem, *size);
+  size_t got = 0;
+
+  if (!buf) {
+    set_error (r->c.err, r->c.err_len, r->c.path, "out of memory");
+    return NULL;
+  }
+  while (got < *size) {
+    ssize_t n = read (fd, buf + got, *size - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      set_error (r->c.err, r->c.err_len, r->c.path, "read error: %s",
+          strerror (errno));
+      return NULL;
+    }
+    if (n == 0)
+      break;
+    got += n;
+  }
+  *size = got;
+  return buf;
+}
+
 int
 cf_png_read (const char *path, const CfPngLimits * limits, CfPngImage * img,
     char *err, size_t err_len)
@@ -268,14 +424,11 @@ cf_png_read_into (const char *path, const CfPngLimits * limits,
     CfPngAllocFunc alloc, void *user_data, CfPngImage * img, char *err,
     size_t err_len)
 {
-  /* chunks decoded for nothing (we keep no metadata), and the ones that
-   * decompress (zTXt, iTXt, iCCP), which could hide bombs of their own */
-  static const png_byte ignored[] =
-      "tEXt\0zTXt\0iTXt\0iCCP\0sPLT\0eXIf\0hIST\0tIME\0pCAL\0sCAL\0sTER";
   ReadCtx r;
   png_byte sig[8];
-  size_t max_chunk;
-  int ret = -1;
+  struct stat st;
+  ThreadBuffers *buffers;
+  int fd, ret = -1;
 
   memset (&r, 0, sizeof r);
   memset (img, 0, sizeof *img);
@@ -289,31 +442,64 @@ cf_png_read_into (const char *path, const CfPngLimits * limits,
   r.alloc_data = user_data;
   r.max_pixels = limits && limits->max_pixels ? limits->max_pixels :
       CF_PNG_DEFAULT_MAX_PIXELS;
-  max_chunk = limits && limits->max_chunk_bytes ? limits->max_chunk_bytes :
+  r.max_chunk = limits && limits->max_chunk_bytes ? limits->max_chunk_bytes :
       CF_PNG_DEFAULT_MAX_CHUNK_BYTES;
 
   /* O_NONBLOCK: a FIFO or a device named .png must not block the open;
    * only regular files are read */
-  {
-    struct stat st;
-    int fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    set_error (err, err_len, path, "cannot open: %s", strerror (errno));
+    return -1;
+  }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)) {
+    set_error (err, err_len, path, "not a regular file");
+    close (fd);
+    return -1;
+  }
+  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
 
-    if (fd < 0) {
-      set_error (err, err_len, path, "cannot open: %s", strerror (errno));
+  if (!(limits && limits->libpng_inflate)
+      && (uint64_t) st.st_size <= FAST_MAX_FILE_BYTES
+      && (buffers = thread_buffers ())) {
+    /* the fast path: the file in memory, inflated and unfiltered by
+     * png-inflate.c, then read by libpng; a file it does not take (or, not
+     * expected, that libpng fails to read that way) is read by libpng from
+     * the same memory as it always was, and its answer is the one given */
+    CfPngInflated inflated;
+    size_t size = st.st_size;
+    uint8_t *file = read_whole (fd, &size, &buffers->file, &r);
+
+    close (fd);
+    if (!file)
+      return -1;
+    if (size < 8 || png_sig_cmp (file, 0, 8) != 0) {
+      set_error (err, err_len, path, "not a PNG file");
       return -1;
     }
-    if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)) {
-      set_error (err, err_len, path, "not a regular file");
-      close (fd);
-      return -1;
+    if (cf_png_inflate_image (&inflated, file, size, r.max_pixels,
+            &buffers->data) == 0) {
+      r.inflated = &inflated;
+      ret = read_png (&r);
+      r.inflated = NULL;
+      cf_png_inflated_clear (&inflated);
+      if (ret != 0 && err && err_len)
+        err[0] = '\0';
     }
-    fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
-    r.c.fp = fdopen (fd, "rb");
-    if (!r.c.fp) {
-      set_error (err, err_len, path, "cannot open: %s", strerror (errno));
-      close (fd);
-      return -1;
+    if (ret != 0) {
+      r.mem = file;
+      r.mem_size = size;
+      r.mem_pos = 8;
+      ret = read_png (&r);
     }
+    return ret;
+  }
+
+  r.c.fp = fdopen (fd, "rb");
+  if (!r.c.fp) {
+    set_error (err, err_len, path, "cannot open: %s", strerror (errno));
+    close (fd);
+    return -1;
   }
   if (fread (sig, 1, sizeof sig, r.c.fp) != sizeof sig
       || png_sig_cmp (sig, 0, sizeof sig) != 0) {
@@ -321,34 +507,10 @@ cf_png_read_into (const char *path, const CfPngLimits * limits,
       set_error (err, err_len, path, "read error: %s", strerror (errno));
     else
       set_error (err, err_len, path, "not a PNG file");
-    fclose (r.c.fp);
-    return -1;
+  } else {
+    ret = read_png (&r);
   }
-
-  r.c.png = png_create_read_struct (PNG_LIBPNG_VER_STRING, &r.c,
-      on_png_error, on_png_warning);
-  if (r.c.png)
-    r.c.info = png_create_info_struct (r.c.png);
-  if (!r.c.png || !r.c.info) {
-    set_error (err, err_len, path, "out of memory");
-    goto done;
-  }
-  png_set_read_fn (r.c.png, &r.c, on_png_read);
-  png_set_sig_bytes (r.c.png, sizeof sig);
-  png_set_user_limits (r.c.png, CF_MAX_SIDE, CF_MAX_SIDE);
-  png_set_chunk_malloc_max (r.c.png, max_chunk);
-  png_set_chunk_cache_max (r.c.png, 1000);
-  png_set_keep_unknown_chunks (r.c.png, PNG_HANDLE_CHUNK_NEVER, ignored,
-      (sizeof ignored) / 5);
-  ret = decode (&r);
-
-done:
-  if (r.c.png)
-    png_destroy_read_struct (&r.c.png, r.c.info ? &r.c.info : NULL, NULL);
-  free (r.rows);
   fclose (r.c.fp);
-  if (ret != 0)
-    cf_png_image_clear (img);
   return ret;
 }
 
@@ -375,7 +537,9 @@ typedef struct
   int compression;
   CfPngStrategy strategy;
   Encoding *enc;
-  png_bytep row;
+  /* rows in the file's sample layout, used in turn: the previous row must
+   * stay whole while the next is made (cf_png_choose_filter () reads both) */
+  png_bytep rows[2];
 } WriteCtx;
 
 static const uint8_t *
@@ -536,7 +700,10 @@ plan_encoding (const CfPngImage * img, Encoding * e)
   }
 }
 
-/* Row @y of the image in the file's sample layout. */
+/* Row @y of the image in the file's sample layout, as libpng filters it:
+ * 16-bit samples big-endian (swapped here rather than by png_set_swap (),
+ * so that cf_png_choose_filter () sees the bytes libpng filters). Either a
+ * row of the image itself or w->rows[@y % 2]. */
 static png_bytep
 encode_row (WriteCtx * w, int y)
 {
@@ -544,25 +711,23 @@ encode_row (WriteCtx * w, int y)
   const Encoding *e = w->enc;
   const uint8_t *p = pixel_row (image, y);
   int channels = bytes_per_pixel (image->format);
-  png_bytep out = w->row;
+  png_bytep out = w->rows[y % 2];
 
-  if (image->format == CF_FORMAT_RGBA64_LE) {
-    /* 16-bit samples, little-endian here (png_set_swap () makes them big) */
+  if (e->bit_depth == 16) {
+    /* the picture's 16-bit samples (GRAY16_LE, RGBA64_LE), little-endian,
+     * to the file's: all of them, RGB or gray + alpha, big-endian */
     const uint16_t *q = (const uint16_t *) p;
-    uint16_t *o = (uint16_t *) out;
+    const int n = image->format == CF_FORMAT_RGBA64_LE ? 4 : 1;
+    const int keep = e->color_type == PNG_COLOR_TYPE_RGB ? 0x7 :
+        e->color_type == PNG_COLOR_TYPE_GRAY_ALPHA ? 0x9 : 0xf;
+    png_bytep o = out;
 
-    if (e->color_type == PNG_COLOR_TYPE_RGB_ALPHA)
-      return (png_bytep) p;
-    for (int x = 0; x < image->width; x++, q += 4) {
-      if (e->color_type == PNG_COLOR_TYPE_RGB) {
-        o[3 * x] = q[0];
-        o[3 * x + 1] = q[1];
-        o[3 * x + 2] = q[2];
-      } else {                  /* gray + alpha */
-        o[2 * x] = q[0];
-        o[2 * x + 1] = q[3];
-      }
-    }
+    for (int x = 0; x < image->width; x++, q += n)
+      for (int k = 0; k < n; k++)
+        if (n == 1 || (keep >> k & 1)) {
+          *o++ = q[k] >> 8;
+          *o++ = q[k] & 0xff;
+        }
   } else if (e->color_type == PNG_COLOR_TYPE_PALETTE) {
     for (int x = 0; x < image->width; x++, p += channels)
       out[x] = e->index[palette_slot (e, pixel_key (p, channels))];
@@ -643,6 +808,50 @@ choose_strategy (const CfImage * image, int level)
   return choice;
 }
 
+/* The rows, after png_write_info (). A function of its own so that its
+ * locals are not encode ()'s, which a longjmp could clobber. */
+static void
+write_rows (WriteCtx * w)
+{
+  png_structp png = w->c.png;
+  const CfImage *image = &w->img->image;
+  const Encoding *e = w->enc;
+  const int channels = e->color_type == PNG_COLOR_TYPE_GRAY ? 1 :
+      e->color_type == PNG_COLOR_TYPE_GRAY_ALPHA ? 2 :
+      e->color_type == PNG_COLOR_TYPE_RGB ? 3 : 4;
+  /* bytes a pixel and a row in the file (8 and 16 bits: the adaptive case) */
+  const int bpp = channels * e->bit_depth / 8;
+  const size_t row_bytes = (size_t) image->width * bpp;
+  /* where libpng filters adaptively (png_write_start_row ()'s default);
+   * 1-pixel-wide or -high pictures are left to it, as it narrows the
+   * filters for them */
+  const int adaptive = e->color_type != PNG_COLOR_TYPE_PALETTE
+      && e->bit_depth >= 8 && image->width > 1 && image->height > 1;
+  /* png_set_filter () takes these flags: given a type number (0..4) past
+   * the start of the image, it stores the number as flags (libpng 1.6.39) */
+  static const int filter_flags[5] = { PNG_FILTER_NONE, PNG_FILTER_SUB,
+    PNG_FILTER_UP, PNG_FILTER_AVG, PNG_FILTER_PAETH
+  };
+  png_bytep prev = NULL;
+
+  if (e->bit_depth < 8)
+    png_set_packing (png);
+  for (int y = 0; y < image->height; y++) {
+    png_bytep row = encode_row (w, y);
+
+    /* libpng's adaptive filtering (its default for 8- and 16-bit colour
+     * and gray) tries the five filters on every row in plain C. The same
+     * rule's answer, found with SIMD, set for the row instead: libpng then
+     * runs only that filter, and writes the same bytes. The first row is
+     * libpng's own, so that it sets up the buffers of every filter. */
+    if (adaptive && y > 0)
+      png_set_filter (png, PNG_FILTER_TYPE_BASE, filter_flags[
+          cf_png_choose_filter (row, prev, row_bytes, bpp)]);
+    png_write_row (png, row);
+    prev = row;
+  }
+}
+
 static int
 encode (WriteCtx * w)
 {
@@ -669,12 +878,7 @@ encode (WriteCtx * w)
       png_set_tRNS (png, info, e->trans, e->n_palette, NULL);
   }
   png_write_info (png, info);
-  if (e->bit_depth < 8)
-    png_set_packing (png);
-  if (e->bit_depth == 16)
-    png_set_swap (png);
-  for (int y = 0; y < image->height; y++)
-    png_write_row (png, encode_row (w, y));
+  write_rows (w);
   png_write_end (png, NULL);
   return 0;
 }
@@ -758,10 +962,11 @@ cf_png_write_with (const char *path, const CfPngImage * img, int compression,
   w.compression = compression;
   w.strategy = strategy;
   w.enc = malloc (sizeof *w.enc);
-  /* the widest encoded row: RGB 16, 6 bytes a pixel */
-  w.row = malloc ((size_t) img->image.width * 6);
+  /* the widest encoded row: RGBA 16, 8 bytes a pixel */
+  w.rows[0] = malloc ((size_t) img->image.width * 8);
+  w.rows[1] = malloc ((size_t) img->image.width * 8);
   tmp = malloc (strlen (path) + sizeof CF_PNG_TEMP_SUFFIX);
-  if (!w.enc || !w.row || !tmp) {
+  if (!w.enc || !w.rows[0] || !w.rows[1] || !tmp) {
     set_error (err, err_len, path, "out of memory");
     goto out;
   }
@@ -812,7 +1017,8 @@ remove:
     unlink (tmp);
 out:
   free (tmp);
-  free (w.row);
+  free (w.rows[0]);
+  free (w.rows[1]);
   free (w.enc);
   return ret;
 }

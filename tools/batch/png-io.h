@@ -1,8 +1,17 @@
 /* cudafilters-batch: PNG input and output.
  *
  * Decodes every PNG colour type and depth into one of the kernel library's
- * formats, and writes those formats back as PNG. Plain C, no globals: each
- * call is independent, so a thread pool may decode many files at once.
+ * formats, and writes those formats back as PNG. Plain C, no shared state:
+ * each call is independent, so a thread pool may decode many files at once
+ * (the reader keeps its large buffers per thread, from file to file).
+ *
+ * Reading: libpng reads every file. Ahead of it, png-inflate.h's fast path
+ * inflates (ISA-L where built with it) and unfilters (SSE2) the image data
+ * of the files it takes, checking their CRCs and checksum; libpng then
+ * reads the file with that data in place of the IDATs. What libpng alone
+ * refuses, the fast path gives back to it: the answers are libpng's.
+ * Writing: libpng writes every file, its adaptive filters chosen row by
+ * row with SIMD by libpng's own rule (png-filter.h): the same bytes.
  *
  * What a PNG decodes to (one plane, host memory; 8-bit data stays 8-bit,
  * 16-bit data 16-bit):
@@ -67,6 +76,9 @@ extern "C"
   {
     uint64_t max_pixels;        /* width x height above this is refused; 0 = default */
     size_t max_chunk_bytes;     /* 0 = default */
+    /* 1: libpng inflates and unfilters the image itself, as before the
+     * fast path (png-inflate.h): the reference that tests compare with */
+    int libpng_inflate;
   } CfPngLimits;
 
   typedef struct
@@ -96,8 +108,10 @@ extern "C"
 
 /* cf_png_read () that decodes into memory from @alloc (tightly packed rows)
  * instead of its own: the batch tool decodes straight into pinned buffers
- * it reuses. @img->borrowed is set. @alloc is called at most once, after
- * the header passed the limits. */
+ * it reuses. @img->borrowed is set. @alloc is called after the header
+ * passed the limits, once, or twice in the rare case where the fast path
+ * gives the file back to libpng after allocating (the second call's memory
+ * then holds the picture). */
   int cf_png_read_into (const char *path, const CfPngLimits * limits,
       CfPngAllocFunc alloc, void *user_data, CfPngImage * img, char *err,
       size_t err_len);
