@@ -9,6 +9,7 @@
 
 FILE *bench_csv;
 int bench_exit_status;
+gboolean bench_cpu_only;
 cudaStream_t bench_stream;
 
 #define BATCH 50                /* timed launches queued behind one GPU sleep */
@@ -23,15 +24,21 @@ bench_start (const char *prog, gboolean quick, const gchar * commit_opt,
 {
   GDateTime *now = g_date_time_new_now_local ();
   int driver = 0, runtime = 0;
+  gchar *cpu = bench_cpu_name ();
 
-  CHECK_CUDA (cudaSetDevice (0));
-  CHECK_CUDA (cudaGetDeviceProperties (prop, 0));
-  CHECK_CUDA (cudaDriverGetVersion (&driver));
-  CHECK_CUDA (cudaRuntimeGetVersion (&runtime));
-  CHECK_CUDA (cudaStreamCreateWithFlags (&bench_stream,
-          cudaStreamNonBlocking));
-  for (int i = 0; i < 2 * BATCH; i++)
-    CHECK_CUDA (cudaEventCreate (&events[i]));
+  if (bench_cpu_only) {
+    memset (prop, 0, sizeof (*prop));
+    snprintf (prop->name, sizeof (prop->name), "none (--cpu-only)");
+  } else {
+    CHECK_CUDA (cudaSetDevice (0));
+    CHECK_CUDA (cudaGetDeviceProperties (prop, 0));
+    CHECK_CUDA (cudaDriverGetVersion (&driver));
+    CHECK_CUDA (cudaRuntimeGetVersion (&runtime));
+    CHECK_CUDA (cudaStreamCreateWithFlags (&bench_stream,
+            cudaStreamNonBlocking));
+    for (int i = 0; i < 2 * BATCH; i++)
+      CHECK_CUDA (cudaEventCreate (&events[i]));
+  }
   *date = g_date_time_format (now, "%Y-%m-%d %H:%M:%S %Z");
   g_date_time_unref (now);
   *commit = git_commit (commit_opt);
@@ -39,16 +46,39 @@ bench_start (const char *prog, gboolean quick, const gchar * commit_opt,
   printf ("gst-cudafilters %s%s\n", prog,
       quick ? " --quick (smoke test: do not report)" : "");
   printf ("date:      %s\ncommit:    %s\n", *date, *commit);
-  printf ("device:    %s (sm_%d%d, %d SMs, %.0f MiB L2, %.1f GiB), driver %d, "
-      "runtime %d\n", prop->name, prop->major, prop->minor,
-      prop->multiProcessorCount, prop->l2CacheSize / 1048576.0,
-      prop->totalGlobalMem / 1073741824.0, driver, runtime);
+  if (bench_cpu_only)
+    printf ("device:    %s\n", prop->name);
+  else
+    printf ("device:    %s (sm_%d%d, %d SMs, %.0f MiB L2, %.1f GiB), driver "
+        "%d, runtime %d\n", prop->name, prop->major, prop->minor,
+        prop->multiProcessorCount, prop->l2CacheSize / 1048576.0,
+        prop->totalGlobalMem / 1073741824.0, driver, runtime);
+  printf ("cpu:       %s, %u cores\n", cpu, g_get_num_processors ());
   printf ("gstreamer: %s\n", *gst_version);
+  g_free (cpu);
+}
+
+gchar *
+bench_cpu_name (void)
+{
+  gchar *text = NULL, *name = NULL;
+
+  if (g_file_get_contents ("/proc/cpuinfo", &text, NULL, NULL)) {
+    const char *line = strstr (text, "model name");
+    const char *colon = line ? strchr (line, ':') : NULL;
+
+    if (colon)
+      name = g_strstrip (g_strndup (colon + 1, strcspn (colon + 1, "\n")));
+    g_free (text);
+  }
+  return name ? name : g_strdup ("unknown");
 }
 
 void
 bench_finish (void)
 {
+  if (bench_cpu_only)
+    return;
   for (int i = 0; i < 2 * BATCH; i++)
     CHECK_CUDA (cudaEventDestroy (events[i]));
   CHECK_CUDA (cudaStreamDestroy (bench_stream));
@@ -628,11 +658,13 @@ bench_open (const char *prog, const char *element, const char *csv_path)
 {
   GstElementFactory *factory;
   int n_devices = 0;
-  cudaError_t err = cudaGetDeviceCount (&n_devices);
+  cudaError_t err = bench_cpu_only ? cudaSuccess :
+      cudaGetDeviceCount (&n_devices);
 
-  if (err != cudaSuccess || n_devices == 0) {
+  if (!bench_cpu_only && (err != cudaSuccess || n_devices == 0)) {
     fprintf (stderr, "%s: no usable CUDA device (%s: %s); this benchmark "
-        "needs one\n", prog, cudaGetErrorName (err), cudaGetErrorString (err));
+        "needs one (--cpu-only, where a program has it, runs its CPU rows "
+        "alone)\n", prog, cudaGetErrorName (err), cudaGetErrorString (err));
     return FALSE;
   }
   if (element) {

@@ -37,6 +37,14 @@ cudaError_t bench_gpu_sleep (unsigned int microseconds, cudaStream_t stream);
 
 extern FILE *bench_csv;         /* the CSV copy of the table, or NULL */
 extern int bench_exit_status;   /* 2 once a check or a run failed */
+/* Set before bench_open () (a program's --cpu-only): only the CPU rows
+ * run, so no CUDA device is needed; bench_start () then fills @prop with
+ * "none" and leaves CUDA alone. */
+extern gboolean bench_cpu_only;
+
+/* The host CPU's model name (/proc/cpuinfo), or "unknown"; freed with
+ * g_free (). */
+gchar *bench_cpu_name (void);
 
 /* Prints the table's header, and the CSV's with @meta's (name, value)
  * pairs as rows of section "meta". */

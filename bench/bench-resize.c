@@ -15,8 +15,10 @@
  *           from the first timed push to EOS.
  *           Beside them, the PCIe ceiling: the upload and the download alone
  *           and overlapped, from and to pinned memory.
- * cpu       the same with videoscale (n-threads = CPU cores) and with
- *           cudaresize backend=cpu, from malloc'ed buffers.
+ * cpu       the same with videoscale and with cudaresize backend=cpu, from
+ *           malloc'ed buffers, each on all the cores (n-threads = CPU
+ *           cores; cudaresize's 0) and on one thread (n-threads=1).
+ *           --cpu-only runs these rows alone, without a CUDA device.
  *
  * Kernel rows line up with npp-resize-peer's (join on case, fmt, size).
  * Run with the plugin on GST_PLUGIN_PATH; --help lists the options.
@@ -40,7 +42,7 @@
 #include "cub-stats.h"          /* bench_gpu_sleep () */
 
 
-static gboolean opt_quick, opt_no_pipeline, opt_no_kernel;
+static gboolean opt_quick, opt_no_pipeline, opt_no_kernel, opt_cpu_only;
 static gint opt_frames, opt_iters;
 static gchar *opt_csv, *opt_commit;
 
@@ -52,6 +54,7 @@ static GOptionEntry entries[] = {
   {"commit", 0, 0, G_OPTION_ARG_STRING, &opt_commit, "Commit to print (default: git rev-parse --short HEAD)", "REV"},
   {"no-pipeline", 0, 0, G_OPTION_ARG_NONE, &opt_no_pipeline, "Skip the GStreamer sections", NULL},
   {"no-kernel", 0, 0, G_OPTION_ARG_NONE, &opt_no_kernel, "Skip the kernel and ceiling section", NULL},
+  {"cpu-only", 0, 0, G_OPTION_ARG_NONE, &opt_cpu_only, "Only the cpu rows (videoscale, backend=cpu): no CUDA device needed", NULL},
   {NULL}
 };
 
@@ -232,7 +235,8 @@ run_case (const PipeCase * pc, GRand * rand, PipeResult * r)
 }
 
 /* Per method: cudaresize on CUDA at frames-in-flight 1 and at the default,
- * from its pinned pool; videoscale on every core; the CPU backend. */
+ * from its pinned pool (not with --cpu-only); videoscale and the CPU
+ * backend on every core, then on one thread. */
 static void
 bench_pipelines (GRand * rand, int frames, int cpu_frames, guint default_fif)
 {
@@ -243,8 +247,11 @@ bench_pipelines (GRand * rand, int frames, int cpu_frames, guint default_fif)
 
   snprintf (size, sizeof (size), "%dx%d>%dx%d", IN_W, IN_H, OUT_W, OUT_H);
   for (guint m = 0; m < G_N_ELEMENTS (methods); m++) {
-    for (int k = 0; k < 4; k++) {
-      PipeCase pc = { NULL, k < 2, k == 3 ? cpu_frames : frames,
+    for (int k = opt_cpu_only ? 2 : 0; k < 6; k++) {
+      /* k 2, 3: every core; 4, 5: one thread */
+      const guint threads = k < 4 ? cores : 1;
+      const gboolean ours = k == 3 || k == 5;
+      PipeCase pc = { NULL, k < 2, ours ? cpu_frames : frames,
         k == 1 ? (int) default_fif : 1 };
       PipeResult r;
 
@@ -253,23 +260,26 @@ bench_pipelines (GRand * rand, int frames, int cpu_frames, guint default_fif)
             "frames-in-flight=%d", methods[m], pc.in_flight);
         snprintf (name, sizeof (name), "cudaresize %s fif=%d%s", methods[m],
             pc.in_flight, k ? "*" : "");
-      } else if (k == 2) {
+      } else if (!ours) {
         pc.element = g_strdup_printf ("videoscale method=%s n-threads=%u",
-            methods[m], cores);
-        snprintf (name, sizeof (name), "videoscale %s x%u", methods[m], cores);
+            methods[m], threads);
+        snprintf (name, sizeof (name), "videoscale %s x%u", methods[m],
+            threads);
       } else {
-        pc.element = g_strdup_printf ("cudaresize method=%s backend=cpu",
-            methods[m]);
-        snprintf (name, sizeof (name), "cudaresize cpu %s", methods[m]);
+        pc.element = g_strdup_printf ("cudaresize method=%s backend=cpu "
+            "n-threads=%u", methods[m], threads);
+        snprintf (name, sizeof (name), "cudaresize cpu %s x%u", methods[m],
+            threads);
       }
-      if (k == 2 && !vs) {
+      if (k >= 2 && !ours && !vs) {
         row ("cpu", name, "RGBA", size, "malloc", -1, -1, -1, -1,
             "skipped: videoscale (gst-plugins-base) is not installed");
       } else {
         run_case (&pc, rand, &r);
         snprintf (note, sizeof (note), "%s; %s%s; %d frames", r.note,
-            pc.element, k == 1 ? " (* the default)" : k != 2 ? "" : m ?
-            " (envelope 2: Lanczos-2)" : " (2 taps: no widening)", pc.frames);
+            pc.element, k == 1 ? " (* the default)" : k < 2 || ours ? "" :
+            m ? " (envelope 2: Lanczos-2)" : " (2 taps: no widening)",
+            pc.frames);
         row (k < 2 ? "pipeline" : "cpu", name, "RGBA", size,
             pc.pool ? "pool" : "malloc", -1, -1, r.gbps, r.fps, note);
       }
@@ -304,6 +314,7 @@ main (int argc, char **argv)
   warmup = opt_quick ? 3 : 20;
   frames = opt_frames > 0 ? opt_frames : opt_quick ? 40 : 600;
 
+  bench_cpu_only = opt_cpu_only;
   if (!bench_open ("bench-resize", opt_no_pipeline ? NULL : "cudaresize", opt_csv))
     return 1;
   bench_start ("bench-resize", opt_quick, opt_commit, &prop, &date, &commit,
@@ -323,7 +334,7 @@ main (int argc, char **argv)
     table_header (meta, G_N_ELEMENTS (meta));
   }
 
-  if (!opt_no_kernel)
+  if (!opt_no_kernel && !opt_cpu_only)
     for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
       for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
         bench_kernel_case (formats[f], sizes[s].in_w, sizes[s].in_h,
@@ -333,8 +344,9 @@ main (int argc, char **argv)
     char size[40];
 
     snprintf (size, sizeof (size), "%dx%d>%dx%d", IN_W, IN_H, OUT_W, OUT_H);
-    bench_transfers ("RGBA", size, (size_t) IN_W * IN_H * 4, "4K",
-        (size_t) OUT_W * OUT_H * 4, "1080p", MAX (iters / 4, 10));
+    if (!opt_cpu_only)
+      bench_transfers ("RGBA", size, (size_t) IN_W * IN_H * 4, "4K",
+          (size_t) OUT_W * OUT_H * 4, "1080p", MAX (iters / 4, 10));
     bench_pipelines (rand, frames, MAX (frames / 20, opt_quick ? 3 : 10),
         default_fif);
   }

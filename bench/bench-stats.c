@@ -10,7 +10,9 @@
  *           and out): frames/s from the first push to EOS, buffers from the
  *           element's proposed (pinned) pool or from malloc,
  *           frames-in-flight 1..4.
- * cpu       the CPU backend, and videoanalyse (gst-plugins-bad) as CPU peer.
+ * cpu       the CPU backend on all the cores (n-threads=0) and on one thread,
+ *           and videoanalyse (gst-plugins-bad, one thread) as CPU peer.
+ *           --cpu-only runs these rows alone, without a CUDA device.
  *
  * Run with the plugin on GST_PLUGIN_PATH; --help lists the options.
  */
@@ -36,7 +38,7 @@
 #define W4K 3840
 #define H4K 2160
 
-static gboolean opt_quick, opt_no_pipeline, opt_no_kernel;
+static gboolean opt_quick, opt_no_pipeline, opt_no_kernel, opt_cpu_only;
 static gint opt_frames, opt_iters;
 static gchar *opt_csv, *opt_commit;
 
@@ -48,6 +50,7 @@ static GOptionEntry entries[] = {
   {"commit", 0, 0, G_OPTION_ARG_STRING, &opt_commit, "Commit to print (default: git rev-parse --short HEAD)", "REV"},
   {"no-pipeline", 0, 0, G_OPTION_ARG_NONE, &opt_no_pipeline, "Skip the GStreamer sections", NULL},
   {"no-kernel", 0, 0, G_OPTION_ARG_NONE, &opt_no_kernel, "Skip the kernel and copy sections", NULL},
+  {"cpu-only", 0, 0, G_OPTION_ARG_NONE, &opt_cpu_only, "Only the cpu rows (backend=cpu, videoanalyse): no CUDA device needed", NULL},
   {NULL}
 };
 
@@ -323,17 +326,22 @@ static void
 bench_pipelines (GRand * rand, int frames, int cpu_frames)
 {
   static const char *formats[] = { "RGBA", "NV12", "YUY2" };
-  static const char *cpu_element = "cudastats backend=cpu frames-in-flight=1 post-messages=false";
+  static const char *cpu_all = "cudastats backend=cpu frames-in-flight=1 "
+      "post-messages=false n-threads=0";
+  static const char *cpu_one = "cudastats backend=cpu frames-in-flight=1 "
+      "post-messages=false n-threads=1";
   const PipeCase cpu[] = {
-    {cpu_element, "RGBA", FALSE, cpu_frames, 1},
-    {cpu_element, "I420", FALSE, cpu_frames, 1},
+    {cpu_all, "RGBA", FALSE, cpu_frames, 1},
+    {cpu_all, "I420", FALSE, cpu_frames, 1},
+    {cpu_one, "RGBA", FALSE, cpu_frames, 1},
+    {cpu_one, "I420", FALSE, cpu_frames, 1},
     {"videoanalyse message=false", "I420", FALSE, cpu_frames, 1},
   };
   GstElementFactory *va = gst_element_factory_find ("videoanalyse");
   char name[64], element[128], extra[64];
   PipeResult r;
 
-  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+  for (guint f = 0; !opt_cpu_only && f < G_N_ELEMENTS (formats); f++) {
     for (int pool = 1; pool >= 0; pool--) {
       PipeCase pc = { element, formats[f], pool, frames, 1 };
       double fps1 = -1, best = -1, best_gbps = -1;
@@ -367,10 +375,15 @@ bench_pipelines (GRand * rand, int frames, int cpu_frames)
 
   /* CPU: our CPU backend, and videoanalyse (luma mean and variance only) */
   for (guint k = 0; k < G_N_ELEMENTS (cpu); k++) {
-    const char *name = k < 2 ? "cudastats cpu" : "videoanalyse (cpu peer)";
-    const char *extra = k < 2 ? "" : "luma mean/variance only, no histogram";
+    const gboolean peer = k == G_N_ELEMENTS (cpu) - 1;
+    const char *extra = peer ? "luma mean/variance only, no histogram" : "";
 
-    if (k == 2 && !va) {
+    if (peer)
+      snprintf (name, sizeof (name), "videoanalyse (cpu peer)");
+    else
+      snprintf (name, sizeof (name), "cudastats cpu x%u",
+          k < 2 ? g_get_num_processors () : 1);
+    if (peer && !va) {
       pipeline_row ("cpu", name, &cpu[k], -1, -1, "skipped: videoanalyse "
           "(gst-plugins-bad, videosignal) is not installed", "");
       continue;
@@ -399,6 +412,7 @@ main (int argc, char **argv)
   warmup = opt_quick ? 3 : 20;
   frames = opt_frames > 0 ? opt_frames : opt_quick ? 40 : 600;
 
+  bench_cpu_only = opt_cpu_only;
   if (!bench_open ("bench-stats", opt_no_pipeline ? NULL : "cudastats", opt_csv))
     return 1;
   if (!opt_no_pipeline)
@@ -423,7 +437,7 @@ main (int argc, char **argv)
     table_header (meta, G_N_ELEMENTS (meta));
   }
 
-  if (!opt_no_kernel) {
+  if (!opt_no_kernel && !opt_cpu_only) {
     bench_kernel_case (CF_FORMAT_RGBA, 1920, 1080, prop.l2CacheSize, rand, iters, warmup);
     bench_kernel_case (CF_FORMAT_RGBA, W4K, H4K, prop.l2CacheSize, rand, iters, warmup);
     bench_kernel_case (CF_FORMAT_NV12, W4K, H4K, prop.l2CacheSize, rand, iters, warmup);

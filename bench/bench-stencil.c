@@ -27,7 +27,9 @@
  *           out), buffers from the element's proposed (pinned) pool,
  *           frames-in-flight at its default: frames/s from the first timed
  *           push to EOS.
- * cpu       the same with backend=cpu, from malloc'ed buffers.
+ * cpu       the same with backend=cpu, from malloc'ed buffers, on all the
+ *           cores (n-threads=0) and on one thread (n-threads=1).
+ *           --cpu-only runs these rows alone, without a CUDA device.
  *
  * Run with the plugin on GST_PLUGIN_PATH; --help lists the options.
  */
@@ -44,7 +46,7 @@
 #include "format.h"
 #include "stencil.h"
 
-static gboolean opt_quick, opt_no_pipeline, opt_no_kernel;
+static gboolean opt_quick, opt_no_pipeline, opt_no_kernel, opt_cpu_only;
 static gint opt_frames, opt_iters;
 static gchar *opt_csv, *opt_commit;
 
@@ -64,6 +66,8 @@ static GOptionEntry entries[] = {
       "Skip the GStreamer sections", NULL},
   {"no-kernel", 0, 0, G_OPTION_ARG_NONE, &opt_no_kernel,
       "Skip the kernel and ceiling section", NULL},
+  {"cpu-only", 0, 0, G_OPTION_ARG_NONE, &opt_cpu_only,
+      "Only the cpu rows (backend=cpu): no CUDA device needed", NULL},
   {NULL}
 };
 
@@ -327,7 +331,8 @@ bench_kernels (double imad_peak, size_t l2_bytes, GRand * rand, int iters,
 #define PIPE_ELEMENT "cudastencil preset=gaussian radius=8 direction=both"
 
 /* cudastencil on CUDA from its pinned pool, frames-in-flight at the
- * default, then the CPU backend from malloc'ed buffers. */
+ * default (not with --cpu-only), then the CPU backend from malloc'ed
+ * buffers on every core and on one thread. */
 static void
 bench_pipelines (GRand * rand, int frames, int cpu_frames, guint default_fif,
     gboolean have_element)
@@ -339,14 +344,18 @@ bench_pipelines (GRand * rand, int frames, int cpu_frames, guint default_fif,
   char size[32], name[64], note[320];
 
   snprintf (size, sizeof (size), "%dx%d", W4K, H4K);
-  for (int cpu = 0; cpu < 2; cpu++) {
-    gchar *element = g_strdup_printf (PIPE_ELEMENT " backend=%s",
-        cpu ? "cpu" : "cuda");
+  for (int k = opt_cpu_only ? 1 : 0; k < 3; k++) {
+    /* k 1: the CPU backend on every core, 2: on one thread */
+    const int cpu = k > 0;
+    gchar *element = cpu ? g_strdup_printf (PIPE_ELEMENT " backend=cpu "
+        "n-threads=%d", k == 1 ? 0 : 1) : g_strdup (PIPE_ELEMENT
+        " backend=cuda");
     const int n = cpu ? cpu_frames : frames;
     PipeResult r = { -1, -1 };
 
     if (cpu)
-      snprintf (name, sizeof (name), "cudastencil cpu r8");
+      snprintf (name, sizeof (name), "cudastencil cpu r8 x%u",
+          k == 1 ? g_get_num_processors () : 1);
     else
       snprintf (name, sizeof (name), "cudastencil r8 fif=%u*", default_fif);
     if (!have_element)
@@ -385,6 +394,7 @@ main (int argc, char **argv)
   frames = opt_frames > 0 ? opt_frames : opt_quick ? 40 : 600;
 
   /* a missing element fails the pipeline rows only */
+  bench_cpu_only = opt_cpu_only;
   if (!bench_open ("bench-stencil", NULL, opt_csv))
     return 1;
   bench_start ("bench-stencil", opt_quick, opt_commit, &prop, &date, &commit,
@@ -393,7 +403,9 @@ main (int argc, char **argv)
   printf ("cpu cores: %s\n", cores);
   if (!opt_no_pipeline)
     have_element = bench_plugin_line ("cudastencil", &default_fif);
-  CHECK_CUDA (cudaDeviceGetAttribute (&clock_khz, cudaDevAttrClockRate, 0));
+  if (!opt_cpu_only)
+    CHECK_CUDA (cudaDeviceGetAttribute (&clock_khz, cudaDevAttrClockRate,
+            0));
   imad_peak = 1e3 * clock_khz * prop.multiProcessorCount * IMAD_PER_CLOCK;
   printf ("int32 multiply-add peak: %.1f T/s (%d per clock and SM at %d MHz; "
       "the CUDA guide's rate for sm_70 .. sm_90)\n", imad_peak / 1e12,
@@ -411,11 +423,12 @@ main (int argc, char **argv)
     table_header (meta, G_N_ELEMENTS (meta));
   }
 
-  if (!opt_no_kernel)
+  if (!opt_no_kernel && !opt_cpu_only)
     bench_kernels (imad_peak, prop.l2CacheSize, rand, iters, warmup);
   if (!opt_no_pipeline) {
-    bench_transfers ("RGBA", "3840x2160", (size_t) W4K * H4K * 4, "4K",
-        (size_t) W4K * H4K * 4, "4K", MAX (iters / 4, 10));
+    if (!opt_cpu_only)
+      bench_transfers ("RGBA", "3840x2160", (size_t) W4K * H4K * 4, "4K",
+          (size_t) W4K * H4K * 4, "4K", MAX (iters / 4, 10));
     bench_pipelines (rand, frames, MAX (frames / 60, opt_quick ? 3 : 10),
         default_fif, have_element);
   }

@@ -16,6 +16,7 @@
  */
 #include "../fir.h"
 #include "../threads.h"
+#include "clones.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,17 +34,9 @@
 /* x86-64 builds for CPUs without FMA by default, and fma () is then a
  * library call per tap (glibc picks the FMA instruction at run time, but
  * the call still costs several times the instruction). A clone of the
- * inner loop compiled for FMA, chosen at load time, multiplies-adds
- * inline; the result is the same, fma () being exact either way. */
-#if defined (__x86_64__) && defined (__GNUC__) && !defined (__FMA__) \
-    && defined (__has_attribute)
-#if __has_attribute (target_clones)
-#define CF_FIR_FMA_CLONES __attribute__ ((target_clones ("fma", "default")))
-#endif
-#endif
-#ifndef CF_FIR_FMA_CLONES
-#define CF_FIR_FMA_CLONES
-#endif
+ * inner loop compiled for FMA (clones.h), chosen at load time,
+ * multiplies-adds inline; the result is the same, fma () being exact
+ * either way. */
 
 size_t
 cf_fir_sample_bytes (CfFirFormat format)
@@ -183,7 +176,7 @@ keep_history (CfFir * fir, const void *in, int n_frames)
  * as independent chains, so the loads of the taps and the window are shared
  * and the multiply-adds pipeline (one sum after the other would wait on
  * each one's latency). */
-static void CF_FIR_FMA_CLONES
+static void CF_CLONES_FMA
 accumulate (const double *taps, int n_taps, const double *window, int frames,
     double *acc)
 {

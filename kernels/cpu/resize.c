@@ -8,9 +8,12 @@
  * cf_resize_axis_init () rounds them to fixed point.
  *
  * cf_resize_cpu () filters each plane horizontally, one input row at a time,
- * into int32 rows of CF_RESIZE_INTER_BITS fraction bits, then vertically. Only
- * the `taps` input rows an output row needs are kept, in a ring of rows
- * (input row r in slot r % taps), so memory stays small for any size.
+ * into rows of CF_RESIZE_INTER_BITS fraction bits (integers held in doubles,
+ * see vertical_row ()), then vertically. Only the `taps` input rows an
+ * output row needs are kept, in a ring of rows (input row r in slot
+ * r % taps), so memory stays small for any size. Both passes are written
+ * for the auto-vectoriser: the horizontal one sums the samples of a pixel
+ * side by side, the vertical one a run of output samples.
  * Samples are read as values and written back shifted into place (resize.h);
  * the row functions are inlined per layout of CF_RESIZE_LAYOUTS, so 8-bit
  * samples skip the value's mask and shift at compile time. Threads
@@ -20,6 +23,7 @@
  */
 #include "../resize.h"
 #include "../threads.h"
+#include "clones.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -445,27 +449,78 @@ value_at (const uint8_t * s, const int sample_bytes, int lsb, int max)
 
 /* One input row of a plane through the horizontal filter: @h gets
  * out_size x (@pixel_bytes / @sample_bytes) values (of @lsb, @max) of
- * CF_RESIZE_INTER_BITS fraction bits. Inlined with constant sizes (see
- * horizontal_row ()). */
+ * CF_RESIZE_INTER_BITS fraction bits, each an integer held exactly in a
+ * double (for vertical_row ()). Inlined with constant sizes (see
+ * horizontal_row ()).
+ *
+ * 8-bit samples are summed in 32 bits, so that the channels of a pixel
+ * fill a vector: resize.h bounds those sums within int32, and the sums
+ * are taken modulo 2^32 (unsigned, so that a negative partial sum is no
+ * overflow), which gives the exact sum when it fits. 16-bit samples take
+ * 64 bits. */
 static inline void
 horizontal_row_of (const CfResizeAxis * ax, const uint8_t * row,
     const int pixel_bytes, const int sample_bytes, const int lsb,
-    const int max, int32_t * h)
+    const int max, double *h)
 {
   const int spp = pixel_bytes / sample_bytes;
-  int x, k, t;
+  int x, t;
 
+  /* one accumulator per sample of the pixel, named rather than in an
+   * array: the compiler keeps them in a vector (the taps' sums of a group
+   * of them, a reduction it vectorises) */
   for (x = 0; x < ax->out_size; x++) {
     const int32_t *w = ax->weights + (size_t) x * ax->taps;
     const uint8_t *s = row + (size_t) ax->first[x] * pixel_bytes;
-    int64_t acc[CF_MAX_CHANNELS] = { 0 };
+    double *o = h + (size_t) x * spp;
 
-    for (t = 0; t < ax->taps; t++, s += pixel_bytes)
-      for (k = 0; k < spp; k++)
-        acc[k] += (int64_t) w[t] * value_at (s + k * sample_bytes,
-            sample_bytes, lsb, max);
-    for (k = 0; k < spp; k++)
-      h[x * spp + k] = (int32_t) ((acc[k] + (1 << (H_SHIFT - 1))) >> H_SHIFT);
+    if (sample_bytes == 1) {
+      uint32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+
+      for (t = 0; t < ax->taps; t++, s += pixel_bytes) {
+        const uint32_t wt = (uint32_t) w[t];
+
+        a0 += wt * s[0];
+        if (spp > 1)
+          a1 += wt * s[1];
+        if (spp > 2)
+          a2 += wt * s[2];
+        if (spp > 3)
+          a3 += wt * s[3];
+      }
+#define H_ROUND(a) ((int32_t) ((a) + (1u << (H_SHIFT - 1))) >> H_SHIFT)
+      o[0] = H_ROUND (a0);
+      if (spp > 1)
+        o[1] = H_ROUND (a1);
+      if (spp > 2)
+        o[2] = H_ROUND (a2);
+      if (spp > 3)
+        o[3] = H_ROUND (a3);
+#undef H_ROUND
+    } else {
+      int64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+
+      for (t = 0; t < ax->taps; t++, s += pixel_bytes) {
+        const int64_t wt = w[t];
+
+        a0 += wt * value_at (s, 2, lsb, max);
+        if (spp > 1)
+          a1 += wt * value_at (s + 2, 2, lsb, max);
+        if (spp > 2)
+          a2 += wt * value_at (s + 4, 2, lsb, max);
+        if (spp > 3)
+          a3 += wt * value_at (s + 6, 2, lsb, max);
+      }
+#define H_ROUND(a) (((a) + (1 << (H_SHIFT - 1))) >> H_SHIFT)
+      o[0] = H_ROUND (a0);
+      if (spp > 1)
+        o[1] = H_ROUND (a1);
+      if (spp > 2)
+        o[2] = H_ROUND (a2);
+      if (spp > 3)
+        o[3] = H_ROUND (a3);
+#undef H_ROUND
+    }
   }
 }
 
@@ -473,9 +528,9 @@ horizontal_row_of (const CfResizeAxis * ax, const uint8_t * row,
  * the value is the whole sample (8-bit samples, 16-bit values), so that
  * those read their samples as they are. A switch, so that the compiler
  * inlines each case (a function pointer costs 8-bit rows 7%). */
-static void
+static void CF_CLONES_AVX2
 horizontal_row (const CfResizeAxis * ax, const uint8_t * row,
-    const CfPlaneLayout * l, const Values * v, int32_t * h)
+    const CfPlaneLayout * l, const Values * v, double *h)
 {
 #define HORIZONTAL_CASE(PB, SB) \
     case PB * 10 + SB: \
@@ -492,49 +547,78 @@ horizontal_row (const CfResizeAxis * ax, const uint8_t * row,
 #undef HORIZONTAL_CASE
 }
 
-/* acc[j] += w h[j] for one intermediate row */
-static void
-accumulate (int64_t * restrict acc, const int32_t * restrict h, int64_t w,
-    int n)
+/* Samples of an output row summed at once: their sums stay in the first
+ * level of cache across the taps. */
+#define V_BLOCK 512
+
+/* One output row from the @taps intermediate rows @rows and their weights
+ * @w: each value sum w h, rounded, clamped to 0 .. max and shifted into its
+ * sample.
+ *
+ * The sums are taken in double, as vectors of the FPU do best: every
+ * product is an integer below 2^23 x 2^24 (weights below 2^23, an
+ * intermediate below 2^24 for 16-bit values) and every sum below 2^48,
+ * so each is exact (53 bits), whatever the order of the additions or
+ * whether a multiply-add is fused, and equals the int64 sum of resize.h;
+ * the taps are added two at a time. The rounding is exact too:
+ * (S + 2^(V - 1)) 2^-V is computed without error, and its truncation once
+ * clamped to 0 .. max is the arithmetic shift's floor there. */
+static void CF_CLONES_AVX2
+vertical_row (const double *const *rows, const int32_t * w, int taps, int n,
+    const Values * values, uint8_t * restrict out)
 {
-  int j;
+  const double half = (double) (INT64_C (1) << (V_SHIFT - 1));
+  const double scale = 1.0 / (double) (INT64_C (1) << V_SHIFT);
+  const double max = values->max;
+  double acc[V_BLOCK];
+  int j0, i, t;
 
-  for (j = 0; j < n; j++)
-    acc[j] += w * h[j];
-}
+  for (j0 = 0; j0 < n; j0 += V_BLOCK) {
+    const int m = n - j0 < V_BLOCK ? n - j0 : V_BLOCK;
 
-/* One output row from its sums: values clamped to 0 .. max, shifted into
- * their samples. */
-static void
-store_row (const int64_t * restrict acc, uint8_t * restrict out, int n,
-    const Values * values)
-{
-  const int64_t max = values->max;
-  const int sample_bytes = values->sample_bytes, lsb = values->lsb;
-  int j;
+    for (i = 0; i < m; i++)
+      acc[i] = half;
+    for (t = 0; t + 1 < taps; t += 2) {
+      const double w0 = w[t], w1 = w[t + 1];
+      const double *restrict h0 = rows[t] + j0, *restrict h1 = rows[t + 1]
+          + j0;
 
-  for (j = 0; j < n; j++) {
-    int64_t v = (acc[j] + (INT64_C (1) << (V_SHIFT - 1))) >> V_SHIFT;
+      for (i = 0; i < m; i++)
+        acc[i] += w0 * h0[i] + w1 * h1[i];
+    }
+    if (t < taps) {
+      const double w0 = w[t], *restrict h0 = rows[t] + j0;
 
-    v = v < 0 ? 0 : v > max ? max : v;
-    if (sample_bytes == 2) {
-      v <<= lsb;
-      out[2 * j] = (uint8_t) v;
-      out[2 * j + 1] = (uint8_t) (v >> 8);
+      for (i = 0; i < m; i++)
+        acc[i] += w0 * h0[i];
+    }
+    for (i = 0; i < m; i++) {
+      const double v = acc[i] * scale;
+
+      acc[i] = v < 0.0 ? 0.0 : v > max ? max : v;
+    }
+    if (values->sample_bytes == 1) {
+      for (i = 0; i < m; i++)
+        out[j0 + i] = (uint8_t) (int32_t) acc[i];
     } else {
-      out[j] = (uint8_t) v;
+      for (i = 0; i < m; i++) {
+        const uint32_t v = (uint32_t) (int32_t) acc[i] << values->lsb;
+
+        out[2 * (j0 + i)] = (uint8_t) v;
+        out[2 * (j0 + i) + 1] = (uint8_t) (v >> 8);
+      }
     }
   }
 }
 
 /* The working memory of one band of one plane: a ring of ay->taps
- * intermediate rows, the sums of an output row, and the input row each
- * slot of the ring holds. */
+ * intermediate rows, the input row each slot of the ring holds, and the
+ * rows an output row sums, in tap order. */
 typedef struct
 {
-  int32_t *ring;
-  int64_t *acc;
+  double *ring;
   int *held;
+  const double **rows;
 } Scratch;
 
 /* Samples of a row of plane @p's output. */
@@ -546,29 +630,28 @@ row_samples (const CfResizePlan * plan, int p)
   return plan->x[p].out_size * (l->pixel_bytes / l->sample_bytes);
 }
 
-/* Bytes of a Scratch for plane @p, each array rounded to 64 bytes. */
 static size_t
-scratch_bytes (const CfResizePlan * plan, int p)
+round64 (size_t bytes)
 {
-  const size_t n = row_samples (plan, p), taps = plan->y[p].taps;
-
-  return (sizeof (int32_t) * n * taps + 63) / 64 * 64 +
-      (sizeof (int64_t) * n + 63) / 64 * 64 + (sizeof (int) * taps + 63) / 64
-      * 64;
+  return (bytes + 63) / 64 * 64;
 }
 
-static Scratch
-scratch_at (const CfResizePlan * plan, int p, uint8_t * mem)
+/* Bytes of a Scratch for plane @p, or its layout at @mem (when not
+ * NULL). */
+static size_t
+scratch_layout (const CfResizePlan * plan, int p, uint8_t * mem,
+    Scratch * sc)
 {
   const size_t n = row_samples (plan, p), taps = plan->y[p].taps;
-  Scratch s;
+  const size_t ring = round64 (sizeof (double) * n * taps);
+  const size_t held = round64 (sizeof (int) * taps);
 
-  s.ring = (int32_t *) mem;
-  mem += (sizeof (int32_t) * n * taps + 63) / 64 * 64;
-  s.acc = (int64_t *) mem;
-  mem += (sizeof (int64_t) * n + 63) / 64 * 64;
-  s.held = (int *) mem;
-  return s;
+  if (mem) {
+    sc->ring = (double *) mem;
+    sc->held = (int *) (mem + ring);
+    sc->rows = (const double **) (mem + ring + held);
+  }
+  return ring + held + round64 (sizeof (double *) * taps);
 }
 
 /* Output rows @y0 .. @y1 - 1 of plane @p. The ring starts empty, so a band
@@ -588,23 +671,19 @@ resize_band (const CfResizePlan * plan, int p, const CfImage * src,
   for (t = 0; t < ay->taps; t++)
     sc->held[t] = -1;
   for (y = y0; y < y1; y++) {
-    const int32_t *w = ay->weights + (size_t) y * ay->taps;
-    uint8_t *out = (uint8_t *) dst->data[p] + (size_t) y * dst->pitch[p];
-
-    memset (sc->acc, 0, sizeof (int64_t) * n);
     for (t = 0; t < ay->taps; t++) {
       const int r = ay->first[y] + t, slot = r % ay->taps;
-      int32_t *h = sc->ring + (size_t) slot * n;
+      double *h = sc->ring + (size_t) slot * n;
 
       if (sc->held[slot] != r) {
         horizontal_row (ax, (const uint8_t *) src->data[p] +
             (size_t) r * src->pitch[p], l, &values, h);
         sc->held[slot] = r;
       }
-      if (w[t])
-        accumulate (sc->acc, h, w[t], n);
+      sc->rows[t] = h;
     }
-    store_row (sc->acc, out, n, &values);
+    vertical_row (sc->rows, ay->weights + (size_t) y * ay->taps, ay->taps, n,
+        &values, (uint8_t *) dst->data[p] + (size_t) y * dst->pitch[p]);
   }
 }
 
@@ -626,9 +705,9 @@ resize_part (void *data, int part)
 
   for (p = 0; p < job->n_planes; p++) {
     const int rows = job->plan->y[p].out_size;
-    const Scratch sc = scratch_at (job->plan, p, job->scratch +
-        job->part_bytes * part);
+    Scratch sc;
 
+    scratch_layout (job->plan, p, job->scratch + job->part_bytes * part, &sc);
     resize_band (job->plan, p, job->src, job->dst,
         cf_parallel_split (rows, job->n_parts, part),
         cf_parallel_split (rows, job->n_parts, part + 1), &sc);
@@ -654,8 +733,8 @@ cf_resize_cpu_threads (const CfResizePlan * plan, const CfImage * src,
   job.n_parts = cf_parallel_parts (n_threads, plan->out_height);
   job.part_bytes = 0;
   for (p = 0; p < job.n_planes; p++)
-    if (scratch_bytes (plan, p) > job.part_bytes)
-      job.part_bytes = scratch_bytes (plan, p);
+    if (scratch_layout (plan, p, NULL, NULL) > job.part_bytes)
+      job.part_bytes = scratch_layout (plan, p, NULL, NULL);
   job.scratch = malloc (job.part_bytes * job.n_parts);
   if (!job.scratch)
     return -1;

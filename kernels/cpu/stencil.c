@@ -3,23 +3,26 @@
  *
  * cf_stencil_plan_init () turns the taps into the fixed-point weights both
  * backends use. cf_stencil_cpu () works row by row on each plane, on the
- * values the samples hold (input (), store_row ()), in exact int64 sums (the
- * GPU may sum in int32 where stencil.h's bounds allow; the sums, and so the
- * bytes, are the same):
+ * values the samples hold (load_row (), store_row ()), in exact sums: of 32
+ * bits where a bound computed from the weights allows (as the GPU does;
+ * 8-bit rows always, the columns of 8-bit blurs), of 64 otherwise. The sums
+ * run along a row (sum_rows32 (), sum_rows64 ()), every output sample a
+ * lane of the vectors the compiler makes of them:
  * - HORIZONTAL: each input row is first extended by the radius on both
  *   sides (borders applied once), then correlated;
- * - VERTICAL: each output row sums the input rows its taps reach, mapped
- *   through the border;
- * - BOTH: input row v (v from -radius_y to height - 1 + radius_y, mapped
- *   through the border) goes through the horizontal pass into a ring of
- *   2 radius_y + 1 intermediate rows, so each one is made once and memory
- *   stays small for any size.
+ * - VERTICAL: input row v (v from -radius_y to height - 1 + radius_y,
+ *   mapped through the border) goes as values into a ring of 2 radius_y + 1
+ *   rows, and each output row sums the ring's rows;
+ * - BOTH: the same, each ring row being an input row through the
+ *   horizontal pass (an intermediate row), so each one is made once and
+ *   memory stays small for any size.
  * Threads (cf_stencil_cpu_threads ()) take bands of output rows of every
  * plane; for BOTH each band has a ring of its own, filling it from the
  * radius_y input rows above the band (those are filtered twice).
  */
 #include "../stencil.h"
 #include "../threads.h"
+#include "clones.h"
 
 #include <float.h>
 #include <math.h>
@@ -28,6 +31,7 @@
 
 #define INTER_SHIFT(bits) ((bits) - CF_STENCIL_INTER_BITS)
 #define BOTH_SHIFT(bits) ((bits) + CF_STENCIL_INTER_BITS)
+#define MAX_RADIUS(a, b) ((a) > (b) ? (a) : (b))
 
 /* ---- borders ---- */
 
@@ -266,7 +270,44 @@ typedef struct
   unsigned int skip;
   int bits, lsb;                /* of the value in a sample (format.h) */
   int32_t max;                  /* of a value: 2^bits - 1 */
+  /* sums of the rows' (columns') pass that may not fit 32 bits */
+  int wide_x, wide_y;
 } Plane;
+
+/* The sum of |w| of @n weights. */
+static int64_t
+gain_of (const int32_t * w, int n)
+{
+  int64_t g = 0;
+  int t;
+
+  for (t = 0; t < n; t++)
+    g += w[t] < 0 ? -(int64_t) w[t] : w[t];
+  return g;
+}
+
+/* Which passes of @pl need 64-bit sums: those whose bound, from the
+ * weights and the largest value, with the rounding added, reaches 2^31
+ * (stencil.h: 8-bit rows always fit; 16-bit ones do not; the columns of
+ * BOTH fit for blurs of 8-bit samples, not for sharper gains). */
+static void
+wide_sums (Plane * pl)
+{
+  const CfStencilPlan *plan = pl->plan;
+  const int bits = plan->weight_bits;
+  const int64_t gx = gain_of (plan->weights_x, 2 * plan->radius_x + 1);
+  const int64_t gy = gain_of (plan->weights_y, 2 * plan->radius_y + 1);
+  const int64_t limit = INT64_C (1) << 31;
+  const int both = plan->direction == CF_STENCIL_BOTH;
+  /* the largest |value| the columns' pass reads: a value, or (BOTH) an
+   * intermediate of I fraction bits */
+  const int64_t in_y = both ? ((gx * pl->max + (INT64_C (1) <<
+              (INTER_SHIFT (bits) - 1))) >> INTER_SHIFT (bits)) + 1 : pl->max;
+
+  pl->wide_x = gx * pl->max + (INT64_C (1) << (bits - 1)) >= limit;
+  pl->wide_y = gy * in_y + (INT64_C (1) << ((both ? BOTH_SHIFT (bits) :
+              bits) - 1)) >= limit;
+}
 
 /* Plane @p of @plan: its size, layout and values; @src and @dst left
  * unset. */
@@ -289,6 +330,7 @@ plane_init (Plane * pl, const CfStencilPlan * plan, int p)
   pl->bits = info->bits;
   pl->lsb = info->lsb;
   pl->max = (int32_t) CF_FORMAT_MAX_VALUE (info);
+  wide_sums (pl);
 }
 
 /* The value of sample @k of pixel @x of input row @y, both in the plane:
@@ -313,59 +355,183 @@ extended (const Plane * pl, int x, int y, int k)
   return sx < 0 || sy < 0 ? pl->border[k] : input (pl, sx, sy, k);
 }
 
-/* Horizontal sums of input row @y (any row, through the border) into
- * @sums[n]; @ext holds (width + 2 radius_x) * spp samples. */
+/* ---- rows ---- */
+
+/* Input row @y (any row: through the border) as values into @ext, with
+ * radius_x pixels beyond each end (width + 2 radius_x pixels in all). */
 static void
-horizontal_sums (const Plane * pl, int y, int32_t * ext, int64_t * sums)
+load_row (const Plane * pl, int y, int32_t * restrict ext)
 {
-  const int r = pl->plan->radius_x, spp = pl->spp;
-  const int32_t *w = pl->plan->weights_x;
-  int x, k, t, j;
+  const int r = pl->plan->radius_x, spp = pl->spp, n = pl->n;
+  const int sy = cf_stencil_border_index (pl->plan->border, y, pl->height);
+  int32_t *restrict mid = ext + r * spp;
+  int x, k, j;
 
-  for (x = -r; x < pl->width + r; x++)
+  if (sy < 0) {
+    /* CONSTANT above or below the picture: a constant row */
+    for (x = 0; x < pl->width + 2 * r; x++)
+      for (k = 0; k < spp; k++)
+        ext[x * spp + k] = pl->border[k];
+    return;
+  }
+  if (pl->sample_bytes == 1) {
+    const uint8_t *restrict row = pl->src + (size_t) sy * pl->src_pitch;
+
+    for (j = 0; j < n; j++)
+      mid[j] = row[j];
+  } else {
+    const uint8_t *restrict row = pl->src + (size_t) sy * pl->src_pitch;
+    const int lsb = pl->lsb, max = pl->max;
+
+    for (j = 0; j < n; j++)
+      mid[j] = ((row[2 * j] | row[2 * j + 1] << 8) >> lsb) & max;
+  }
+  for (x = -r; x < 0; x++) {
+    const int sx = cf_stencil_border_index (pl->plan->border, x, pl->width);
+
     for (k = 0; k < spp; k++)
-      ext[(x + r) * spp + k] = extended (pl, x, y, k);
-  for (j = 0; j < pl->n; j++) {
-    const int32_t *in = ext + j;        /* tap t reads in[t * spp] */
-    int64_t acc = 0;
+      mid[x * spp + k] = sx < 0 ? pl->border[k] : mid[sx * spp + k];
+  }
+  for (x = pl->width; x < pl->width + r; x++) {
+    const int sx = cf_stencil_border_index (pl->plan->border, x, pl->width);
 
-    for (t = 0; t <= 2 * r; t++)
-      acc += (int64_t) w[t] * in[t * spp];
-    sums[j] = acc;
+    for (k = 0; k < spp; k++)
+      mid[x * spp + k] = sx < 0 ? pl->border[k] : mid[sx * spp + k];
   }
 }
 
-/* Output row @y from its sums: rounded by @shift, saturated to the value's
- * range and shifted into its sample; copied samples from the input's
- * values. */
-static void
-store_row (const Plane * pl, int y, const int64_t * sums, int shift)
+/* Samples summed at once: their sums stay in the first level of cache
+ * across the taps. */
+#define BLOCK 512
+
+/* out[j] = init + sum over t of w[t] in[t][j], for j < @n: the rows of a
+ * vertical pass, or shifted views of one row (in[t] = row + t spp) for a
+ * horizontal one. 32-bit sums where the caller has bounded them below
+ * 2^31 (stencil.h's bounds, or one computed from the weights), 64-bit ones
+ * otherwise; exact either way, so the order of the additions (two taps at
+ * a time) changes nothing. */
+static void CF_CLONES_AVX2
+sum_rows32 (const int32_t * const *in, const int32_t * w, int taps, int n,
+    int32_t init, int32_t * restrict out)
 {
-  uint8_t *out = pl->dst + (size_t) y * pl->dst_pitch;
-  int j;
+  int32_t acc[BLOCK];
+  int j0, i, t;
 
-  for (j = 0; j < pl->n; j++) {
-    const int x = j / pl->spp, k = j % pl->spp;
-    int64_t v = (sums[j] + (INT64_C (1) << (shift - 1))) >> shift;
-    unsigned sample;
+  for (j0 = 0; j0 < n; j0 += BLOCK) {
+    const int m = n - j0 < BLOCK ? n - j0 : BLOCK;
 
-    if (pl->skip & (1u << k))
-      v = input (pl, x, y, k);
-    v = v < 0 ? 0 : v > pl->max ? pl->max : v;
-    sample = CF_VALUE_SAMPLE (v, pl->lsb);
-    out[(size_t) j * pl->sample_bytes] = (uint8_t) sample;
-    if (pl->sample_bytes == 2)
-      out[(size_t) j * 2 + 1] = (uint8_t) (sample >> 8);
+    for (i = 0; i < m; i++)
+      acc[i] = init;
+    for (t = 0; t + 1 < taps; t += 2) {
+      const int32_t w0 = w[t], w1 = w[t + 1];
+      const int32_t *restrict a = in[t] + j0, *restrict b = in[t + 1] + j0;
+
+      for (i = 0; i < m; i++)
+        acc[i] += w0 * a[i] + w1 * b[i];
+    }
+    if (t < taps) {
+      const int32_t w0 = w[t], *restrict a = in[t] + j0;
+
+      for (i = 0; i < m; i++)
+        acc[i] += w0 * a[i];
+    }
+    memcpy (out + j0, acc, sizeof (int32_t) * m);
+  }
+}
+
+static void CF_CLONES_AVX2
+sum_rows64 (const int32_t * const *in, const int32_t * w, int taps, int n,
+    int64_t init, int64_t * restrict out)
+{
+  int64_t acc[BLOCK];
+  int j0, i, t;
+
+  for (j0 = 0; j0 < n; j0 += BLOCK) {
+    const int m = n - j0 < BLOCK ? n - j0 : BLOCK;
+
+    for (i = 0; i < m; i++)
+      acc[i] = init;
+    for (t = 0; t < taps; t++) {
+      const int64_t w0 = w[t];
+      const int32_t *restrict a = in[t] + j0;
+
+      for (i = 0; i < m; i++)
+        acc[i] += w0 * a[i];
+    }
+    memcpy (out + j0, acc, sizeof (int64_t) * m);
+  }
+}
+
+/* Sums of one row: 32 or 64 bits (Plane.wide_*). */
+typedef union
+{
+  int32_t *s32;
+  int64_t *s64;
+} Sums;
+
+/* Output row @y from its sums (rounding included): shifted right by
+ * @shift, saturated to the value's range and shifted into its sample;
+ * copied samples (alpha) from the input's values. */
+static void CF_CLONES_AVX2
+store_row (const Plane * pl, int y, Sums sums, int wide, int shift)
+{
+  /* locals: a store through uint8_t * may alias *pl, which would keep the
+   * loops from knowing their counts (and from being vectorised) */
+  uint8_t *restrict out = pl->dst + (size_t) y * pl->dst_pitch;
+  const int32_t max = pl->max;
+  const int lsb = pl->lsb, n = pl->n;
+  int j, x, k;
+
+  if (pl->sample_bytes == 1 && !wide) {
+    const int32_t *restrict s = sums.s32;
+
+    for (j = 0; j < n; j++) {
+      const int32_t v = s[j] >> shift;
+
+      out[j] = (uint8_t) (v < 0 ? 0 : v > max ? max : v);
+    }
+  } else {
+    for (j = 0; j < n; j++) {
+      const int64_t v = (wide ? sums.s64[j] : sums.s32[j]) >> shift;
+      const uint32_t sample = CF_VALUE_SAMPLE (v < 0 ? 0 : v > max ? max : v,
+          lsb);
+
+      out[(size_t) j * pl->sample_bytes] = (uint8_t) sample;
+      if (pl->sample_bytes == 2)
+        out[(size_t) j * 2 + 1] = (uint8_t) (sample >> 8);
+    }
+  }
+  for (k = 0; k < pl->spp; k++) {
+    const uint8_t *in = pl->src + (size_t) y * pl->src_pitch;
+    const int pb = pl->pixel_bytes, width = pl->width;
+
+    if (!(pl->skip & (1u << k)))
+      continue;
+    if (pl->sample_bytes == 1) {
+      /* an 8-bit value is its sample */
+      for (x = 0; x < width; x++)
+        out[x * pb + k] = in[x * pb + k];
+      continue;
+    }
+    for (x = 0; x < width; x++) {
+      const uint32_t sample = CF_VALUE_SAMPLE (input (pl, x, y, k), lsb);
+      uint8_t *o = out + (size_t) x * pb + 2 * k;
+
+      o[0] = (uint8_t) sample;
+      o[1] = (uint8_t) (sample >> 8);
+    }
   }
 }
 
 /* The working memory of one band of one plane: an extended input row, a
- * ring of 2 radius_y + 1 intermediate rows (BOTH), the sums of a row. */
+ * ring of 2 radius_y + 1 rows (VERTICAL: values, BOTH: intermediates),
+ * the row pointers a sum reads, and the sums of a row. */
 typedef struct
 {
   int32_t *ext;
   int32_t *ring;
-  int64_t *sums;
+  const int32_t **rows;
+  Sums sums;
 } Scratch;
 
 static size_t
@@ -379,62 +545,68 @@ round64 (size_t bytes)
 static size_t
 scratch_layout (const Plane * pl, uint8_t * mem, Scratch * sc)
 {
-  const size_t ext = round64 (sizeof (int32_t) * (pl->width +
-          2 * pl->plan->radius_x) * pl->spp);
-  const size_t ring = pl->plan->direction == CF_STENCIL_BOTH ?
-      round64 (sizeof (int32_t) * pl->n * (2 * pl->plan->radius_y + 1)) : 0;
+  const int rx = pl->plan->radius_x, ry = pl->plan->radius_y;
+  const size_t ext = round64 (sizeof (int32_t) * (pl->width + 2 * rx) *
+      pl->spp);
+  const size_t ring = pl->plan->direction == CF_STENCIL_HORIZONTAL ? 0 :
+      round64 (sizeof (int32_t) * pl->n * (2 * ry + 1));
+  const size_t rows = round64 (sizeof (int32_t *) * (2 * MAX_RADIUS (rx,
+              ry) + 1));
 
   if (mem) {
     sc->ext = (int32_t *) mem;
     sc->ring = (int32_t *) (mem + ext);
-    sc->sums = (int64_t *) (mem + ext + ring);
+    sc->rows = (const int32_t **) (mem + ext + ring);
+    sc->sums.s64 = (int64_t *) (mem + ext + ring + rows);
   }
-  return ext + ring + round64 (sizeof (int64_t) * pl->n);
+  return ext + ring + rows + round64 (sizeof (int64_t) * pl->n);
+}
+
+/* Row @y through the horizontal taps: its sums, rounding (2^(@shift - 1))
+ * included, into sc->sums. */
+static void
+horizontal_sums (const Plane * pl, int y, const Scratch * sc, int shift)
+{
+  const int taps = 2 * pl->plan->radius_x + 1;
+  int t;
+
+  load_row (pl, y, sc->ext);
+  for (t = 0; t < taps; t++)
+    sc->rows[t] = sc->ext + t * pl->spp;
+  if (pl->wide_x)
+    sum_rows64 (sc->rows, pl->plan->weights_x, taps, pl->n,
+        INT64_C (1) << (shift - 1), sc->sums.s64);
+  else
+    sum_rows32 (sc->rows, pl->plan->weights_x, taps, pl->n,
+        (int32_t) 1 << (shift - 1), sc->sums.s32);
 }
 
 /* Output rows @y0 .. @y1 - 1 of each direction's filter. */
 static void
 filter_horizontal (const Plane * pl, int y0, int y1, const Scratch * sc)
 {
+  const int bits = pl->plan->weight_bits;
   int y;
 
   for (y = y0; y < y1; y++) {
-    horizontal_sums (pl, y, sc->ext, sc->sums);
-    store_row (pl, y, sc->sums, pl->plan->weight_bits);
+    horizontal_sums (pl, y, sc, bits);
+    store_row (pl, y, sc->sums, pl->wide_x, bits);
   }
 }
 
+/* VERTICAL and BOTH: the ring holds row v of the columns' input (the
+ * values of input row v through the border, or its horizontal pass) in
+ * slot (v - first) mod its size, first = y0 - radius_y the band's first
+ * row; each is made once per band. */
 static void
-filter_vertical (const Plane * pl, int y0, int y1, const Scratch * sc)
-{
-  const int r = pl->plan->radius_y;
-  const int32_t *w = pl->plan->weights_y;
-  int64_t *sums = sc->sums;
-  int y, t, j;
-
-  for (y = y0; y < y1; y++) {
-    memset (sums, 0, sizeof (int64_t) * pl->n);
-    for (t = 0; t <= 2 * r; t++) {
-      const int sy = cf_stencil_border_index (pl->plan->border, y + t - r,
-          pl->height);
-
-      for (j = 0; j < pl->n; j++)
-        sums[j] += (int64_t) w[t] * (sy < 0 ? pl->border[j % pl->spp] :
-            input (pl, j / pl->spp, sy, j % pl->spp));
-    }
-    store_row (pl, y, sums, pl->plan->weight_bits);
-  }
-}
-
-/* The ring holds input row v (through the border) in slot
- * (v - first) mod its size, first = y0 - radius_y the band's first. */
-static void
-filter_both (const Plane * pl, int y0, int y1, const Scratch * sc)
+filter_columns (const Plane * pl, int y0, int y1, const Scratch * sc)
 {
   const int r = pl->plan->radius_y, taps = 2 * r + 1, first = y0 - r;
-  const int bits = pl->plan->weight_bits;
-  const int32_t *w = pl->plan->weights_y;
-  int64_t *sums = sc->sums;
+  const int bits = pl->plan->weight_bits, n = pl->n;
+  const int both = pl->plan->direction == CF_STENCIL_BOTH;
+  /* BOTH: the intermediate's rounding, then the final one */
+  const int inter = INTER_SHIFT (bits), shift = both ? BOTH_SHIFT (bits) :
+      bits;
   int y, t, j;
 
   if (y0 >= y1)
@@ -442,22 +614,30 @@ filter_both (const Plane * pl, int y0, int y1, const Scratch * sc)
   for (y = first; y < y1 + r; y++) {
     int32_t *h = sc->ring + (size_t) ((y - first) % taps) * pl->n;
 
-    horizontal_sums (pl, y, sc->ext, sums);
-    for (j = 0; j < pl->n; j++)
-      h[j] = (int32_t) ((sums[j] + (INT64_C (1) << (INTER_SHIFT (bits) - 1)))
-          >> INTER_SHIFT (bits));
+    if (!both) {
+      load_row (pl, y, h);
+    } else {
+      horizontal_sums (pl, y, sc, inter);
+      if (pl->wide_x)
+        for (j = 0; j < n; j++)
+          h[j] = (int32_t) (sc->sums.s64[j] >> inter);
+      else
+        for (j = 0; j < n; j++)
+          h[j] = sc->sums.s32[j] >> inter;
+    }
     if (y < y0 + r)
       continue;
     /* rows y - 2r .. y are in: output row y - r */
-    memset (sums, 0, sizeof (int64_t) * pl->n);
-    for (t = 0; t < taps; t++) {
-      const int32_t *in = sc->ring + (size_t) ((y - 2 * r + t - first) %
-          taps) * pl->n;
-
-      for (j = 0; j < pl->n; j++)
-        sums[j] += (int64_t) w[t] * in[j];
-    }
-    store_row (pl, y - r, sums, BOTH_SHIFT (bits));
+    for (t = 0; t < taps; t++)
+      sc->rows[t] = sc->ring + (size_t) ((y - 2 * r + t - first) % taps) *
+          pl->n;
+    if (pl->wide_y)
+      sum_rows64 (sc->rows, pl->plan->weights_y, taps, pl->n,
+          INT64_C (1) << (shift - 1), sc->sums.s64);
+    else
+      sum_rows32 (sc->rows, pl->plan->weights_y, taps, pl->n,
+          (int32_t) 1 << (shift - 1), sc->sums.s32);
+    store_row (pl, y - r, sc->sums, pl->wide_y, shift);
   }
 }
 
@@ -485,10 +665,8 @@ stencil_part (void *data, int part)
     scratch_layout (pl, job->scratch + job->part_bytes * part, &sc);
     if (pl->plan->direction == CF_STENCIL_HORIZONTAL)
       filter_horizontal (pl, y0, y1, &sc);
-    else if (pl->plan->direction == CF_STENCIL_VERTICAL)
-      filter_vertical (pl, y0, y1, &sc);
     else
-      filter_both (pl, y0, y1, &sc);
+      filter_columns (pl, y0, y1, &sc);
   }
 }
 

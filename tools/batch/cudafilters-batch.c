@@ -14,13 +14,13 @@
  * Backends: cpu runs the kernel library's C references in the threads,
  * each picture split over cores / jobs threads (all the cores for fewer
  * files than jobs: cores / files), so that the jobs and the pictures'
- * threads share the cores; cuda runs its kernels (the same bytes) with one BatchGpu per job
- * (batch-cuda.h): each thread decodes into its context's page-locked
- * buffer, runs upload, kernels and download on the context's stream, and
- * encodes from page-locked memory, so the GPU work of one file overlaps the
- * decoding and encoding of the others. With --devices the contexts are
- * spread over the devices in turn. auto (the default) is cuda when a device
- * works, else cpu.
+ * threads share the cores; cuda runs its kernels (the same bytes) with one
+ * BatchGpu per job (batch-cuda.h): each thread decodes into its context's
+ * page-locked buffer, runs upload, kernels and download on the context's
+ * stream, and encodes from page-locked memory, so the GPU work of one file
+ * overlaps the decoding and encoding of the others. With --devices the
+ * contexts are spread over the devices in turn. auto (the default) is cuda
+ * when a device works, else cpu.
  *
  * Resuming: a file whose output exists is skipped (without --overwrite),
  * so a rerun of an interrupted or killed run does only what is missing.
