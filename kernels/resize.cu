@@ -10,8 +10,10 @@
  * 1. nearest_kernel (method nearest, one tap per axis): a gather. A one-tap
  *    weight is exactly 1, so output = the input sample at (first x, first
  *    y), as the two passes would compute it. Each thread copies 16 bytes of
- *    output (4 pixels of 3 bytes), one 16-byte store where the destination
- *    is aligned. A 16-bit sample is copied as its value in place, the bits
+ *    output (4 pixels of 3 bytes) in each of two rows, which share its x
+ *    indices (read 16 bytes at a time) and whose loads are all in flight
+ *    before the first store; one 16-byte store where the destination is
+ *    aligned. A 16-bit sample is copied as its value in place, the bits
  *    outside it cleared (one AND per 32-bit word).
  * 2. fused_kernel (the other methods, when a tile's footprint fits in
  *    shared memory): a block scales a tile of TW x TH output pixels. It
@@ -279,22 +281,25 @@ struct Gather {
 /* A 16-bit sample is written as the two passes would write it: its value
  * in place, the bits outside it cleared (value_mask); an 8-bit one as it
  * is. */
-template <int PB, int SB>
-__global__ void __launch_bounds__ (kThreads)
-nearest_kernel (NearestArgs a)
+/* Output rows per gather thread: the rows share the thread's x indices,
+ * and both rows' loads are in flight before the first store. */
+constexpr int kNearestRows = 2;
+
+/* The @n pixels of a gather thread from input row @row (x indices @ix) into
+ * @w, little-endian. */
+template <int PB, int G>
+__device__ __forceinline__ void
+gather_row (const NearestArgs & a, const uint8_t * row, const int (&ix)[G],
+    int n, uint32_t (&w)[4])
 {
-  constexpr int G = Gather<PB>::G;
-  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * G;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-
-  if (x0 >= a.out_width || y >= a.out_height)
-    return;
-  const int n = min (G, a.out_width - x0);
-  const uint8_t *row = a.src + (size_t) ld (a.first_y + y) * a.src_pitch;
-  uint32_t w[4] = { 0, 0, 0, 0 };
-
-  for (int j = 0; j < n; j++) {
-    const uint8_t *s = row + (size_t) ld (a.first_x + x0 + j) * PB;
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    w[i] = 0;
+#pragma unroll
+  for (int j = 0; j < G; j++) {
+    if (j >= n)
+      break;
+    const uint8_t *s = row + (size_t) ix[j] * PB;
 
     if (PB % 4 == 0 && a.src_aligned) {
       for (int b = 0; b < PB / 4; b++)
@@ -308,15 +313,57 @@ nearest_kernel (NearestArgs a)
       }
     }
   }
-  if (SB == 2)
-    for (int i = 0; i < 4; i++)
-      w[i] &= a.value_mask;
-  uint8_t *d = a.dst + (size_t) y * a.dst_pitch + (size_t) x0 * PB;
-  if (PB != 3 && a.dst_aligned && n == G) {
-    *(uint4 *) d = make_uint4 (w[0], w[1], w[2], w[3]);
+}
+
+template <int PB, int SB>
+__global__ void __launch_bounds__ (kThreads)
+nearest_kernel (NearestArgs a)
+{
+  constexpr int G = Gather<PB>::G;
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * G;
+  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kNearestRows;
+
+  if (x0 >= a.out_width || y0 >= a.out_height)
+    return;
+  const int n = min (G, a.out_width - x0);
+  int ix[G];
+  /* a full group's indices 16 bytes at a time: x0 is a multiple of G and
+   * the table starts on kAlign */
+  if (G % 4 == 0 && n == G) {
+#pragma unroll
+    for (int q = 0; q < G / 4; q++) {
+      const int4 v = ld ((const int4 *) (a.first_x + x0) + q);
+      ix[4 * q] = v.x;
+      ix[4 * q + 1] = v.y;
+      ix[4 * q + 2] = v.z;
+      ix[4 * q + 3] = v.w;
+    }
   } else {
-    for (int k = 0; k < n * PB; k++)
-      d[k] = (uint8_t) (w[k >> 2] >> (8 * (k & 3)));
+#pragma unroll
+    for (int j = 0; j < G; j++)
+      ix[j] = ld (a.first_x + min (x0 + j, a.out_width - 1));
+  }
+
+  uint32_t w[kNearestRows][4];
+#pragma unroll
+  for (int r = 0; r < kNearestRows; r++)
+    if (y0 + r < a.out_height)
+      gather_row<PB, G> (a, a.src + (size_t) ld (a.first_y + y0 + r) *
+          a.src_pitch, ix, n, w[r]);
+#pragma unroll
+  for (int r = 0; r < kNearestRows; r++) {
+    if (y0 + r >= a.out_height)
+      break;
+    if (SB == 2)
+      for (int i = 0; i < 4; i++)
+        w[r][i] &= a.value_mask;
+    uint8_t *d = a.dst + (size_t) (y0 + r) * a.dst_pitch + (size_t) x0 * PB;
+    if (PB != 3 && a.dst_aligned && n == G) {
+      *(uint4 *) d = make_uint4 (w[r][0], w[r][1], w[r][2], w[r][3]);
+    } else {
+      for (int k = 0; k < n * PB; k++)
+        d[k] = (uint8_t) (w[r][k >> 2] >> (8 * (k & 3)));
+    }
   }
 }
 
@@ -962,8 +1009,8 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
     };
     const int groups = (t->out_width + Gather<PB>::G - 1) / Gather<PB>::G;
     const dim3 block (32, kThreads / 32);
-    const dim3 grid ((groups + 31) / 32,
-        (t->out_height + block.y - 1) / block.y);
+    const int row_groups = (t->out_height + kNearestRows - 1) / kNearestRows;
+    const dim3 grid ((groups + 31) / 32, (row_groups + block.y - 1) / block.y);
 
     nearest_kernel<PB, SB><<<grid, block, 0, stream>>> (a);
   } else if (t->kernel == Kernel::kFused) {
