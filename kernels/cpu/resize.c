@@ -651,12 +651,22 @@ round64 (size_t bytes)
 #define CF_RESIZE_SIMD 1
 #include <emmintrin.h>
 
+/* The helpers of the passes are inlined into each clone (clones.h): one
+ * left out of line would be the baseline's code in the AVX2 clone too. */
+#if defined (__GNUC__)
+#define SIMD_INLINE static inline __attribute__ ((always_inline))
+#else
+#define SIMD_INLINE static inline
+#endif
+
 /* The x weights of a plane in the order the multiply-adds read them:
  * per output sample, `halves` vectors of 8 int16, one per 8 input bytes;
  * lanes past the taps are 0. */
 typedef struct
 {
   int halves;
+  int direct;                   /* outputs 0 .. direct - 1 read their
+                                 * halves x 8 bytes within the row */
   int16_t *w;                   /* [out_size][halves][8], 16-byte aligned */
 } SimdWeights;
 
@@ -697,6 +707,10 @@ simd_weights_init (SimdWeights * sw, const CfResizeAxis * ax, int pb)
         sw->w[((size_t) x * sw->halves + j) * 8 + l] = (int16_t)
             (t < ax->taps ? ax->weights[(size_t) x * ax->taps + t] : 0);
       }
+  for (sw->direct = 0; sw->direct < ax->out_size; sw->direct++)
+    if ((int64_t) ax->first[sw->direct] * pb + 8 * sw->halves >
+        (int64_t) ax->in_size * pb)
+      break;
   return 0;
 }
 
@@ -707,7 +721,7 @@ simd_weights_init (SimdWeights * sw, const CfResizeAxis * ax, int pb)
  * - 2-byte pixels a b c d: a0 b0 a1 b1 c0 d0 c1 d1 (two partial sums of
  *   each of the 2 samples);
  * - 1-byte pixels: as they are (four partial sums). */
-static inline __m128i
+SIMD_INLINE __m128i
 arrange (__m128i v, const int pb)
 {
   if (pb == 4)
@@ -718,54 +732,135 @@ arrange (__m128i v, const int pb)
   return _mm_unpacklo_epi8 (v, _mm_setzero_si128 ());
 }
 
-/* One input row through the horizontal filter into @h (int16). Reads stay
- * within the row: the last multiply-adds of an output near its end read
- * a zero-padded copy of its last bytes (the weights there are 0). */
-static inline void
-simd_horizontal_row_of (const CfResizeAxis * ax, const SimdWeights * sw,
-    const uint8_t * row, const int pb, int16_t * h)
+/* The multiply-adds of one output whose @halves x 8 bytes from @s all lie
+ * within the row (@tail: those that do not, read from a zero-padded copy of
+ * the row's last bytes; @end: the row's end), two chains of sums; the
+ * partial sums of its samples, still to be folded. */
+SIMD_INLINE __m128i
+simd_tap (const uint8_t * s, const __m128i * w, const int pb, const int tail,
+    const uint8_t * end)
+{
+  __m128i v;
+
+  if (tail && s + 8 > end) {
+    uint8_t last[8] = { 0 };
+
+    if (end > s)
+      memcpy (last, s, end - s);
+    v = _mm_loadl_epi64 ((const __m128i *) last);
+  } else {
+    v = _mm_loadl_epi64 ((const __m128i *) s);
+  }
+  return _mm_madd_epi16 (arrange (v, pb), _mm_load_si128 (w));
+}
+
+SIMD_INLINE __m128i
+simd_taps (const uint8_t * s, const __m128i * w, const int halves,
+    const int pb, const int tail, const uint8_t * end)
+{
+  __m128i a = _mm_setzero_si128 (), b = _mm_setzero_si128 ();
+  int j;
+
+  for (j = 0; j + 1 < halves; j += 2) {
+    a = _mm_add_epi32 (a, simd_tap (s + 8 * j, w + j, pb, tail, end));
+    b = _mm_add_epi32 (b, simd_tap (s + 8 * j + 8, w + j + 1, pb, tail,
+            end));
+  }
+  if (j < halves)
+    a = _mm_add_epi32 (a, simd_tap (s + 8 * j, w + j, pb, tail, end));
+  return _mm_add_epi32 (a, b);
+}
+
+/* The partial sums @acc of a pixel's samples folded into the low lanes
+ * (one per sample): 2-byte pixels summed their taps in two halves, 1-byte
+ * pixels in four. */
+SIMD_INLINE __m128i
+fold (__m128i acc, const int pb)
+{
+  if (pb <= 2)
+    acc = _mm_add_epi32 (acc, _mm_srli_si128 (acc, 8));
+  if (pb == 1)
+    acc = _mm_add_epi32 (acc, _mm_srli_si128 (acc, 4));
+  return acc;
+}
+
+/* Outputs @x0 .. @x1 - 1 of one input row into @h (int16), @halves
+ * multiply-adds each (a constant where inlined so), @tail as simd_taps ()
+ * says. Two outputs at a time: 4-byte pixels store 8 int16 at once, 2-byte
+ * ones 4. */
+SIMD_INLINE void
+simd_outputs (const CfResizeAxis * ax, const SimdWeights * sw,
+    const uint8_t * row, const int pb, const int halves, const int tail,
+    int x0, int x1, int16_t * h)
 {
   const uint8_t *end = row + (size_t) ax->in_size * pb;
   const __m128i bias = _mm_set1_epi32 (1 << (H_SHIFT (ax) - 1));
   const __m128i shift = _mm_cvtsi32_si128 (H_SHIFT (ax));
-  const int halves = sw->halves;
-  int x, j;
+  const __m128i *w = (const __m128i *) sw->w;
+  int x = x0;
 
-  for (x = 0; x < ax->out_size; x++) {
-    const uint8_t *s = row + (size_t) ax->first[x] * pb;
-    const __m128i *w = (const __m128i *) sw->w + (size_t) x * halves;
-    const ptrdiff_t room = (end - s) / 8;
-    const int direct = room < halves ? (int) room : halves;
-    __m128i acc = _mm_setzero_si128 ();
+  for (; pb > 1 && x + 1 < x1; x += 2) {
+    __m128i a = fold (simd_taps (row + (size_t) ax->first[x] * pb,
+            w + (size_t) x * halves, halves, pb, tail, end), pb);
+    __m128i b = fold (simd_taps (row + (size_t) ax->first[x + 1] * pb,
+            w + (size_t) (x + 1) * halves, halves, pb, tail, end), pb);
 
-    for (j = 0; j < direct; j++)
-      acc = _mm_add_epi32 (acc, _mm_madd_epi16 (arrange (_mm_loadl_epi64
-                  ((const __m128i *) (s + 8 * j)), pb), _mm_load_si128 (w + j)));
-    for (; j < halves; j++) {
-      uint8_t tail[8] = { 0 };
-
-      if (end > s + 8 * j)
-        memcpy (tail, s + 8 * j, end - (s + 8 * j));
-      acc = _mm_add_epi32 (acc, _mm_madd_epi16 (arrange (_mm_loadl_epi64
-                  ((const __m128i *) tail), pb), _mm_load_si128 (w + j)));
-    }
-    /* fold the partial sums of a sample */
-    if (pb <= 2)
-      acc = _mm_add_epi32 (acc, _mm_srli_si128 (acc, 8));
-    if (pb == 1)
-      acc = _mm_add_epi32 (acc, _mm_srli_si128 (acc, 4));
-    acc = _mm_packs_epi32 (_mm_sra_epi32 (_mm_add_epi32 (acc, bias), shift),
-        acc);
-    if (pb == 4) {
-      _mm_storel_epi64 ((__m128i *) (h + 4 * x), acc);
-    } else if (pb == 2) {
-      const int32_t v = _mm_cvtsi128_si32 (acc);
-
-      memcpy (h + 2 * x, &v, 4);
+    if (pb == 2) {              /* the two samples of each in one vector */
+      a = _mm_unpacklo_epi64 (a, b);
+      a = _mm_sra_epi32 (_mm_add_epi32 (a, bias), shift);
+      _mm_storel_epi64 ((__m128i *) (h + 2 * x), _mm_packs_epi32 (a, a));
     } else {
-      h[x] = (int16_t) _mm_cvtsi128_si32 (acc);
+      a = _mm_sra_epi32 (_mm_add_epi32 (a, bias), shift);
+      b = _mm_sra_epi32 (_mm_add_epi32 (b, bias), shift);
+      _mm_storeu_si128 ((__m128i *) (h + 4 * x), _mm_packs_epi32 (a, b));
     }
   }
+  for (; x < x1; x++) {
+    __m128i a = fold (simd_taps (row + (size_t) ax->first[x] * pb,
+            w + (size_t) x * halves, halves, pb, tail, end), pb);
+    int32_t v;
+
+    a = _mm_sra_epi32 (_mm_add_epi32 (a, bias), shift);
+    a = _mm_packs_epi32 (a, a);
+    if (pb == 4) {
+      _mm_storel_epi64 ((__m128i *) (h + 4 * x), a);
+    } else if (pb == 2) {
+      v = _mm_cvtsi128_si32 (a);
+      memcpy (h + 2 * x, &v, 4);
+    } else {
+      h[x] = (int16_t) _mm_cvtsi128_si32 (a);
+    }
+  }
+}
+
+/* One input row through the horizontal filter into @h (int16), for
+ * @pb-byte pixels. The outputs before sw->direct read their input
+ * directly, with the multiply-adds unrolled for the common tap counts; the
+ * others (near the row's end) read within the row. */
+SIMD_INLINE void
+simd_horizontal_row_of (const CfResizeAxis * ax, const SimdWeights * sw,
+    const uint8_t * row, const int pb, int16_t * h)
+{
+  const int d = sw->direct;
+
+  switch (sw->halves) {
+    case 1:
+      simd_outputs (ax, sw, row, pb, 1, 0, 0, d, h);
+      break;
+    case 2:
+      simd_outputs (ax, sw, row, pb, 2, 0, 0, d, h);
+      break;
+    case 3:
+      simd_outputs (ax, sw, row, pb, 3, 0, 0, d, h);
+      break;
+    case 4:
+      simd_outputs (ax, sw, row, pb, 4, 0, 0, d, h);
+      break;
+    default:
+      simd_outputs (ax, sw, row, pb, sw->halves, 0, 0, d, h);
+      break;
+  }
+  simd_outputs (ax, sw, row, pb, sw->halves, 1, d, ax->out_size, h);
 }
 
 /* simd_horizontal_row_of () for @pb-byte pixels (1, 2 or 4), each case
