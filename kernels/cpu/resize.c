@@ -20,6 +20,11 @@
  * (cf_resize_cpu_threads ()) take bands of output rows, each band with a
  * ring of its own: every output row is computed the same way whatever the
  * band it falls in.
+ *
+ * That is the scalar reference, for every plane. Planes of 8-bit samples in
+ * 1-, 2- or 4-byte pixels take the SIMD passes further below on x86 (int16
+ * intermediate rows, 16-bit multiply-adds), which compute the very same
+ * integers; cf_resize_cpu_path () can ask for the reference alone.
  */
 #include "../resize.h"
 #include "../threads.h"
