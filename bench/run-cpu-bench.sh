@@ -2,7 +2,9 @@
 # run-cpu-bench.sh: the CPU backend against its CPU peers (issue 15), in one
 # run on one machine, each at the same thread counts:
 #   resize   cudaresize backend=cpu   vs videoscale (bilinear, lanczos),
-#            4K RGBA -> 1080p
+#            4K RGBA -> 1080p; cudaresize with antialias (its default: 4
+#            and 13 taps per axis here) and without (2 and 6 taps, as
+#            videoscale's 2 and 4 do not widen either)
 #   stencil  cudastencil backend=cpu  vs OpenCV sepFilter2D (17 taps),
 #            gaussian radius 8 on both axes, 4K RGBA, all 4 channels
 #   stats    cudastats backend=cpu    vs videoanalyse (luma only, one
@@ -39,7 +41,7 @@ while [ $# -gt 0 ]; do
       . "$2"; shift 2 ;;
     --plugin) plugin=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "run-cpu-bench: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -127,6 +129,12 @@ for t in $threads; do
       peer=$(fps_of "videoscale n-threads=$t method=$m" "$rgba4k" "$p1080" "$n")
       row resize "cudaresize backend=cpu method=$m" "$t" "$(fmt "$ours")" \
         "videoscale method=$m" "$(fmt "$peer")" "$(ratio "$ours" "$peer")"
+      # like with like: the filter's own support (2 taps for bilinear, 6
+      # for Lanczos-3; videoscale's lanczos is Lanczos-2, 4 taps)
+      ours=$(fps_of "cudaresize backend=cpu n-threads=$t method=$m antialias=false" "$rgba4k" "$p1080" "$n")
+      row resize "cudaresize backend=cpu method=$m antialias=false" "$t" \
+        "$(fmt "$ours")" "videoscale method=$m" "$(fmt "$peer")" \
+        "$(ratio "$ours" "$peer")"
     done
   fi
   if [[ ,$only, == *,stencil,* ]]; then

@@ -41,10 +41,11 @@
  * instance per layout of CF_RESIZE_LAYOUTS. A 16-bit sample is read as its
  * value, (sample >> lsb) & max, and an output clamped to max and shifted by
  * lsb (resize.h), max and lsb of the format at run time; 8-bit samples are
- * their values, so their instances have none of this work. 8-bit
- * horizontal sums are int32 (resize.h bounds the positive weights of an
- * output below 2, so |sum| < 255 * 2^23 < 2^31), 16-bit ones and all
- * vertical sums int64.
+ * their values, so their instances have none of this work. The weights
+ * have the fraction bits of the sample size (resize.h: 14 for 8-bit
+ * samples, 22 for 16-bit ones), so the shifts and biases of both passes
+ * depend on SB too. 8-bit sums are int32, both passes (resize.h bounds
+ * them: horizontal below 2^23, vertical below 2^31), 16-bit ones int64.
  */
 #include "resize.h"
 #include "cuda-common.cuh"
@@ -58,9 +59,23 @@
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kHShift = CF_RESIZE_WEIGHT_BITS - CF_RESIZE_INTER_BITS;
-constexpr int kVShift = CF_RESIZE_WEIGHT_BITS + CF_RESIZE_INTER_BITS;
 constexpr size_t kAlign = 256;  /* of each table and workspace part */
+
+/* The fixed point of SB-byte samples (resize.h): B, the shifts of the two
+ * passes, and the accumulators of their exact sums. */
+template <int SB>
+struct Fixed {
+  static constexpr int kBits = CF_RESIZE_WEIGHT_BITS (8 * SB);
+  static constexpr int kHShift = kBits - CF_RESIZE_INTER_BITS;
+  static constexpr int kVShift = kBits + CF_RESIZE_INTER_BITS;
+  typedef typename std::conditional<SB == 1, int32_t, int64_t>::type Acc;
+  /* Rounding, as cf_resize_cpu () does it: a sum plus half its last unit,
+   * shifted right (arithmetic: half up, negative sums too). The fused
+   * kernel starts its sums at the half unit, which saves an add per
+   * sample. */
+  static constexpr Acc kHBias = Acc (1) << (kHShift - 1);
+  static constexpr Acc kVBias = Acc (1) << (kVShift - 1);
+};
 
 /* Where the 16-bit samples of a format hold their values (format.h):
  * value = (sample >> lsb) & max, sample = value << lsb. Unused for 8-bit
@@ -106,27 +121,20 @@ struct VerticalArgs {
   ValueField value;
 };
 
-/* Rounding, as cf_resize_cpu () does it: a sum plus half its last unit,
- * shifted right (arithmetic: half up, negative sums too). The fused kernel
- * starts its sums at the half unit (kHBias, kVBias), which saves an add
- * per sample. */
-constexpr int32_t kHBias = 1 << (kHShift - 1);
-constexpr int64_t kVBias = int64_t (1) << (kVShift - 1);
-
 /* The intermediate (CF_RESIZE_INTER_BITS fraction bits) from a biased
  * horizontal sum. */
-template <typename Acc>
+template <int SB>
 __host__ __device__ __forceinline__ int32_t
-horizontal_of_biased (Acc biased)
+horizontal_of_biased (typename Fixed<SB>::Acc biased)
 {
-  return (int32_t) (biased >> kHShift);
+  return (int32_t) (biased >> Fixed<SB>::kHShift);
 }
 
-template <typename Acc>
+template <int SB>
 __host__ __device__ __forceinline__ int32_t
-round_horizontal (Acc acc)
+round_horizontal (typename Fixed<SB>::Acc acc)
 {
-  return horizontal_of_biased (acc + kHBias);
+  return horizontal_of_biased<SB> (acc + Fixed<SB>::kHBias);
 }
 
 /* An output sample from a biased vertical sum: the value clamped to
@@ -135,10 +143,10 @@ round_horizontal (Acc acc)
  * clamp is done in 32 bits. */
 template <int SB>
 __host__ __device__ __forceinline__ uint32_t
-output_of_biased (int64_t biased, ValueField f)
+output_of_biased (typename Fixed<SB>::Acc biased, ValueField f)
 {
   const int32_t max = SB == 1 ? 255 : (int32_t) f.max;
-  const int32_t v = (int32_t) (biased >> kVShift);
+  const int32_t v = (int32_t) (biased >> Fixed<SB>::kVShift);
   const uint32_t c = (uint32_t) (v < 0 ? 0 : v > max ? max : v);
 
   return SB == 1 ? c : c << f.lsb;
@@ -146,9 +154,9 @@ output_of_biased (int64_t biased, ValueField f)
 
 template <int SB>
 __host__ __device__ __forceinline__ uint32_t
-round_vertical (int64_t acc, ValueField f)
+round_vertical (typename Fixed<SB>::Acc acc, ValueField f)
 {
-  return output_of_biased<SB> (acc + kVBias, f);
+  return output_of_biased<SB> (acc + Fixed<SB>::kVBias, f);
 }
 
 template <int SB>
@@ -164,7 +172,7 @@ template <int PB, int SB>
 __host__ __device__ __forceinline__ void
 horizontal_sample (const HorizontalArgs & a, int row, int col)
 {
-  typedef typename std::conditional<SB == 1, int32_t, int64_t>::type Acc;
+  typedef typename Fixed<SB>::Acc Acc;
   constexpr int kSamples = PB / SB;
   const int x = col / kSamples, k = col - x * kSamples;
   const int32_t *w = a.x.weights + (size_t) x * a.x.taps;
@@ -175,7 +183,7 @@ horizontal_sample (const HorizontalArgs & a, int row, int col)
   for (int t = 0; t < a.x.taps; t++)
     acc += (Acc) ld (w + t) * value_of<SB> (sample_at<SB> (s + t * PB),
         a.value);
-  a.inter[(size_t) row * a.row_samples + col] = round_horizontal (acc);
+  a.inter[(size_t) row * a.row_samples + col] = round_horizontal<SB> (acc);
 }
 
 /* Sample @col of output row @row. */
@@ -186,10 +194,11 @@ vertical_sample (const VerticalArgs & a, int row, int col)
   const int32_t *w = a.y.weights + (size_t) row * a.y.taps;
   const int32_t *h = a.inter + (size_t) ld (a.y.first + row) * a.row_samples
       + col;
-  int64_t acc = 0;
+  typedef typename Fixed<SB>::Acc Acc;
+  Acc acc = 0;
 
   for (int t = 0; t < a.y.taps; t++)
-    acc += (int64_t) ld (w + t) * ld (h + (size_t) t * a.row_samples);
+    acc += (Acc) ld (w + t) * ld (h + (size_t) t * a.row_samples);
   const uint32_t v = round_vertical<SB> (acc, a.value);
   uint8_t *d = a.dst + (size_t) row * a.dst_pitch + (size_t) col * SB;
   d[0] = (uint8_t) v;
@@ -498,7 +507,7 @@ template <int PB, int SB, int TB>
 __global__ void __launch_bounds__ (kThreads)
 fused_kernel (FusedArgs a)
 {
-  typedef typename std::conditional<SB == 1, int32_t, int64_t>::type Acc;
+  typedef typename Fixed<SB>::Acc Acc;
   constexpr int S = PB / SB;
   constexpr int V = Group<PB>::V;
   constexpr int VS = V * S;     /* samples per thread, vertical phase */
@@ -577,7 +586,7 @@ fused_kernel (FusedArgs a)
 
 #pragma unroll
         for (int k = 0; k < S; k++)
-          acc[k] = kHBias;
+          acc[k] = Fixed<SB>::kHBias;
 #pragma unroll
         for (int t = 0; t < ntx; t++) {
           const Acc wt = TB ? w[TB ? t : 0] : s_wx[t * TW + c];
@@ -590,7 +599,7 @@ fused_kernel (FusedArgs a)
         }
 #pragma unroll
         for (int k = 0; k < S; k++)
-          h[k] = horizontal_of_biased (acc[k]);
+          h[k] = horizontal_of_biased<SB> (acc[k]);
         store_ints<S> (s_inter + (r * TW + c) * S, h);
       }
     }
@@ -607,15 +616,15 @@ fused_kernel (FusedArgs a)
       for (int r = threadIdx.x / kGroups; r < rows; r += kThreads / kGroups) {
         const int32_t *wr = s_wy + r * nty;
         const int32_t *h = s_inter + (s_fy[r] * TW + c0) * S;
-        int64_t acc[VS];
+        Acc acc[VS];
         Word v = 0;
 
 #pragma unroll
         for (int k = 0; k < VS; k++)
-          acc[k] = kVBias;
+          acc[k] = Fixed<SB>::kVBias;
 #pragma unroll
         for (int t = 0; t < nty; t++) {
-          const int64_t wt = wr[t];
+          const Acc wt = wr[t];
           int32_t hv[VS];
 
           load_ints<VS> (h + t * TW * S, hv);

@@ -5,33 +5,48 @@
  *
  * 1. Weights. For each axis of each plane, a CfResizeAxis lists, for every
  *    output sample i, the first input sample and `taps` signed weights of
- *    CF_RESIZE_WEIGHT_BITS fraction bits that sum to exactly
- *    1 << CF_RESIZE_WEIGHT_BITS. Output sample i is centred on input
+ *    B = weight_bits fraction bits that sum to exactly ONE = 1 << B, with
+ *    B = CF_RESIZE_WEIGHT_BITS (depth) of the plane's sample size: 14 for
+ *    8-bit samples, 22 for 16-bit ones (10-bit values too). Output sample i
+ *    is centred on input
  *    position p(i) = i * scale + offset (in input samples, sample k centred
  *    on k); the filter is evaluated at (k - p(i)) / f for input samples k,
  *    with f = max (1, scale) so that downscaling widens the support (no
  *    aliasing), or f = 1 without antialiasing (the filter's own support
  *    whatever the scale, as NPP and videoscale filter; area always averages
- *    its box, and nearest has one tap either way). Taps beyond the picture are folded onto the edge sample
+ *    its box, and nearest has one tap either way). Taps beyond the picture
+ *    are folded onto the edge sample
  *    (edge replicated). The weights are computed in double, normalized to
  *    1, and rounded to fixed point as running sums: with S(t) the exact sum
- *    of weights 0 .. t and B = CF_RESIZE_WEIGHT_BITS, fixed-point weight t
+ *    of weights 0 .. t, fixed-point weight t
  *    is round (2^B S(t)) - round (2^B S(t - 1)) (round: half away from
  *    zero; the last running sum is exactly 1). So they sum to 1 exactly, and
  *    the rounding errors alternate along the taps instead of piling up on
  *    one weight (which, on the many equal weights of a large box, costs
  *    several LSB of a 16-bit sample). Both backends use the very same
  *    tables, made once on the host.
- * 2. Horizontal pass, per row of the input and output column:
- *    h = (sum w * in + (1 << (CF_RESIZE_WEIGHT_BITS - CF_RESIZE_INTER_BITS - 1)))
- *        >> (CF_RESIZE_WEIGHT_BITS - CF_RESIZE_INTER_BITS)
- *    kept as int32 with CF_RESIZE_INTER_BITS fraction bits (arithmetic shift,
- *    so rounding is half up, also for negative sums).
+ * 2. Horizontal pass, per row of the input and output column, with
+ *    I = CF_RESIZE_INTER_BITS:
+ *    h = (sum w * in + 2^(B - I - 1)) >> (B - I)
+ *    kept with I fraction bits (arithmetic shift, so rounding is half up,
+ *    also for negative sums).
  * 3. Vertical pass, per output sample:
- *    out = clamp ((sum w * h + (1 << (CF_RESIZE_WEIGHT_BITS + CF_RESIZE_INTER_BITS - 1)))
- *        >> (CF_RESIZE_WEIGHT_BITS + CF_RESIZE_INTER_BITS), 0, max)
- *    Both sums are exact (int64; the horizontal sum of 8-bit samples also
- *    fits int32, see below).
+ *    out = clamp ((sum w * h + 2^(B + I - 1)) >> (B + I), 0, max)
+ *    Every sum is exact: the bounds below keep it within its type.
+ *
+ * Bounds. Every weight is below 2 ONE in magnitude, and so is the sum of
+ * the positive weights of an output (cf_resize_axis_init () checks it), so
+ * the negative ones sum above -ONE and sum |w| < 3 ONE. For 8-bit samples
+ * (B = 14) this is what lets 16-bit multiply-adds (the CPU's pmaddwd:
+ * int16 x int16, pairs summed into int32) compute the very same integers:
+ * - |w| <= 32767: int16;
+ * - horizontal sums within (-255 ONE, 510 ONE), below 2^23: int32;
+ * - h within -16320 .. 32640 (255 x 64 x 2 < 32768): int16;
+ * - vertical sums below 3 ONE x 32640 < 2^31 in magnitude, any partial sum
+ *   too (and a pair of products w h, below 2 x 32767 x 32640 < 2^31): int32.
+ * For 16-bit samples (B = 22) horizontal sums are below 2^40 (int64), h
+ * below 2^24 (int32) and vertical sums below 2^48 (int64, or exact in a
+ * double).
  *
  * The filter works on VALUES (format.h): a sample is read as
  * (sample >> lsb) & max, with max = 2^bits - 1 of the format, and an output
@@ -44,17 +59,26 @@
  * A constant picture stays constant and an unchanged size is an exact copy
  * of the values, for every method. Against a float64 model of the same
  * filter (unrounded weights, no intermediate rounding, clamped to the value
- * range) the error is at most 1 LSB. Weights have 22 fraction bits so that
- * this holds for 16-bit samples too (with 14 bits, errors reach several LSB
- * there). Every running sum of weights is within 2^-23 of the exact one,
- * so the rounded weights move a filtered sample by at most 2^-23 times the
- * variation of the input along the taps (sum of |s(k + 1) - s(k)|); with
- * the final rounding (1/2) and the intermediate's (1/128 LSB) this stays
- * within 1 LSB for 8-bit samples up to thousands of taps per axis whatever
- * the picture, and for 16-bit samples up to about 20 taps per axis whatever
- * the picture (a downscale by 3 with Lanczos); beyond that it holds on
- * pictures and noise, whose errors largely cancel (videoscale's size matrix
- * is tested on random pictures, every method and format).
+ * range) the error is at most 1 LSB. Every running sum of weights is within
+ * 2^-(B+1) of the exact one, so the rounded weights move a filtered sample
+ * by at most 2^-(B+1) times the variation of the input along the taps (sum
+ * of |s(k + 1) - s(k)|, Abel's summation); with the final rounding (1/2)
+ * and the intermediate's (2^-(I+1) times the vertical gain, sum |w| < 3)
+ * the error stays within 1 LSB as long as the two axes' variations sum
+ * below about 0.47 2^(B+1) LSB:
+ * - 8-bit samples (B = 14): 15000 LSB, so up to about 30 taps per axis
+ *   whatever the picture (0/255 checkerboards: a downscale by 5 with
+ *   Lanczos; tested), and on pictures and noise at any number of taps:
+ *   their variations are far smaller, and the weights' errors, of
+ *   alternating signs along the taps, largely cancel (640x480 to 1x1 with
+ *   area, 640 and 480 equal taps, is tested on random pictures, whose
+ *   errors add up as a random walk: about 2^-15 x 85 x sqrt (640) ~ 0.07
+ *   LSB). 16 more bits of weight would not fit int16: the SIMD path needs
+ *   14.
+ * - 16-bit samples (B = 22): up to about 20 taps per axis whatever the
+ *   picture (a downscale by 3 with Lanczos; 14 bits would miss by several
+ *   LSB there), beyond that on pictures and noise (videoscale's size
+ *   matrix is tested on random pictures, every method and format).
  *
  * Methods, with the radius of the filter (in input samples times f):
  * - nearest: the single input sample floor (p(i) + 0.5), clamped;
@@ -68,9 +92,7 @@
  *   weighs its overlap / scale; when scale <= 1, bilinear.
  * An axis has at most ceil (2 * radius * f) + 1 taps (ceil (scale) + 1 for
  * area, 1 for nearest) and at most in_size; `taps` is the widest span of
- * non-zero weights over its outputs. Every weight is below 2, and so is the
- * sum of the positive weights of an output, so a horizontal sum of 8-bit
- * samples stays within int32.
+ * non-zero weights over its outputs.
  *
  * Plane layouts: pixels of 1, 2, 3 or 4 bytes of 8-bit samples, of 2, 4
  * (P010's and P016's UV pairs) or 8 (RGBA64) bytes of 16-bit samples, the
@@ -90,7 +112,12 @@
 extern "C" {
 #endif
 
-#define CF_RESIZE_WEIGHT_BITS 22
+/* Fraction bits of the weights, per sample size (see above), and of the
+ * intermediate. */
+#define CF_RESIZE_WEIGHT_BITS_8 14
+#define CF_RESIZE_WEIGHT_BITS_16 22
+#define CF_RESIZE_WEIGHT_BITS(depth) \
+  ((depth) > 8 ? CF_RESIZE_WEIGHT_BITS_16 : CF_RESIZE_WEIGHT_BITS_8)
 #define CF_RESIZE_INTER_BITS 6
 
 /* The plane layouts both backends are compiled for, as X (pixel bytes,
@@ -112,6 +139,7 @@ typedef enum {
 typedef struct {
   CfResizeMethod method;
   int antialias;                /* 1: the support widens when downscaling */
+  int weight_bits;              /* B: CF_RESIZE_WEIGHT_BITS (depth) */
   int in_size, out_size;
   double scale, offset;         /* p(i) = i * scale + offset */
   int taps;                     /* weights per output sample */
@@ -122,12 +150,15 @@ typedef struct {
 
 /* Fills @axis for output sample i centred on input position
  * i * @scale + @offset; with @antialias (non-zero), @scale is also the
- * widening of the support when above 1. For a plain plane scale = in_size / out_size and
- * offset = (scale - 1) / 2 (centres aligned). Sizes 1 .. CF_MAX_SIDE.
- * Returns 0, or -1 (and @axis cleared) on bad arguments or when memory runs
- * out. */
+ * widening of the support when above 1. For a plain plane
+ * scale = in_size / out_size and offset = (scale - 1) / 2 (centres
+ * aligned). Sizes 1 .. CF_MAX_SIDE; @weight_bits: B, CF_RESIZE_WEIGHT_BITS
+ * (depth) of the samples the axis filters (CF_RESIZE_INTER_BITS + 2 .. 22
+ * are accepted). Returns 0, or -1 (and @axis cleared) on bad arguments or
+ * when memory runs out. */
 int cf_resize_axis_init (CfResizeAxis * axis, CfResizeMethod method,
-    int antialias, int in_size, int out_size, double scale, double offset);
+    int antialias, int weight_bits, int in_size, int out_size, double scale,
+    double offset);
 /* Frees the tables; safe on a cleared or failed axis. */
 void cf_resize_axis_clear (CfResizeAxis * axis);
 
@@ -151,7 +182,10 @@ typedef struct {
  * otherwise between the two; such an axis gets offset = (L - 1) / 4 when
  * co-sited, (L - 1) / 2 when centred (Y42B's chroma y axis: (L - 1) / 2
  * either way). @antialias: see CfResizeAxis (1 widens the support of
- * bilinear, bicubic and lanczos when downscaling). Returns 0 or -1 (bad sizes, unknown format, a plane layout
+ * bilinear, bicubic and lanczos when downscaling). Each plane's axes get
+ * the weight bits of its sample size: CF_RESIZE_WEIGHT_BITS (8) for 1-byte
+ * samples, CF_RESIZE_WEIGHT_BITS (16) for 2-byte ones. Returns 0 or -1
+ * (bad sizes, unknown format, a plane layout
  * not in CF_RESIZE_LAYOUTS, unknown method, no memory; @plan is then
  * cleared). */
 int cf_resize_plan_init (CfResizePlan * plan, CfFormat format,
@@ -173,6 +207,22 @@ int cf_resize_cpu (const CfResizePlan * plan, const CfImage * src,
  * cf_resize_cpu () is this with 1. */
 int cf_resize_cpu_threads (const CfResizePlan * plan, const CfImage * src,
     const CfImage * dst, int n_threads);
+
+/* The CPU backend's code paths: planes of 8-bit samples in pixels of 1, 2
+ * or 4 bytes take 16-bit SIMD multiply-adds where the build has them
+ * (x86-64), every other plane the portable scalar reference. Both write
+ * the same bytes; the tests compare them. */
+typedef enum {
+  CF_RESIZE_CPU_AUTO,           /* SIMD where it applies: the default */
+  CF_RESIZE_CPU_SCALAR          /* the scalar reference for every plane */
+} CfResizeCpuPath;
+
+/* cf_resize_cpu_threads () with the paths @path allows. */
+int cf_resize_cpu_path (const CfResizePlan * plan, const CfImage * src,
+    const CfImage * dst, int n_threads, CfResizeCpuPath path);
+/* The planes of @plan that CF_RESIZE_CPU_AUTO scales with SIMD, a bit
+ * mask (bit p: plane p); 0 for a bad plan or a build without SIMD. */
+unsigned cf_resize_cpu_simd_planes (const CfResizePlan * plan);
 
 /* The float64 model of the same filter (weights unrounded, no rounding
  * between the passes, no clamping), on the input's values: the value of

@@ -20,6 +20,11 @@
  * (cf_resize_cpu_threads ()) take bands of output rows, each band with a
  * ring of its own: every output row is computed the same way whatever the
  * band it falls in.
+ *
+ * That is the scalar reference, for every plane. Planes of 8-bit samples in
+ * 1-, 2- or 4-byte pixels take the SIMD passes further below on x86 (int16
+ * intermediate rows, 16-bit multiply-adds), which compute the very same
+ * integers; cf_resize_cpu_path () can ask for the reference alone.
  */
 #include "../resize.h"
 #include "../threads.h"
@@ -29,9 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ONE (INT64_C (1) << CF_RESIZE_WEIGHT_BITS)
-#define H_SHIFT (CF_RESIZE_WEIGHT_BITS - CF_RESIZE_INTER_BITS)
-#define V_SHIFT (CF_RESIZE_WEIGHT_BITS + CF_RESIZE_INTER_BITS)
+/* The shifts of the two passes for an axis of B weight bits (resize.h) */
+#define H_SHIFT(axis) ((axis)->weight_bits - CF_RESIZE_INTER_BITS)
+#define V_SHIFT(axis) ((axis)->weight_bits + CF_RESIZE_INTER_BITS)
 
 /* ---- filter kernels: weight of an input sample at distance x ---- */
 
@@ -219,17 +224,20 @@ cf_resize_axis_clear (CfResizeAxis * axis)
   memset (axis, 0, sizeof (*axis));
 }
 
-/* Rounds the @n normalized weights @w to fixed point into @q as running
- * sums: q[t] = round (ONE (w[0] + .. + w[t])) - round (ONE (w[0] + .. +
+/* Rounds the @n normalized weights @w to fixed point of @bits fraction
+ * bits into @q as running sums, with ONE = 2^bits:
+ * q[t] = round (ONE (w[0] + .. + w[t])) - round (ONE (w[0] + .. +
  * w[t - 1])), the last one making the total ONE exactly. Each running sum is
  * then within half a unit of the exact one, so the rounding errors of the
  * weights alternate instead of piling up (as they would on the box of the
- * area method). Returns -1 when the positive weights sum to 2 or more (never
- * with these filters): resize.h promises less, so that 8-bit horizontal sums
- * fit int32. */
+ * area method). Returns -1 when the positive weights sum to 2 ONE or more
+ * (never with these filters): resize.h's bounds rest on less (8-bit sums
+ * within int32, and for 14 bits every weight and intermediate within
+ * int16). */
 static int
-quantize (const double *w, int n, int32_t * q)
+quantize (const double *w, int n, int bits, int32_t * q)
 {
+  const int64_t ONE = INT64_C (1) << bits;
   int64_t before = 0, positive = 0;
   double running = 0.0;
   int t;
@@ -247,7 +255,8 @@ quantize (const double *w, int n, int32_t * q)
 
 int
 cf_resize_axis_init (CfResizeAxis * axis, CfResizeMethod method,
-    int antialias, int in_size, int out_size, double scale, double offset)
+    int antialias, int weight_bits, int in_size, int out_size, double scale,
+    double offset)
 {
   double *all = NULL;
   int *lo = NULL, *n = NULL;
@@ -256,13 +265,16 @@ cf_resize_axis_init (CfResizeAxis * axis, CfResizeMethod method,
   if (!axis)
     return -1;
   memset (axis, 0, sizeof (*axis));
-  if ((unsigned) method >= CF_RESIZE_METHOD_COUNT || in_size < 1
+  if ((unsigned) method >= CF_RESIZE_METHOD_COUNT
+      || weight_bits < CF_RESIZE_INTER_BITS + 2 || weight_bits > 22
+      || in_size < 1
       || out_size < 1 || in_size > CF_MAX_SIDE || out_size > CF_MAX_SIDE
       || !isfinite (scale) || scale <= 0.0 || scale > CF_MAX_SIDE
       || !isfinite (offset) || fabs (offset) > 2.0 * CF_MAX_SIDE)
     return -1;
   axis->method = method;
   axis->antialias = antialias != 0;
+  axis->weight_bits = weight_bits;
   axis->in_size = in_size;
   axis->out_size = out_size;
   axis->scale = scale;
@@ -294,7 +306,7 @@ cf_resize_axis_init (CfResizeAxis * axis, CfResizeMethod method,
     int32_t *q = axis->weights + (size_t) i * taps + (lo[i] - first);
 
     axis->first[i] = first;
-    if (quantize (all + (size_t) i * bound, n[i], q) != 0)
+    if (quantize (all + (size_t) i * bound, n[i], weight_bits, q) != 0)
       goto fail;
   }
   free (all);
@@ -377,13 +389,14 @@ cf_resize_plan_init (CfResizePlan * plan, CfFormat format,
   ly = (double) in_height / out_height;
   for (p = 0; p < info->n_planes; p++) {
     const CfPlaneLayout *l = &info->plane[p];
+    const int bits = CF_RESIZE_WEIGHT_BITS (8 * l->sample_bytes);
 
     if (!layout_known (l) || cf_resize_axis_init (&plan->x[p], method,
-            antialias,
+            antialias, bits,
             cf_plane_width (format, p, in_width),
             cf_plane_width (format, p, out_width), lx,
             axis_offset (lx, l->shift_x, chroma_cosited_h)) != 0
-        || cf_resize_axis_init (&plan->y[p], method, antialias,
+        || cf_resize_axis_init (&plan->y[p], method, antialias, bits,
             cf_plane_height (format, p, in_height),
             cf_plane_height (format, p, out_height), ly,
             axis_offset (ly, l->shift_y, chroma_cosited_v)) != 0) {
@@ -463,7 +476,7 @@ horizontal_row_of (const CfResizeAxis * ax, const uint8_t * row,
     const int pixel_bytes, const int sample_bytes, const int lsb,
     const int max, double *h)
 {
-  const int spp = pixel_bytes / sample_bytes;
+  const int spp = pixel_bytes / sample_bytes, hs = H_SHIFT (ax);
   int x, t;
 
   /* one accumulator per sample of the pixel, named rather than in an
@@ -488,7 +501,7 @@ horizontal_row_of (const CfResizeAxis * ax, const uint8_t * row,
         if (spp > 3)
           a3 += wt * s[3];
       }
-#define H_ROUND(a) ((int32_t) ((a) + (1u << (H_SHIFT - 1))) >> H_SHIFT)
+#define H_ROUND(a) ((int32_t) ((a) + (1u << (hs - 1))) >> hs)
       o[0] = H_ROUND (a0);
       if (spp > 1)
         o[1] = H_ROUND (a1);
@@ -511,7 +524,7 @@ horizontal_row_of (const CfResizeAxis * ax, const uint8_t * row,
         if (spp > 3)
           a3 += wt * value_at (s + 6, 2, lsb, max);
       }
-#define H_ROUND(a) (((a) + (1 << (H_SHIFT - 1))) >> H_SHIFT)
+#define H_ROUND(a) (((a) + (INT64_C (1) << (hs - 1))) >> hs)
       o[0] = H_ROUND (a0);
       if (spp > 1)
         o[1] = H_ROUND (a1);
@@ -552,8 +565,8 @@ horizontal_row (const CfResizeAxis * ax, const uint8_t * row,
 #define V_BLOCK 512
 
 /* One output row from the @taps intermediate rows @rows and their weights
- * @w: each value sum w h, rounded, clamped to 0 .. max and shifted into its
- * sample.
+ * @w: each value sum w h, rounded (@shift: B + I), clamped to 0 .. max and
+ * shifted into its sample.
  *
  * The sums are taken in double, as vectors of the FPU do best: every
  * product is an integer below 2^23 x 2^24 (weights below 2^23, an
@@ -564,11 +577,11 @@ horizontal_row (const CfResizeAxis * ax, const uint8_t * row,
  * (S + 2^(V - 1)) 2^-V is computed without error, and its truncation once
  * clamped to 0 .. max is the arithmetic shift's floor there. */
 static void CF_CLONES_AVX2
-vertical_row (const double *const *rows, const int32_t * w, int taps, int n,
-    const Values * values, uint8_t * restrict out)
+vertical_row (const double *const *rows, const int32_t * w, int taps,
+    int shift, int n, const Values * values, uint8_t * restrict out)
 {
-  const double half = (double) (INT64_C (1) << (V_SHIFT - 1));
-  const double scale = 1.0 / (double) (INT64_C (1) << V_SHIFT);
+  const double half = (double) (INT64_C (1) << (shift - 1));
+  const double scale = 1.0 / (double) (INT64_C (1) << shift);
   const double max = values->max;
   double acc[V_BLOCK];
   int j0, i, t;
@@ -611,14 +624,359 @@ vertical_row (const double *const *rows, const int32_t * w, int taps, int n,
   }
 }
 
-/* The working memory of one band of one plane: a ring of ay->taps
- * intermediate rows, the input row each slot of the ring holds, and the
- * rows an output row sums, in tap order. */
+static size_t
+round64 (size_t bytes)
+{
+  return (bytes + 63) / 64 * 64;
+}
+
+/* ---- 16-bit SIMD for 8-bit samples ---- */
+
+/* The planes of 8-bit samples in pixels of 1, 2 or 4 bytes whose weights
+ * have at most CF_RESIZE_WEIGHT_BITS_8 bits (every such plane of a plan
+ * made by cf_resize_plan_init ()) are filtered with SSE2's pmaddwd, which
+ * multiplies int16 by int16 and sums each pair of products into an int32:
+ * resize.h bounds the weights, the intermediate and every sum so that this
+ * computes the very integers of the scalar reference above (the tests
+ * compare the two byte for byte). SSE2 is part of x86-64: the code needs
+ * no run-time check, and CF_CLONES_AVX2 adds an AVX2 clone of each pass
+ * (the same instructions, VEX-encoded, with broadcasts from memory).
+ *
+ * - Horizontal, per output pixel: each multiply-add takes 8 bytes of input
+ *   (2 pixels of 4 bytes, 4 of 2, 8 of 1), widened to int16 and arranged so
+ *   that each pair of lanes holds two taps of one sample, against 8
+ *   weights arranged alike once per call (SimdWeights). The int32 sums of a
+ *   pixel's samples are then folded, rounded, and stored as int16: the
+ *   intermediate rows are int16 here (doubles in the reference).
+ * - Vertical, per 16 output samples: two intermediate rows interleaved
+ *   (punpcklwd, punpckhwd) against their two weights, so each multiply-add
+ *   sums two taps of 4 samples; then rounded, and clamped to 0 .. 255 by
+ *   the saturating packs (packssdw, packuswb). */
+#if defined (__x86_64__) || (defined (__i386__) && defined (__SSE2__))
+#define CF_RESIZE_SIMD 1
+#include <emmintrin.h>
+
+/* The helpers of the passes are inlined into each clone (clones.h): one
+ * left out of line would be the baseline's code in the AVX2 clone too. */
+#if defined (__GNUC__)
+#define SIMD_INLINE static inline __attribute__ ((always_inline))
+#else
+#define SIMD_INLINE static inline
+#endif
+
+/* The x weights of a plane in the order the multiply-adds read them:
+ * per output sample, `halves` vectors of 8 int16, one per 8 input bytes;
+ * lanes past the taps are 0. */
 typedef struct
 {
-  double *ring;
+  int halves;
+  int direct;                   /* outputs 0 .. direct - 1 read their
+                                 * halves x 8 bytes within the row */
+  int16_t *w;                   /* [out_size][halves][8], 16-byte aligned */
+} SimdWeights;
+
+/* The pixel (tap, relative to the first of the 8 bytes) whose sample lane
+ * @l of an arranged vector holds, for @pb-byte pixels: see arrange (). */
+static int
+lane_pixel (int pb, int l)
+{
+  return pb == 4 ? l & 1 : pb == 2 ? (l >> 2) * 2 + (l & 1) : l;
+}
+
+static void
+simd_weights_clear (SimdWeights * sw)
+{
+  free (sw->w);
+  sw->w = NULL;
+}
+
+/* Arranges @ax's weights for @pb-byte pixels. Returns 0 or -1 (no
+ * memory). */
+static int
+simd_weights_init (SimdWeights * sw, const CfResizeAxis * ax, int pb)
+{
+  const int per_half = 8 / pb;
+  size_t bytes;
+  int x, j, l;
+
+  sw->halves = (ax->taps + per_half - 1) / per_half;
+  bytes = (size_t) ax->out_size * sw->halves * 8 * sizeof (int16_t);
+  sw->w = aligned_alloc (64, round64 (bytes));
+  if (!sw->w)
+    return -1;
+  for (x = 0; x < ax->out_size; x++)
+    for (j = 0; j < sw->halves; j++)
+      for (l = 0; l < 8; l++) {
+        const int t = j * per_half + lane_pixel (pb, l);
+
+        sw->w[((size_t) x * sw->halves + j) * 8 + l] = (int16_t)
+            (t < ax->taps ? ax->weights[(size_t) x * ax->taps + t] : 0);
+      }
+  for (sw->direct = 0; sw->direct < ax->out_size; sw->direct++)
+    if ((int64_t) ax->first[sw->direct] * pb + 8 * sw->halves >
+        (int64_t) ax->in_size * pb)
+      break;
+  return 0;
+}
+
+/* The 8 bytes of input in the low half of @v, widened to int16 so that
+ * lanes 2k and 2k + 1 hold the same sample of two pixels (the pairs that
+ * pmaddwd sums):
+ * - 4-byte pixels a b: a0 b0 a1 b1 a2 b2 a3 b3 (one pixel's 4 sums);
+ * - 2-byte pixels a b c d: a0 b0 a1 b1 c0 d0 c1 d1 (two partial sums of
+ *   each of the 2 samples);
+ * - 1-byte pixels: as they are (four partial sums). */
+SIMD_INLINE __m128i
+arrange (__m128i v, const int pb)
+{
+  if (pb == 4)
+    v = _mm_unpacklo_epi8 (v, _mm_srli_si128 (v, 4));
+  else if (pb == 2)
+    v = _mm_shuffle_epi32 (_mm_unpacklo_epi8 (v, _mm_srli_si128 (v, 2)),
+        _MM_SHUFFLE (3, 1, 2, 0));
+  return _mm_unpacklo_epi8 (v, _mm_setzero_si128 ());
+}
+
+/* The multiply-adds of one output whose @halves x 8 bytes from @s all lie
+ * within the row (@tail: those that do not, read from a zero-padded copy of
+ * the row's last bytes; @end: the row's end), two chains of sums; the
+ * partial sums of its samples, still to be folded. */
+SIMD_INLINE __m128i
+simd_tap (const uint8_t * s, const __m128i * w, const int pb, const int tail,
+    const uint8_t * end)
+{
+  __m128i v;
+
+  if (tail && s + 8 > end) {
+    uint8_t last[8] = { 0 };
+
+    if (end > s)
+      memcpy (last, s, end - s);
+    v = _mm_loadl_epi64 ((const __m128i *) last);
+  } else {
+    v = _mm_loadl_epi64 ((const __m128i *) s);
+  }
+  return _mm_madd_epi16 (arrange (v, pb), _mm_load_si128 (w));
+}
+
+SIMD_INLINE __m128i
+simd_taps (const uint8_t * s, const __m128i * w, const int halves,
+    const int pb, const int tail, const uint8_t * end)
+{
+  __m128i a = _mm_setzero_si128 (), b = _mm_setzero_si128 ();
+  int j;
+
+  for (j = 0; j + 1 < halves; j += 2) {
+    a = _mm_add_epi32 (a, simd_tap (s + 8 * j, w + j, pb, tail, end));
+    b = _mm_add_epi32 (b, simd_tap (s + 8 * j + 8, w + j + 1, pb, tail,
+            end));
+  }
+  if (j < halves)
+    a = _mm_add_epi32 (a, simd_tap (s + 8 * j, w + j, pb, tail, end));
+  return _mm_add_epi32 (a, b);
+}
+
+/* The partial sums @acc of a pixel's samples folded into the low lanes
+ * (one per sample): 2-byte pixels summed their taps in two halves, 1-byte
+ * pixels in four. */
+SIMD_INLINE __m128i
+fold (__m128i acc, const int pb)
+{
+  if (pb <= 2)
+    acc = _mm_add_epi32 (acc, _mm_srli_si128 (acc, 8));
+  if (pb == 1)
+    acc = _mm_add_epi32 (acc, _mm_srli_si128 (acc, 4));
+  return acc;
+}
+
+/* Outputs @x0 .. @x1 - 1 of one input row into @h (int16), @halves
+ * multiply-adds each (a constant where inlined so), @tail as simd_taps ()
+ * says. Two outputs at a time: 4-byte pixels store 8 int16 at once, 2-byte
+ * ones 4. */
+SIMD_INLINE void
+simd_outputs (const CfResizeAxis * ax, const SimdWeights * sw,
+    const uint8_t * row, const int pb, const int halves, const int tail,
+    int x0, int x1, int16_t * h)
+{
+  const uint8_t *end = row + (size_t) ax->in_size * pb;
+  const __m128i bias = _mm_set1_epi32 (1 << (H_SHIFT (ax) - 1));
+  const __m128i shift = _mm_cvtsi32_si128 (H_SHIFT (ax));
+  const __m128i *w = (const __m128i *) sw->w;
+  int x = x0;
+
+  for (; pb > 1 && x + 1 < x1; x += 2) {
+    __m128i a = fold (simd_taps (row + (size_t) ax->first[x] * pb,
+            w + (size_t) x * halves, halves, pb, tail, end), pb);
+    __m128i b = fold (simd_taps (row + (size_t) ax->first[x + 1] * pb,
+            w + (size_t) (x + 1) * halves, halves, pb, tail, end), pb);
+
+    if (pb == 2) {              /* the two samples of each in one vector */
+      a = _mm_unpacklo_epi64 (a, b);
+      a = _mm_sra_epi32 (_mm_add_epi32 (a, bias), shift);
+      _mm_storel_epi64 ((__m128i *) (h + 2 * x), _mm_packs_epi32 (a, a));
+    } else {
+      a = _mm_sra_epi32 (_mm_add_epi32 (a, bias), shift);
+      b = _mm_sra_epi32 (_mm_add_epi32 (b, bias), shift);
+      _mm_storeu_si128 ((__m128i *) (h + 4 * x), _mm_packs_epi32 (a, b));
+    }
+  }
+  for (; x < x1; x++) {
+    __m128i a = fold (simd_taps (row + (size_t) ax->first[x] * pb,
+            w + (size_t) x * halves, halves, pb, tail, end), pb);
+    int32_t v;
+
+    a = _mm_sra_epi32 (_mm_add_epi32 (a, bias), shift);
+    a = _mm_packs_epi32 (a, a);
+    if (pb == 4) {
+      _mm_storel_epi64 ((__m128i *) (h + 4 * x), a);
+    } else if (pb == 2) {
+      v = _mm_cvtsi128_si32 (a);
+      memcpy (h + 2 * x, &v, 4);
+    } else {
+      h[x] = (int16_t) _mm_cvtsi128_si32 (a);
+    }
+  }
+}
+
+/* One input row through the horizontal filter into @h (int16), for
+ * @pb-byte pixels. The outputs before sw->direct read their input
+ * directly, with the multiply-adds unrolled for the common tap counts; the
+ * others (near the row's end) read within the row. */
+SIMD_INLINE void
+simd_horizontal_row_of (const CfResizeAxis * ax, const SimdWeights * sw,
+    const uint8_t * row, const int pb, int16_t * h)
+{
+  const int d = sw->direct;
+
+  switch (sw->halves) {
+    case 1:
+      simd_outputs (ax, sw, row, pb, 1, 0, 0, d, h);
+      break;
+    case 2:
+      simd_outputs (ax, sw, row, pb, 2, 0, 0, d, h);
+      break;
+    case 3:
+      simd_outputs (ax, sw, row, pb, 3, 0, 0, d, h);
+      break;
+    case 4:
+      simd_outputs (ax, sw, row, pb, 4, 0, 0, d, h);
+      break;
+    default:
+      simd_outputs (ax, sw, row, pb, sw->halves, 0, 0, d, h);
+      break;
+  }
+  simd_outputs (ax, sw, row, pb, sw->halves, 1, d, ax->out_size, h);
+}
+
+/* simd_horizontal_row_of () for @pb-byte pixels (1, 2 or 4), each case
+ * inlined with its constant. */
+static void CF_CLONES_AVX2
+simd_horizontal_row (const CfResizeAxis * ax, const SimdWeights * sw,
+    const uint8_t * row, int pb, int16_t * h)
+{
+  if (pb == 4)
+    simd_horizontal_row_of (ax, sw, row, 4, h);
+  else if (pb == 2)
+    simd_horizontal_row_of (ax, sw, row, 2, h);
+  else
+    simd_horizontal_row_of (ax, sw, row, 1, h);
+}
+
+/* One output row of @n 8-bit samples from the @taps int16 rows @rows
+ * (16-byte aligned, readable up to n rounded up to 16 samples) and
+ * @pairs: the weights two by two, (w[2k] & 0xffff) | w[2k + 1] << 16
+ * (w[taps] = 0), four copies each; @shift: B + I. Only the @n bytes of
+ * @out are written. */
+static void CF_CLONES_AVX2
+simd_vertical_row (const int16_t * const *rows, const int32_t * pairs,
+    int taps, int shift, int n, uint8_t * restrict out)
+{
+  const __m128i bias = _mm_set1_epi32 (1 << (shift - 1));
+  const __m128i count = _mm_cvtsi32_si128 (shift);
+  int i, t;
+
+  for (i = 0; i < n; i += 16) {
+    __m128i a0 = bias, a1 = bias, a2 = bias, a3 = bias, v;
+
+    for (t = 0; t < taps; t += 2) {
+      const __m128i w = _mm_load_si128 ((const __m128i *) pairs + t / 2);
+      const int16_t *r0 = rows[t] + i;
+      /* an odd last tap pairs with itself, weighing 0 */
+      const int16_t *r1 = t + 1 < taps ? rows[t + 1] + i : r0;
+      const __m128i x0 = _mm_load_si128 ((const __m128i *) r0);
+      const __m128i x1 = _mm_load_si128 ((const __m128i *) r0 + 1);
+      const __m128i y0 = _mm_load_si128 ((const __m128i *) r1);
+      const __m128i y1 = _mm_load_si128 ((const __m128i *) r1 + 1);
+
+      a0 = _mm_add_epi32 (a0, _mm_madd_epi16 (_mm_unpacklo_epi16 (x0, y0),
+              w));
+      a1 = _mm_add_epi32 (a1, _mm_madd_epi16 (_mm_unpackhi_epi16 (x0, y0),
+              w));
+      a2 = _mm_add_epi32 (a2, _mm_madd_epi16 (_mm_unpacklo_epi16 (x1, y1),
+              w));
+      a3 = _mm_add_epi32 (a3, _mm_madd_epi16 (_mm_unpackhi_epi16 (x1, y1),
+              w));
+    }
+    /* |sum| >> shift < 2^11: packssdw keeps it, packuswb clamps it */
+    v = _mm_packus_epi16 (_mm_packs_epi32 (_mm_sra_epi32 (a0, count),
+            _mm_sra_epi32 (a1, count)), _mm_packs_epi32 (_mm_sra_epi32 (a2,
+                count), _mm_sra_epi32 (a3, count)));
+    if (i + 16 <= n) {
+      _mm_storeu_si128 ((__m128i *) (out + i), v);
+    } else {
+      uint8_t last[16];
+
+      _mm_storeu_si128 ((__m128i *) last, v);
+      memcpy (out + i, last, n - i);
+    }
+  }
+}
+#endif /* SIMD */
+
+/* Whether plane @p of @plan takes the SIMD path (see above). */
+static int
+plane_simd (const CfResizePlan * plan, int p)
+{
+#ifdef CF_RESIZE_SIMD
+  const CfPlaneLayout *l = &cf_format_info (plan->format)->plane[p];
+
+  return l->sample_bytes == 1 && l->pixel_bytes != 3
+      && plan->x[p].weight_bits <= CF_RESIZE_WEIGHT_BITS_8
+      && plan->y[p].weight_bits <= CF_RESIZE_WEIGHT_BITS_8;
+#else
+  (void) plan;
+  (void) p;
+  return 0;
+#endif
+}
+
+unsigned
+cf_resize_cpu_simd_planes (const CfResizePlan * plan)
+{
+  unsigned mask = 0;
+  int p;
+
+  if (!plan_ok (plan))
+    return 0;
+  for (p = 0; p < cf_format_info (plan->format)->n_planes; p++)
+    mask |= plane_simd (plan, p) ? 1u << p : 0;
+  return mask;
+}
+
+/* ---- bands of output rows ---- */
+
+/* The working memory of one band of one plane: a ring of ay->taps
+ * intermediate rows (doubles, or int16 on the SIMD path, each row
+ * 64-byte aligned and, for SIMD, padded to whole vectors), the input row
+ * each slot of the ring holds, the rows an output row sums, in tap order,
+ * and (SIMD) the vertical weights of a row in pairs. */
+typedef struct
+{
+  uint8_t *ring;
+  size_t row_bytes;
   int *held;
-  const double **rows;
+  const void **rows;
+  int32_t *pairs;               /* [(taps + 1) / 2][4] */
 } Scratch;
 
 /* Samples of a row of plane @p's output. */
@@ -630,61 +988,27 @@ row_samples (const CfResizePlan * plan, int p)
   return plan->x[p].out_size * (l->pixel_bytes / l->sample_bytes);
 }
 
+/* Bytes of a Scratch for plane @p (@simd: its path), or its layout at
+ * @mem (when not NULL). */
 static size_t
-round64 (size_t bytes)
-{
-  return (bytes + 63) / 64 * 64;
-}
-
-/* Bytes of a Scratch for plane @p, or its layout at @mem (when not
- * NULL). */
-static size_t
-scratch_layout (const CfResizePlan * plan, int p, uint8_t * mem,
+scratch_layout (const CfResizePlan * plan, int p, int simd, uint8_t * mem,
     Scratch * sc)
 {
   const size_t n = row_samples (plan, p), taps = plan->y[p].taps;
-  const size_t ring = round64 (sizeof (double) * n * taps);
+  const size_t row = simd ? round64 (sizeof (int16_t) * ((n + 15) / 16 * 16))
+      : round64 (sizeof (double) * n);
   const size_t held = round64 (sizeof (int) * taps);
+  const size_t rows = round64 (sizeof (void *) * taps);
 
   if (mem) {
-    sc->ring = (double *) mem;
-    sc->held = (int *) (mem + ring);
-    sc->rows = (const double **) (mem + ring + held);
+    sc->ring = mem;
+    sc->row_bytes = row;
+    sc->held = (int *) (mem + row * taps);
+    sc->rows = (const void **) (mem + row * taps + held);
+    sc->pairs = (int32_t *) (mem + row * taps + held + rows);
   }
-  return ring + held + round64 (sizeof (double *) * taps);
-}
-
-/* Output rows @y0 .. @y1 - 1 of plane @p. The ring starts empty, so a band
- * filters the input rows it needs itself (the taps - 1 rows it shares with
- * the band before are filtered twice). */
-static void
-resize_band (const CfResizePlan * plan, int p, const CfImage * src,
-    const CfImage * dst, int y0, int y1, const Scratch * sc)
-{
-  const CfFormatInfo *info = cf_format_info (plan->format);
-  const CfPlaneLayout *l = &info->plane[p];
-  const Values values = values_of (info, p);
-  const CfResizeAxis *ax = &plan->x[p], *ay = &plan->y[p];
-  const int n = row_samples (plan, p);
-  int y, t;
-
-  for (t = 0; t < ay->taps; t++)
-    sc->held[t] = -1;
-  for (y = y0; y < y1; y++) {
-    for (t = 0; t < ay->taps; t++) {
-      const int r = ay->first[y] + t, slot = r % ay->taps;
-      double *h = sc->ring + (size_t) slot * n;
-
-      if (sc->held[slot] != r) {
-        horizontal_row (ax, (const uint8_t *) src->data[p] +
-            (size_t) r * src->pitch[p], l, &values, h);
-        sc->held[slot] = r;
-      }
-      sc->rows[t] = h;
-    }
-    vertical_row (sc->rows, ay->weights + (size_t) y * ay->taps, ay->taps, n,
-        &values, (uint8_t *) dst->data[p] + (size_t) y * dst->pitch[p]);
-  }
+  return row * taps + held + rows + round64 (sizeof (int32_t) * 4 *
+      ((taps + 1) / 2));
 }
 
 /* One call: the band of every plane that each part scales. */
@@ -693,9 +1017,75 @@ typedef struct
   const CfResizePlan *plan;
   const CfImage *src, *dst;
   int n_planes, n_parts;
-  uint8_t *scratch;             /* [n_parts][part_bytes] */
+  unsigned simd;                /* planes on the SIMD path */
+#ifdef CF_RESIZE_SIMD
+  SimdWeights xw[CF_MAX_PLANES];
+#endif
+  uint8_t *scratch;             /* [n_parts][part_bytes], 64-byte aligned */
   size_t part_bytes;
 } ResizeJob;
+
+/* Output rows @y0 .. @y1 - 1 of plane @p. The ring starts empty, so a band
+ * filters the input rows it needs itself (the taps - 1 rows it shares with
+ * the band before are filtered twice). */
+static void
+resize_band (const ResizeJob * job, int p, int y0, int y1,
+    const Scratch * sc)
+{
+  const CfResizePlan *plan = job->plan;
+  const CfFormatInfo *info = cf_format_info (plan->format);
+  const CfPlaneLayout *l = &info->plane[p];
+  const Values values = values_of (info, p);
+  const CfResizeAxis *ax = &plan->x[p], *ay = &plan->y[p];
+  const int n = row_samples (plan, p), simd = job->simd >> p & 1;
+  int y, t;
+
+  if (simd)                     /* the padding of the rows, never stored */
+    memset (sc->ring, 0, sc->row_bytes * ay->taps);
+  for (t = 0; t < ay->taps; t++)
+    sc->held[t] = -1;
+  for (y = y0; y < y1; y++) {
+    const int32_t *w = ay->weights + (size_t) y * ay->taps;
+    uint8_t *out = (uint8_t *) job->dst->data[p] +
+        (size_t) y * job->dst->pitch[p];
+
+    for (t = 0; t < ay->taps; t++) {
+      const int r = ay->first[y] + t, slot = r % ay->taps;
+      const uint8_t *in = (const uint8_t *) job->src->data[p] +
+          (size_t) r * job->src->pitch[p];
+      uint8_t *h = sc->ring + sc->row_bytes * slot;
+
+      if (sc->held[slot] != r) {
+#ifdef CF_RESIZE_SIMD
+        if (simd)
+          simd_horizontal_row (ax, &job->xw[p], in, l->pixel_bytes,
+              (int16_t *) h);
+        else
+#endif
+          horizontal_row (ax, in, l, &values, (double *) h);
+        sc->held[slot] = r;
+      }
+      sc->rows[t] = h;
+    }
+#ifdef CF_RESIZE_SIMD
+    if (simd) {
+      for (t = 0; t < ay->taps; t += 2) {
+        const uint32_t pair = (uint16_t) w[t] |
+            (uint32_t) (t + 1 < ay->taps ? w[t + 1] : 0) << 16;
+        int k;
+
+        for (k = 0; k < 4; k++)
+          sc->pairs[2 * t + k] = (int32_t) pair;
+      }
+      simd_vertical_row ((const int16_t * const *) sc->rows, sc->pairs,
+          ay->taps, V_SHIFT (ay), n, out);
+      continue;
+    }
+#endif
+    vertical_row ((const double *const *) sc->rows, w, ay->taps,
+        V_SHIFT (ay), n, &values, out);
+  }
+}
 
 static void
 resize_part (void *data, int part)
@@ -707,40 +1097,63 @@ resize_part (void *data, int part)
     const int rows = job->plan->y[p].out_size;
     Scratch sc;
 
-    scratch_layout (job->plan, p, job->scratch + job->part_bytes * part, &sc);
-    resize_band (job->plan, p, job->src, job->dst,
-        cf_parallel_split (rows, job->n_parts, part),
+    scratch_layout (job->plan, p, job->simd >> p & 1,
+        job->scratch + job->part_bytes * part, &sc);
+    resize_band (job, p, cf_parallel_split (rows, job->n_parts, part),
         cf_parallel_split (rows, job->n_parts, part + 1), &sc);
   }
+}
+
+int
+cf_resize_cpu_path (const CfResizePlan * plan, const CfImage * src,
+    const CfImage * dst, int n_threads, CfResizeCpuPath path)
+{
+  ResizeJob job;
+  int p, ret = -1;
+
+  if (!plan_ok (plan)
+      || !image_matches (plan, src, plan->in_width, plan->in_height)
+      || !image_matches (plan, dst, plan->out_width, plan->out_height)
+      || (path != CF_RESIZE_CPU_AUTO && path != CF_RESIZE_CPU_SCALAR))
+    return -1;
+  memset (&job, 0, sizeof (job));
+  job.plan = plan;
+  job.src = src;
+  job.dst = dst;
+  job.n_planes = cf_format_info (plan->format)->n_planes;
+  job.simd = path == CF_RESIZE_CPU_AUTO ? cf_resize_cpu_simd_planes (plan) : 0;
+  /* bands of the output's rows: the first plane has the most */
+  job.n_parts = cf_parallel_parts (n_threads, plan->out_height);
+  for (p = 0; p < job.n_planes; p++) {
+    const size_t bytes = scratch_layout (plan, p, job.simd >> p & 1, NULL,
+        NULL);
+
+    job.part_bytes = bytes > job.part_bytes ? bytes : job.part_bytes;
+#ifdef CF_RESIZE_SIMD
+    if ((job.simd >> p & 1) && simd_weights_init (&job.xw[p], &plan->x[p],
+            cf_format_info (plan->format)->plane[p].pixel_bytes) != 0)
+      goto out;
+#endif
+  }
+  job.scratch = aligned_alloc (64, job.part_bytes * job.n_parts);
+  if (!job.scratch)
+    goto out;
+  cf_parallel_for (n_threads, job.n_parts, resize_part, &job);
+  ret = 0;
+out:
+  free (job.scratch);
+#ifdef CF_RESIZE_SIMD
+  for (p = 0; p < job.n_planes; p++)
+    simd_weights_clear (&job.xw[p]);
+#endif
+  return ret;
 }
 
 int
 cf_resize_cpu_threads (const CfResizePlan * plan, const CfImage * src,
     const CfImage * dst, int n_threads)
 {
-  ResizeJob job;
-  int p;
-
-  if (!plan_ok (plan)
-      || !image_matches (plan, src, plan->in_width, plan->in_height)
-      || !image_matches (plan, dst, plan->out_width, plan->out_height))
-    return -1;
-  job.plan = plan;
-  job.src = src;
-  job.dst = dst;
-  job.n_planes = cf_format_info (plan->format)->n_planes;
-  /* bands of the output's rows: the first plane has the most */
-  job.n_parts = cf_parallel_parts (n_threads, plan->out_height);
-  job.part_bytes = 0;
-  for (p = 0; p < job.n_planes; p++)
-    if (scratch_layout (plan, p, NULL, NULL) > job.part_bytes)
-      job.part_bytes = scratch_layout (plan, p, NULL, NULL);
-  job.scratch = malloc (job.part_bytes * job.n_parts);
-  if (!job.scratch)
-    return -1;
-  cf_parallel_for (n_threads, job.n_parts, resize_part, &job);
-  free (job.scratch);
-  return 0;
+  return cf_resize_cpu_path (plan, src, dst, n_threads, CF_RESIZE_CPU_AUTO);
 }
 
 int

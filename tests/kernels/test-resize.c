@@ -14,6 +14,11 @@
  * cf_resize_model () on random pictures, every method and format,
  * videoscale's size matrix.
  * cf_resize_cpu_threads () writes the same bytes for every thread count.
+ * The SIMD path of 8-bit planes writes the very bytes of the scalar
+ * reference (CF_RESIZE_CPU_SCALAR) over many sizes, methods, layouts and
+ * pitches, and on 0/255 checkerboards, whose overshoots push the int16
+ * intermediates and int32 sums to their bounds (resize.h), still within
+ * 1 LSB of the model.
  * CF_TEST_BACKEND=cuda: cf_resize_cuda () bit-exact against cf_resize_cpu ()
  * over the same matrix and video sizes, every method and format, random and
  * constant pictures, unaligned and aligned padded pitches whose padding must
@@ -26,7 +31,8 @@
 
 #include <math.h>
 
-#define ONE (1 << CF_RESIZE_WEIGHT_BITS)
+/* 1 in the weights of @a */
+#define ONE(a) (INT64_C (1) << (a)->weight_bits)
 #define N_METHODS CF_RESIZE_METHOD_COUNT
 
 static const char *const method_names[N_METHODS] = { "nearest", "bilinear",
@@ -123,7 +129,11 @@ describe (CfFormat format, CfResizeMethod method, const int *size,
 /* ---- CPU: tables ---- */
 
 /* Checks every output of @axis: weights summing to ONE exactly, taps within
- * the picture and the bound of resize.h, positive weights below 2. */
+ * the picture and the bound of resize.h, positive weights below 2; with
+ * 14 bits (8-bit samples), resize.h's int16 and int32 bounds: every weight
+ * and the largest intermediate an output of 8-bit samples can take (all
+ * the positive taps at 255, the others 0) within int16, and the vertical
+ * sums (sum |w| times that) within int32. */
 static void
 check_axis (const CfResizeAxis * a)
 {
@@ -147,8 +157,20 @@ check_axis (const CfResizeAxis * a)
       sum += w[t];
       positive += MAX (w[t], 0);
     }
-    g_assert_cmpint (sum, ==, ONE);
-    g_assert_cmpint (positive, <, 2 * ONE);
+    g_assert_cmpint (sum, ==, ONE (a));
+    g_assert_cmpint (positive, <, 2 * ONE (a));
+    if (a->weight_bits <= CF_RESIZE_WEIGHT_BITS_8) {
+      const int shift = a->weight_bits - CF_RESIZE_INTER_BITS;
+      const gint64 h_max = (255 * positive + (1 << (shift - 1))) >> shift;
+      const gint64 h_min = (255 * (ONE (a) - positive) +
+          (1 << (shift - 1))) >> shift;
+
+      for (t = 0; t < a->taps; t++)
+        g_assert_cmpint (ABS (w[t]), <=, G_MAXINT16);
+      g_assert_cmpint (h_max, <=, 32640);
+      g_assert_cmpint (h_min, >=, -16320);
+      g_assert_cmpint ((2 * positive - ONE (a)) * 32640, <, G_MAXINT32);
+    }
   }
 }
 
@@ -160,25 +182,33 @@ test_cpu_weights (void)
   {641, 111}, {481, 30}, {30, 481}, {33, 64}, {35, 17}, {1920, 1080},
   {1080, 1920}, {100, 99}
   };
+  static const int bits[] = { CF_RESIZE_WEIGHT_BITS (8),
+    CF_RESIZE_WEIGHT_BITS (16)
+  };
   CfResizeAxis a;
-  guint m, s;
+  guint m, s, b;
 
-  for (m = 0; m < N_METHODS; m++)
-    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
-      const double scale = (double) sizes[s][0] / sizes[s][1];
+  g_assert_cmpint (CF_RESIZE_WEIGHT_BITS (8), ==, 14);
+  g_assert_cmpint (CF_RESIZE_WEIGHT_BITS (10), ==, 22);
+  g_assert_cmpint (CF_RESIZE_WEIGHT_BITS (16), ==, 22);
+  for (b = 0; b < G_N_ELEMENTS (bits); b++)
+    for (m = 0; m < N_METHODS; m++)
+      for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+        const double scale = (double) sizes[s][0] / sizes[s][1];
 
-      g_assert_cmpint (cf_resize_axis_init (&a, m, 1, sizes[s][0], sizes[s][1],
-              scale, (scale - 1) / 2), ==, 0);
-      check_axis (&a);
-      if (sizes[s][0] == sizes[s][1])
-        g_assert_cmpint (a.taps, ==, 1);        /* a copy */
-      cf_resize_axis_clear (&a);
-      /* a chroma-like offset too */
-      g_assert_cmpint (cf_resize_axis_init (&a, m, 1, sizes[s][0], sizes[s][1],
-              scale, (scale - 1) / 4), ==, 0);
-      check_axis (&a);
-      cf_resize_axis_clear (&a);
-    }
+        g_assert_cmpint (cf_resize_axis_init (&a, m, 1, bits[b], sizes[s][0],
+                sizes[s][1], scale, (scale - 1) / 2), ==, 0);
+        g_assert_cmpint (a.weight_bits, ==, bits[b]);
+        check_axis (&a);
+        if (sizes[s][0] == sizes[s][1])
+          g_assert_cmpint (a.taps, ==, 1);      /* a copy */
+        cf_resize_axis_clear (&a);
+        /* a chroma-like offset too */
+        g_assert_cmpint (cf_resize_axis_init (&a, m, 1, bits[b], sizes[s][0],
+                sizes[s][1], scale, (scale - 1) / 4), ==, 0);
+        check_axis (&a);
+        cf_resize_axis_clear (&a);
+      }
 }
 
 /* Without antialiasing a filter keeps its own support at any scale: at
@@ -205,9 +235,9 @@ test_cpu_weights_no_antialias (void)
       const gboolean same = scale <= 1.0 || m == CF_RESIZE_NEAREST
           || m == CF_RESIZE_AREA;
 
-      g_assert_cmpint (cf_resize_axis_init (&a, m, 0, sizes[s][0],
+      g_assert_cmpint (cf_resize_axis_init (&a, m, 0, 14, sizes[s][0],
               sizes[s][1], scale, (scale - 1) / 2), ==, 0);
-      g_assert_cmpint (cf_resize_axis_init (&b, m, 1, sizes[s][0],
+      g_assert_cmpint (cf_resize_axis_init (&b, m, 1, 14, sizes[s][0],
               sizes[s][1], scale, (scale - 1) / 2), ==, 0);
       check_axis (&a);
       if (m != CF_RESIZE_AREA)
@@ -236,7 +266,8 @@ check_16ths (const CfResizeAxis * a, int i, int first, const int *w16, int n)
   for (t = 0; t < a->taps; t++) {
     const int want = t >= skip && t < skip + n ? w16[t - skip] : 0;
 
-    g_assert_cmpint (a->weights[(size_t) i * a->taps + t], ==, want * ONE / 16);
+    g_assert_cmpint (a->weights[(size_t) i * a->taps + t], ==,
+        want * ONE (a) / 16);
   }
 }
 
@@ -249,8 +280,8 @@ check_axis_is (const CfResizeAxis * a, int in, int out, double scale,
 
   g_assert_cmpfloat (a->scale, ==, scale);
   g_assert_cmpfloat (a->offset, ==, offset);
-  g_assert_cmpint (cf_resize_axis_init (&b, a->method, 1, in, out, scale,
-          offset), ==, 0);
+  g_assert_cmpint (cf_resize_axis_init (&b, a->method, 1, a->weight_bits, in,
+          out, scale, offset), ==, 0);
   g_assert_cmpint (a->taps, ==, b.taps);
   g_assert_cmpmem (a->first, out * 4, b.first, out * 4);
   g_assert_cmpmem (a->weights, out * a->taps * 4, b.weights, out * b.taps * 4);
@@ -369,14 +400,14 @@ test_cpu_known_no_antialias (void)
   CfResizeAxis a;
   int i;
 
-  g_assert_cmpint (cf_resize_axis_init (&a, CF_RESIZE_BILINEAR, 0, 8, 4, 2.0,
-          0.5), ==, 0);
+  g_assert_cmpint (cf_resize_axis_init (&a, CF_RESIZE_BILINEAR, 0, 14, 8, 4,
+          2.0, 0.5), ==, 0);
   g_assert_cmpint (a.taps, ==, 2);
   for (i = 0; i < 4; i++)
     check_16ths (&a, i, 2 * i, halves, 2);
   cf_resize_axis_clear (&a);
-  g_assert_cmpint (cf_resize_axis_init (&a, CF_RESIZE_BILINEAR, 1, 8, 4, 2.0,
-          0.5), ==, 0);
+  g_assert_cmpint (cf_resize_axis_init (&a, CF_RESIZE_BILINEAR, 1, 22, 8, 4,
+          2.0, 0.5), ==, 0);
   g_assert_cmpint (a.taps, ==, 4);
   check_16ths (&a, 1, 1, eighths, 4);
   check_16ths (&a, 2, 3, eighths, 4);
@@ -570,21 +601,22 @@ expected (Expect e, const Frame * src, int p, int x, int y, int k)
 
 /* Checks that the values of @dst are within 1 LSB of the model (clamped to
  * the value range) and that its samples hold nothing else: every pixel of
- * small planes, 64 of larger ones (the model costs the product of the taps
- * of both axes), a quarter of them near a corner, where taps fold; @worst
- * gets the largest error for 8- and 16-bit samples. */
+ * planes of at most @limit pixels, @limit of larger ones (the model costs
+ * the product of the taps of both axes), a quarter of them near a corner,
+ * where taps fold; @worst gets the largest error for 8- and 16-bit
+ * samples. */
 static void
-check_model_sampled (const CfResizePlan * plan, const Frame * src,
-    const Frame * dst, GRand * rand, double *worst, const char *what)
+check_model (const CfResizePlan * plan, const Frame * src, const Frame * dst,
+    int limit, GRand * rand, double *worst, const char *what)
 {
   int p, x, y, k, i;
 
   for (p = 0; p < dst->n_planes; p++) {
     const int w = dst->w[p], h = dst->h[p];
-    const gboolean all = w * h <= 64;
+    const gboolean all = w * h <= limit;
     const double max = max_value (dst);
 
-    for (i = 0; i < (all ? w * h : 64); i++) {
+    for (i = 0; i < (all ? w * h : limit); i++) {
       x = all ? i % w : g_rand_int_range (rand, 0, w);
       y = all ? i / w : g_rand_int_range (rand, 0, h);
       if (!all && i % 4 == 0) { /* within 3 of a corner */
@@ -681,6 +713,10 @@ run_cases (gconstpointer data)
         g_assert_cmpint (cf_resize_plan_init (&plan, f, m, !c->no_antialias,
                 z[0], z[1], z[2], z[3], cosited & 1, cosited >> 1), ==, 0);
         for (p = 0; p < src.n_planes; p++) {
+          g_assert_cmpint (plan.x[p].weight_bits, ==,
+              CF_RESIZE_WEIGHT_BITS (8 * src.sb[p]));
+          g_assert_cmpint (plan.y[p].weight_bits, ==,
+              CF_RESIZE_WEIGHT_BITS (8 * src.sb[p]));
           check_axis (&plan.x[p]);
           check_axis (&plan.y[p]);
         }
@@ -689,7 +725,7 @@ run_cases (gconstpointer data)
         check_padding (&dst, MARKER, what);
 
         if (expect == EXPECT_MODEL) {
-          check_model_sampled (&plan, &src, &dst, rand, worst, what);
+          check_model (&plan, &src, &dst, 64, rand, worst, what);
         } else {
           /* values: the samples of @src hold more (random bits, junk) */
           frame_init (&want, f, z[2], z[3], 0, 0);
@@ -737,12 +773,17 @@ test_cpu_invalid (void)
   }
   g_assert_cmpint (cf_resize_plan_init (NULL, CF_FORMAT_RGBA,
           CF_RESIZE_BILINEAR, 1, 4, 4, 2, 2, 0, 0), ==, -1);
-  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 1, 4, 2, 0.0,
-          0.0), ==, -1);
-  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 1, 4, 2, NAN,
-          0.5), ==, -1);
-  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 1, 4, 2, 2.0,
-          INFINITY), ==, -1);
+  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 1, 14, 4, 2,
+          0.0, 0.0), ==, -1);
+  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 1, 14, 4, 2,
+          NAN, 0.5), ==, -1);
+  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 1, 14, 4, 2,
+          2.0, INFINITY), ==, -1);
+  /* weight bits: at least I + 2, at most 22 */
+  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 1,
+          CF_RESIZE_INTER_BITS + 1, 4, 2, 2.0, 0.5), ==, -1);
+  g_assert_cmpint (cf_resize_axis_init (&axis, CF_RESIZE_BILINEAR, 1, 23, 4,
+          2, 2.0, 0.5), ==, -1);
   cf_resize_axis_clear (&axis);
 
   /* I420 8x6 to 4x4: images spoilt every way, on either side */
@@ -762,6 +803,9 @@ test_cpu_invalid (void)
   }
   g_assert_cmpint (cf_resize_cpu (&plan, &src.img, NULL), ==, -1);
   g_assert_cmpint (cf_resize_cpu (NULL, &src.img, &dst.img), ==, -1);
+  g_assert_cmpint (cf_resize_cpu_path (&plan, &src.img, &dst.img, 1, 7), ==,
+      -1);
+  g_assert_cmpuint (cf_resize_cpu_simd_planes (NULL), ==, 0);
   /* plane 3, x 2 of a 2-wide plane, y 4 of 4 rows, sample 1 of 1 */
   g_assert_true (isnan (cf_resize_model (&plan, &src.img, 3, 0, 0, 0)));
   g_assert_true (isnan (cf_resize_model (&plan, &src.img, 1, 2, 0, 0)));
@@ -1145,6 +1189,173 @@ test_cpu_threads (void)
   g_rand_free (rand);
 }
 
+/* ---- SIMD against the scalar reference ---- */
+
+/* Scales @src with @plan on both CPU paths (the SIMD one on @n_threads)
+ * into pictures laid out as @dst_extra and @dst_misalign say; they must be
+ * equal byte for byte, padding untouched. Returns the SIMD path's output
+ * (the caller clears it). */
+static Frame
+check_paths (const CfResizePlan * plan, const Frame * src, size_t dst_extra,
+    int dst_misalign, int n_threads, const char *what)
+{
+  Frame simd, scalar;
+
+  frame_init (&simd, plan->format, plan->out_width, plan->out_height,
+      dst_extra, dst_misalign);
+  frame_init (&scalar, plan->format, plan->out_width, plan->out_height,
+      dst_extra, dst_misalign);
+  g_assert_cmpint (cf_resize_cpu_path (plan, &src->img, &simd.img, n_threads,
+          CF_RESIZE_CPU_AUTO), ==, 0);
+  g_assert_cmpint (cf_resize_cpu_path (plan, &src->img, &scalar.img, 1,
+          CF_RESIZE_CPU_SCALAR), ==, 0);
+  check_samples (&simd, &scalar, what);
+  check_padding (&simd, MARKER, what);
+  frame_clear (&scalar);
+  return simd;
+}
+
+/* The planes the SIMD path takes: every 8-bit plane of 1-, 2- or 4-byte
+ * pixels on x86 builds, none of 3-byte or 16-bit pixels. */
+static void
+check_simd_planes (const CfResizePlan * plan)
+{
+#if defined (__x86_64__) || (defined (__i386__) && defined (__SSE2__))
+  const CfFormatInfo *info = cf_format_info (plan->format);
+  unsigned want = 0;
+  int p;
+
+  for (p = 0; p < info->n_planes; p++)
+    if (info->plane[p].sample_bytes == 1 && info->plane[p].pixel_bytes != 3)
+      want |= 1u << p;
+  g_assert_cmphex (cf_resize_cpu_simd_planes (plan), ==, want);
+#else
+  g_assert_cmphex (cf_resize_cpu_simd_planes (plan), ==, 0);
+#endif
+}
+
+/* The SIMD path equals the scalar reference byte for byte: every method,
+ * with and without antialiasing, 8-bit layouts of 1, 2, 3 (scalar on both
+ * paths) and 4 bytes and subsampled planes, random sizes (odd widths, 1
+ * to 3 pixel wide, up and down by up to 9x, so that taps run from 1 to
+ * dozens and outputs near the right edge read the padded copies), random
+ * pictures with dense, padded and misaligned rows, on 1 and 2 threads. */
+static void
+test_cpu_simd (void)
+{
+  static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_GRAY8,
+    CF_FORMAT_NV12, CF_FORMAT_I420, CF_FORMAT_Y42B, CF_FORMAT_BGRX,
+    CF_FORMAT_RGB, CF_FORMAT_Y444
+  };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  guint f, m, i, compared = 0;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (m = 0; m < N_METHODS; m++)
+      for (i = 0; i < 24; i++) {
+        /* (MAX () evaluates its arguments twice) */
+        const double fx = g_rand_double_range (rand, 0.11, 9.0);
+        const double fy = g_rand_double_range (rand, 0.11, 4.0);
+        const int w = i < 3 ? (int) i + 1 : g_rand_int_range (rand, 1, 300);
+        const int h = g_rand_int_range (rand, 1, 120);
+        const int ow = i % 3 == 1 ? (int) i % 4 + 1 : MAX (1, (int) (w * fx));
+        const int oh = MAX (1, (int) (h * fy));
+        const int aa = i & 1, cosited = g_rand_int_range (rand, 0, 4);
+        /* source and output rows: dense, padded (odd), misaligned */
+        const size_t extra = i % 3 == 0 ? 0 : i % 3 == 1 ? 13 : 64;
+        const int misalign = i % 4 == 3 ? 3 : 0;
+        gchar *what = g_strdup_printf ("%s %s%s %dx%d -> %dx%d",
+            cf_format_info (formats[f])->name, method_names[m],
+            aa ? "" : " no-antialias", w, h, ow, oh);
+        CfResizePlan plan;
+        Frame src, out;
+
+        frame_init (&src, formats[f], w, h, extra, misalign);
+        frame_random (&src, rand);
+        if (g_test_verbose ())
+          g_print ("%s\n", what);
+        g_assert_cmpint (cf_resize_plan_init (&plan, formats[f], m, aa, w, h,
+                ow, oh, cosited & 1, cosited >> 1), ==, 0);
+        check_simd_planes (&plan);
+        out = check_paths (&plan, &src, extra ? extra + 3 : 0,
+            (misalign + 1) % 4, 1 + i % 2, what);
+        compared++;
+        cf_resize_plan_clear (&plan);
+        frame_clear (&src);
+        frame_clear (&out);
+        g_free (what);
+      }
+  g_test_message ("%u scalings compared", compared);
+  g_rand_free (rand);
+}
+
+/* The bounds of resize.h where they are tightest: 0/255 checkerboards of
+ * periods 1 and 2 pixels (and stripes), where bicubic and lanczos
+ * overshoot the most (the intermediate reaches its extremes, the vertical
+ * sums theirs), scaled up and down by 2 to 5 with and without
+ * antialiasing. The SIMD path must equal the reference (an int16 or int32
+ * overflow would change bytes) and stay within 1 LSB of the model at every
+ * pixel. */
+static void
+test_cpu_bounds (void)
+{
+  static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_GRAY8,
+    CF_FORMAT_NV12
+  };
+  static const int sizes[][4] = { {40, 30, 80, 60}, {40, 30, 20, 15},
+  {60, 45, 20, 15}, {100, 75, 20, 15}, {41, 31, 97, 13}, {40, 30, 40, 29}
+  };
+  static const CfResizeMethod methods[] = { CF_RESIZE_BICUBIC,
+    CF_RESIZE_LANCZOS, CF_RESIZE_BILINEAR, CF_RESIZE_AREA
+  };
+  GRand *rand = g_rand_new_with_seed (cf_test_seed ());
+  double worst[2] = { 0, 0 };
+  guint f, s, m, pattern, aa;
+  int p, x, y, k;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      for (m = 0; m < G_N_ELEMENTS (methods); m++)
+        for (pattern = 0; pattern < 4; pattern++)
+          for (aa = 0; aa < 2; aa++) {
+            const int *z = sizes[s];
+            gchar *what = g_strdup_printf ("%s %s%s %dx%d -> %dx%d, "
+                "checkerboard %u", cf_format_info (formats[f])->name,
+                method_names[methods[m]], aa ? "" : " no-antialias", z[0],
+                z[1], z[2], z[3], pattern);
+            CfResizePlan plan;
+            Frame src, out;
+
+            /* 0: 1-pixel checks, 1: 2-pixel checks, 2: columns, 3: rows;
+             * samples of a pixel alternate too */
+            frame_init (&src, formats[f], z[0], z[1], 7, 1);
+            for (p = 0; p < src.n_planes; p++)
+              for (y = 0; y < src.h[p]; y++)
+                for (x = 0; x < src.w[p]; x++)
+                  for (k = 0; k < src.pb[p]; k++) {
+                    const int d = pattern == 1 ? 2 : 1;
+                    const int on = pattern == 2 ? x / d : pattern == 3 ?
+                        y / d : x / d + y / d;
+
+                    sample_set (&src, p, x, y, k, (on + k) & 1 ? 255 : 0);
+                  }
+            g_assert_cmpint (cf_resize_plan_init (&plan, formats[f],
+                    methods[m], aa, z[0], z[1], z[2], z[3], 0, 0), ==, 0);
+            for (p = 0; p < src.n_planes; p++) {
+              check_axis (&plan.x[p]);
+              check_axis (&plan.y[p]);
+            }
+            out = check_paths (&plan, &src, 5, 0, 1, what);
+            check_model (&plan, &src, &out, G_MAXINT, rand, worst, what);
+            cf_resize_plan_clear (&plan);
+            frame_clear (&src);
+            frame_clear (&out);
+            g_free (what);
+          }
+  g_test_message ("largest error against the model: %.4f LSB", worst[0]);
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1168,6 +1379,8 @@ main (int argc, char **argv)
       g_test_add_data_func (cases[i].path, &cases[i], run_cases);
     g_test_add_func ("/resize/cpu/invalid", test_cpu_invalid);
     g_test_add_func ("/resize/cpu/threads", test_cpu_threads);
+    g_test_add_func ("/resize/cpu/simd", test_cpu_simd);
+    g_test_add_func ("/resize/cpu/bounds", test_cpu_bounds);
   }
 #ifdef HAVE_CUDA
   if (cf_test_want_cuda ()) {
