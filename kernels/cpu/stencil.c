@@ -592,46 +592,61 @@ extended (const Plane * pl, int x, int y, int k)
 /* ---- rows ---- */
 
 /* Input row @y (any row: through the border) as values into @ext, with
- * radius_x pixels beyond each end (width + 2 radius_x pixels in all). */
+ * radius_x pixels beyond each end (width + 2 radius_x pixels in all); or,
+ * with @ext NULL, 8-bit values as bytes into @ext8 (for the pairs of the
+ * 16-bit multiply-adds, a quarter of the memory). */
 static void
-load_row (const Plane * pl, int y, int32_t * restrict ext)
+load_row_to (const Plane * pl, int y, int32_t * restrict ext,
+    uint8_t * restrict ext8)
 {
   const int r = pl->plan->radius_x, spp = pl->spp, n = pl->n;
   const int sy = cf_stencil_border_index (pl->plan->border, y, pl->height);
-  int32_t *restrict mid = ext + r * spp;
+  const uint8_t *restrict row = pl->src + (size_t) (sy < 0 ? 0 : sy) *
+      pl->src_pitch;
+  int32_t *restrict mid = ext ? ext + r * spp : NULL;
+  uint8_t *restrict mid8 = ext ? NULL : ext8 + r * spp;
   int x, k, j;
+
+/* sample i (from the row's start, may be negative) of either row */
+#define EXT_GET(i) (mid ? mid[i] : mid8[i])
+#define EXT_SET(i, v) \
+  (mid ? (void) (mid[i] = (v)) : (void) (mid8[i] = (uint8_t) (v)))
 
   if (sy < 0) {
     /* CONSTANT above or below the picture: a constant row */
-    for (x = 0; x < pl->width + 2 * r; x++)
+    for (x = -r; x < pl->width + r; x++)
       for (k = 0; k < spp; k++)
-        ext[x * spp + k] = pl->border[k];
+        EXT_SET (x * spp + k, pl->border[k]);
     return;
   }
-  if (pl->sample_bytes == 1) {
-    const uint8_t *restrict row = pl->src + (size_t) sy * pl->src_pitch;
-
+  if (!mid) {
+    memcpy (mid8, row, n);
+  } else if (pl->sample_bytes == 1) {
     for (j = 0; j < n; j++)
       mid[j] = row[j];
   } else {
-    const uint8_t *restrict row = pl->src + (size_t) sy * pl->src_pitch;
     const int lsb = pl->lsb, max = pl->max;
 
     for (j = 0; j < n; j++)
       mid[j] = ((row[2 * j] | row[2 * j + 1] << 8) >> lsb) & max;
   }
-  for (x = -r; x < 0; x++) {
+  /* the ends: radius_x pixels each side */
+  for (j = 0; j < 2 * r; j++) {
+    /* -r .. -1, then width .. width + r - 1 */
+    const int x = j < r ? j - r : pl->width + j - r;
     const int sx = cf_stencil_border_index (pl->plan->border, x, pl->width);
 
     for (k = 0; k < spp; k++)
-      mid[x * spp + k] = sx < 0 ? pl->border[k] : mid[sx * spp + k];
+      EXT_SET (x * spp + k, sx < 0 ? pl->border[k] : EXT_GET (sx * spp + k));
   }
-  for (x = pl->width; x < pl->width + r; x++) {
-    const int sx = cf_stencil_border_index (pl->plan->border, x, pl->width);
+#undef EXT_GET
+#undef EXT_SET
+}
 
-    for (k = 0; k < spp; k++)
-      mid[x * spp + k] = sx < 0 ? pl->border[k] : mid[sx * spp + k];
-  }
+static void
+load_row (const Plane * pl, int y, int32_t * restrict ext)
+{
+  load_row_to (pl, y, ext, NULL);
 }
 
 /* Samples summed at once: their sums stay in the first level of cache
@@ -783,6 +798,7 @@ typedef struct
   const int16_t **rows16;
   Sums sums;
   int32_t *pairs;
+  uint8_t *ext8;
 } Scratch;
 
 static size_t
@@ -810,6 +826,8 @@ scratch_layout (const Plane * pl, uint8_t * mem, Scratch * sc)
   /* the pairs of an extended row: one a sample */
   const size_t pairs = !pl->narrow_x ? 0 : round64 (sizeof (int32_t) *
       (pl->width + 2 * rx) * pl->spp);
+  const size_t ext8 = !pl->narrow_x ? 0 : round64 ((size_t) (pl->width +
+          2 * rx) * pl->spp);
 
   if (mem) {
     sc->ext = (int32_t *) mem;
@@ -825,8 +843,10 @@ scratch_layout (const Plane * pl, uint8_t * mem, Scratch * sc)
     sc->sums.s64 = (int64_t *) mem;
     mem += sums;
     sc->pairs = (int32_t *) mem;
+    mem += pairs;
+    sc->ext8 = mem;
   }
-  return ext + ring + ring16 + rows + sums + pairs;
+  return ext + ring + ring16 + rows + sums + pairs + ext8;
 }
 
 /* Row @y through the horizontal taps: its sums, rounding (2^(@shift - 1))
@@ -852,13 +872,13 @@ horizontal_sums (const Plane * pl, int y, const Scratch * sc, int shift)
  * i and the same sample of the next pixel, ext[i] | ext[i + spp] << 16
  * (8-bit values), the last pixel's with 0 (the odd last tap weighs 0). */
 static void CF_CLONES_AVX2
-make_pairs (const int32_t * restrict ext, int len, int spp,
+make_pairs (const uint8_t * restrict ext, int len, int spp,
     int32_t * restrict pairs)
 {
   int i;
 
   for (i = 0; i < len - spp; i++)
-    pairs[i] = (int32_t) ((uint32_t) ext[i] | (uint32_t) ext[i + spp] << 16);
+    pairs[i] = (int32_t) (ext[i] | (uint32_t) ext[i + spp] << 16);
   for (; i < len; i++)
     pairs[i] = ext[i];
 }
@@ -876,15 +896,15 @@ simd_row (const Plane * pl, int y, const Scratch * sc, int shift,
   const int32_t *w = pl->plan->weights_x;
   int j, t;
 
-  load_row (pl, y, sc->ext);
-  make_pairs (sc->ext, (pl->width + 2 * r) * spp, spp, sc->pairs);
+  load_row_to (pl, y, NULL, sc->ext8);
+  make_pairs (sc->ext8, (pl->width + 2 * r) * spp, spp, sc->pairs);
   j = pl->simd->hpass (sc->pairs, pl->pairs_x, r + 1, spp, pl->n, init,
       shift, kind, out);
   for (; j < pl->n; j++) {
     int32_t sum = init;
 
     for (t = 0; t < taps; t++)
-      sum += w[t] * sc->ext[j + t * spp];
+      sum += w[t] * sc->ext8[j + t * spp];
     sum >>= shift;
     if (kind == CF_OUT_I32)
       ((int32_t *) out)[j] = sum;
