@@ -16,6 +16,9 @@
  * - BOTH: the same, each ring row being an input row through the
  *   horizontal pass (an intermediate row), so each one is made once and
  *   memory stays small for any size.
+ * For 8-bit samples whose weights fit int16, both passes run instead in
+ * 16-bit multiply-adds (pmaddwd, stencil-simd.h; see narrow_sums ()),
+ * with the same bytes.
  * Threads (cf_stencil_cpu_threads ()) take bands of output rows of every
  * plane; for BOTH each band has a ring of its own, filling it from the
  * radius_y input rows above the band (those are filtered twice).
@@ -460,7 +463,8 @@ typedef struct
    * (w[2m] & 0xffff) | w[2m + 1] << 16, 0 past the last tap */
   const CfStencilSimd *simd;
   int narrow_x, narrow_y;
-  int32_t pairs_x[CF_STENCIL_MAX_RADIUS + 1], pairs_y[CF_STENCIL_MAX_RADIUS + 1];
+  int32_t pairs_x[CF_STENCIL_MAX_RADIUS + 1];
+  int32_t pairs_y[CF_STENCIL_MAX_RADIUS + 1];
   size_t ring16_pitch;          /* int16 samples from a ring row to the next */
 } Plane;
 
@@ -718,7 +722,35 @@ typedef union
   int64_t *s64;
 } Sums;
 
-static void copy_skipped (const Plane * pl, int y);
+/* The copied samples (alpha) of output row @y, from the input's values. */
+static void CF_CLONES_AVX2
+copy_skipped (const Plane * pl, int y)
+{
+  uint8_t *restrict out = pl->dst + (size_t) y * pl->dst_pitch;
+  const int lsb = pl->lsb;
+  int x, k;
+
+  for (k = 0; k < pl->spp; k++) {
+    const uint8_t *in = pl->src + (size_t) y * pl->src_pitch;
+    const int pb = pl->pixel_bytes, width = pl->width;
+
+    if (!(pl->skip & (1u << k)))
+      continue;
+    if (pl->sample_bytes == 1) {
+      /* an 8-bit value is its sample */
+      for (x = 0; x < width; x++)
+        out[x * pb + k] = in[x * pb + k];
+      continue;
+    }
+    for (x = 0; x < width; x++) {
+      const uint32_t sample = CF_VALUE_SAMPLE (input (pl, x, y, k), lsb);
+      uint8_t *o = out + (size_t) x * pb + 2 * k;
+
+      o[0] = (uint8_t) sample;
+      o[1] = (uint8_t) (sample >> 8);
+    }
+  }
+}
 
 /* Output row @y from its sums (rounding included): shifted right by
  * @shift, saturated to the value's range and shifted into its sample;
@@ -753,36 +785,6 @@ store_row (const Plane * pl, int y, Sums sums, int wide, int shift)
     }
   }
   copy_skipped (pl, y);
-}
-
-/* The copied samples (alpha) of output row @y, from the input's values. */
-static void CF_CLONES_AVX2
-copy_skipped (const Plane * pl, int y)
-{
-  uint8_t *restrict out = pl->dst + (size_t) y * pl->dst_pitch;
-  const int lsb = pl->lsb;
-  int x, k;
-
-  for (k = 0; k < pl->spp; k++) {
-    const uint8_t *in = pl->src + (size_t) y * pl->src_pitch;
-    const int pb = pl->pixel_bytes, width = pl->width;
-
-    if (!(pl->skip & (1u << k)))
-      continue;
-    if (pl->sample_bytes == 1) {
-      /* an 8-bit value is its sample */
-      for (x = 0; x < width; x++)
-        out[x * pb + k] = in[x * pb + k];
-      continue;
-    }
-    for (x = 0; x < width; x++) {
-      const uint32_t sample = CF_VALUE_SAMPLE (input (pl, x, y, k), lsb);
-      uint8_t *o = out + (size_t) x * pb + 2 * k;
-
-      o[0] = (uint8_t) sample;
-      o[1] = (uint8_t) (sample >> 8);
-    }
-  }
 }
 
 /* The working memory of one band of one plane: an extended input row, a

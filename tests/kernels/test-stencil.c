@@ -17,7 +17,9 @@
  * on random pictures, every format, direction and border, radius
  * {0, 1, 4, 8, 64}, unaligned planes and padded pitches whose padding stays
  * untouched; bad arguments; cf_stencil_cpu_threads () writes the same
- * bytes for every thread count.
+ * bytes for every thread count; the 16-bit multiply-adds of 8-bit samples
+ * write the scalar code's bytes in every instruction set the CPU has, and
+ * are taken exactly where stencil.h's bounds allow (test_cpu_simd ()).
  * CF_TEST_BACKEND=cuda: cf_stencil_cuda () bit-exact against
  * cf_stencil_cpu (), every format x direction x border x radius
  * {0, 1, 4, 8, 64} over sizes from 1x1 to 641x481, random pictures (random
