@@ -224,6 +224,19 @@ int cf_stencil_cpu (const CfStencilPlan * plan, const CfImage * src,
 int cf_stencil_cpu_threads (const CfStencilPlan * plan, const CfImage * src,
     const CfImage * dst, int n_threads);
 
+/* The 16-bit multiply-adds of the CPU backend (8-bit samples, x86): the
+ * instruction set cf_stencil_cpu () takes for them now, "sse2", "avx2",
+ * "avx512" or "vnni" (AVX-512 VNNI), or NULL where none (another
+ * architecture or compiler, or CF_STENCIL_SIMD=off in the environment;
+ * CF_STENCIL_SIMD=NAME caps the set at NAME, read at each call). The
+ * bytes are the same either way; for tests and measurements. */
+const char *cf_stencil_cpu_simd (void);
+/* Which passes of plane @plane of @plan take them now: bit 0 the rows',
+ * bit 1 the columns' (8-bit samples, the weights of the axis within
+ * int16, and for BOTH's columns an intermediate within int16); 0 on bad
+ * arguments. */
+int cf_stencil_cpu_narrow (const CfStencilPlan * plan, int plane);
+
 /* The float64 model of the same filter (the taps unrounded, no rounding
  * between the passes, no clamping) for sample @k (0 .. samples per pixel - 1)
  * of pixel (@x, @y) of plane @plane, as a value (not shifted into its

@@ -16,6 +16,9 @@
  * - BOTH: the same, each ring row being an input row through the
  *   horizontal pass (an intermediate row), so each one is made once and
  *   memory stays small for any size.
+ * For 8-bit samples whose weights fit int16, both passes run instead in
+ * 16-bit multiply-adds (pmaddwd, stencil-simd.h; see narrow_sums ()),
+ * with the same bytes.
  * Threads (cf_stencil_cpu_threads ()) take bands of output rows of every
  * plane; for BOTH each band has a ring of its own, filling it from the
  * radius_y input rows above the band (those are filtered twice).
@@ -32,6 +35,188 @@
 #define INTER_SHIFT(bits) ((bits) - CF_STENCIL_INTER_BITS)
 #define BOTH_SHIFT(bits) ((bits) + CF_STENCIL_INTER_BITS)
 #define MAX_RADIUS(a, b) ((a) > (b) ? (a) : (b))
+
+/* ---- 16-bit multiply-add passes (8-bit samples, x86) ----
+ *
+ * Where the weights of an axis fit int16 and its sums stay exact in 32
+ * bits (narrow_sums ()), the passes over 8-bit samples take pmaddwd: two
+ * 16-bit products summed into a 32-bit lane, twice the lanes of the 32-bit
+ * multiplies of sum_rows32 (), and intermediates of BOTH kept as int16
+ * (half the memory). stencil-simd.h has the loops, made here for SSE2
+ * (the x86-64 baseline), AVX2, AVX-512BW and AVX-512 VNNI (vpdpwssd, the
+ * multiply and the add in one); the CPU's best set is chosen at run time
+ * (__builtin_cpu_supports), so a baseline build never runs an instruction
+ * the CPU lacks. The sums are exact, so the bytes are those of the scalar
+ * code whatever the set. CF_STENCIL_SIMD in the environment caps the set,
+ * read at each call: "off" (or "0") forces the scalar code, "sse2",
+ * "avx2", "avx512" or "vnni" the set named, if the CPU has it, or the best
+ * below it (for tests and measurements). */
+
+/* What a horizontal pass writes: its shifted sums as int32 (the
+ * intermediate of BOTH in an int32 ring), as int16 (the same in an int16
+ * ring), or clamped to 0 .. 255 (an output row). */
+typedef enum
+{
+  CF_OUT_I32,
+  CF_OUT_I16,
+  CF_OUT_U8
+} CfOutKind;
+
+/* The loops of one instruction set (stencil-simd.h); each returns how many
+ * samples it did, leaving the rest (less than a block) to the caller. */
+typedef struct
+{
+  const char *name;
+  int (*hpass) (const int32_t * pairs, const int32_t * wp, int n_pairs,
+      int spp, int n, int32_t init, int shift, CfOutKind kind, void *out);
+  int (*vpass) (const int16_t * const *rows, const int32_t * wp, int taps,
+      int n, int32_t init, int shift, uint8_t * out);
+} CfStencilSimd;
+
+#if (defined (__x86_64__) || defined (__i386__)) && defined (__GNUC__) \
+    && !defined (__clang__)
+#define CF_STENCIL_HAVE_SIMD 1
+#include <immintrin.h>
+
+#pragma GCC push_options
+#pragma GCC target ("sse2")
+#define SIMD_NAME(f) f##_sse2
+#define SIMD_LABEL "sse2"
+#define V __m128i
+#define VBYTES 16
+#define LOAD(p) _mm_loadu_si128 ((const __m128i *) (const void *) (p))
+#define STORE(p, v) _mm_storeu_si128 ((__m128i *) (void *) (p), (v))
+#define SET1(x) _mm_set1_epi32 (x)
+#define ZERO() _mm_setzero_si128 ()
+#define MADD(acc, a, w) _mm_add_epi32 ((acc), _mm_madd_epi16 ((a), (w)))
+#define UNPLO(a, b) _mm_unpacklo_epi16 ((a), (b))
+#define UNPHI(a, b) _mm_unpackhi_epi16 ((a), (b))
+#define SRA(v, c) _mm_sra_epi32 ((v), (c))
+#define PACKS(a, b) _mm_packs_epi32 ((a), (b))
+#define PACKUS(a, b) _mm_packus_epi16 ((a), (b))
+#define FIX(v) (v)
+#include "stencil-simd.h"
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target ("avx2")
+#undef SIMD_NAME
+#undef SIMD_LABEL
+#undef V
+#undef VBYTES
+#undef LOAD
+#undef STORE
+#undef SET1
+#undef ZERO
+#undef MADD
+#undef UNPLO
+#undef UNPHI
+#undef SRA
+#undef PACKS
+#undef PACKUS
+#undef FIX
+#define SIMD_NAME(f) f##_avx2
+#define SIMD_LABEL "avx2"
+#define V __m256i
+#define VBYTES 32
+#define LOAD(p) _mm256_loadu_si256 ((const __m256i *) (const void *) (p))
+#define STORE(p, v) _mm256_storeu_si256 ((__m256i *) (void *) (p), (v))
+#define SET1(x) _mm256_set1_epi32 (x)
+#define ZERO() _mm256_setzero_si256 ()
+#define MADD(acc, a, w) _mm256_add_epi32 ((acc), _mm256_madd_epi16 ((a), (w)))
+#define UNPLO(a, b) _mm256_unpacklo_epi16 ((a), (b))
+#define UNPHI(a, b) _mm256_unpackhi_epi16 ((a), (b))
+#define SRA(v, c) _mm256_sra_epi32 ((v), (c))
+#define PACKS(a, b) _mm256_packs_epi32 ((a), (b))
+#define PACKUS(a, b) _mm256_packus_epi16 ((a), (b))
+/* 64-bit words 0 2 1 3 */
+#define FIX(v) _mm256_permute4x64_epi64 ((v), 0xd8)
+#include "stencil-simd.h"
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target ("avx512f,avx512bw")
+#undef SIMD_NAME
+#undef SIMD_LABEL
+#undef V
+#undef VBYTES
+#undef LOAD
+#undef STORE
+#undef SET1
+#undef ZERO
+#undef MADD
+#undef UNPLO
+#undef UNPHI
+#undef SRA
+#undef PACKS
+#undef PACKUS
+#undef FIX
+#define SIMD_NAME(f) f##_avx512
+#define SIMD_LABEL "avx512"
+#define V __m512i
+#define VBYTES 64
+#define LOAD(p) _mm512_loadu_si512 ((const void *) (p))
+#define STORE(p, v) _mm512_storeu_si512 ((void *) (p), (v))
+#define SET1(x) _mm512_set1_epi32 (x)
+#define ZERO() _mm512_setzero_si512 ()
+#define MADD(acc, a, w) _mm512_add_epi32 ((acc), _mm512_madd_epi16 ((a), (w)))
+#define UNPLO(a, b) _mm512_unpacklo_epi16 ((a), (b))
+#define UNPHI(a, b) _mm512_unpackhi_epi16 ((a), (b))
+#define SRA(v, c) _mm512_sra_epi32 ((v), (c))
+#define PACKS(a, b) _mm512_packs_epi32 ((a), (b))
+#define PACKUS(a, b) _mm512_packus_epi16 ((a), (b))
+/* 64-bit words 0 2 4 6 1 3 5 7 */
+#define FIX(v) _mm512_permutexvar_epi64 (_mm512_setr_epi64 (0, 2, 4, 6, 1, \
+        3, 5, 7), (v))
+#include "stencil-simd.h"
+#pragma GCC pop_options
+
+/* the same with the multiply and the add in one instruction */
+#pragma GCC push_options
+#pragma GCC target ("avx512f,avx512bw,avx512vnni")
+#undef SIMD_NAME
+#undef SIMD_LABEL
+#undef MADD
+#define SIMD_NAME(f) f##_vnni
+#define SIMD_LABEL "vnni"
+#define MADD(acc, a, w) _mm512_dpwssd_epi32 ((acc), (a), (w))
+#include "stencil-simd.h"
+#pragma GCC pop_options
+#endif
+
+/* The best set of this CPU at or below CF_STENCIL_SIMD's cap, or NULL
+ * (scalar code). */
+static const CfStencilSimd *
+simd_select (void)
+{
+#ifdef CF_STENCIL_HAVE_SIMD
+  const char *cap = getenv ("CF_STENCIL_SIMD");
+  /* best first */
+  const struct
+  {
+    const CfStencilSimd *simd;
+    int supported;
+  } sets[] = {
+    {&cf_simd_vnni, __builtin_cpu_supports ("avx512bw")
+          && __builtin_cpu_supports ("avx512vnni")},
+    {&cf_simd_avx512, __builtin_cpu_supports ("avx512bw")},
+    {&cf_simd_avx2, __builtin_cpu_supports ("avx2")},
+    {&cf_simd_sse2, __builtin_cpu_supports ("sse2")},
+  };
+  const size_t n_sets = sizeof (sets) / sizeof (sets[0]);
+  size_t i, first = 0;
+
+  if (cap && (strcmp (cap, "off") == 0 || strcmp (cap, "0") == 0))
+    return NULL;
+  for (i = 0; cap && i < n_sets; i++)
+    if (strcmp (cap, sets[i].simd->name) == 0)
+      first = i;
+  for (i = first; i < n_sets; i++)
+    if (sets[i].supported)
+      return sets[i].simd;
+#endif
+  return NULL;
+}
 
 /* ---- borders ---- */
 
@@ -272,6 +457,15 @@ typedef struct
   int32_t max;                  /* of a value: 2^bits - 1 */
   /* sums of the rows' (columns') pass that may not fit 32 bits */
   int wide_x, wide_y;
+  /* the 16-bit multiply-adds (narrow_sums ()): the rows' pass
+   * (narrow_x), the columns' pass from a ring of int16 rows (narrow_y),
+   * with the loops of simd; the weights of each axis in pairs,
+   * (w[2m] & 0xffff) | w[2m + 1] << 16, 0 past the last tap */
+  const CfStencilSimd *simd;
+  int narrow_x, narrow_y;
+  int32_t pairs_x[CF_STENCIL_MAX_RADIUS + 1];
+  int32_t pairs_y[CF_STENCIL_MAX_RADIUS + 1];
+  size_t ring16_pitch;          /* int16 samples from a ring row to the next */
 } Plane;
 
 /* The sum of |w| of @n weights. */
@@ -307,6 +501,50 @@ wide_sums (Plane * pl)
   pl->wide_x = gx * pl->max + (INT64_C (1) << (bits - 1)) >= limit;
   pl->wide_y = gy * in_y + (INT64_C (1) << ((both ? BOTH_SHIFT (bits) :
               bits) - 1)) >= limit;
+  /* BOTH's intermediate fits int16 where its bound does: |h| <= in_y
+   * (h is at most (gx max + 2^(S-1)) >> S, and at least the negative of
+   * that, less one, S = B - I); gain below about 2 for 8-bit samples */
+  pl->narrow_y = !both || in_y <= INT16_MAX;
+}
+
+/* Whether every one of the @n weights @w fits int16 (a pmaddwd operand),
+ * and their pairs into @pairs (Plane.pairs_x). */
+static int
+weight_pairs (const int32_t * w, int n, int32_t * pairs)
+{
+  int t, ok = 1;
+
+  for (t = 0; t < n; t++)
+    ok &= w[t] >= -INT16_MAX && w[t] <= INT16_MAX;
+  for (t = 0; ok && t < n; t += 2)
+    pairs[t / 2] = (int32_t) (((uint32_t) w[t] & 0xffff)
+        | (uint32_t) (t + 1 < n ? w[t + 1] : 0) << 16);
+  return ok;
+}
+
+/* Which passes of @pl take the 16-bit multiply-adds, if the CPU has a set
+ * for them (@simd): samples of 8 bits (0 .. 255 fit int16), weights of the
+ * axis within int16, 32-bit sums (wide_sums ()), and for the columns of
+ * BOTH an intermediate within int16. Checked once a call, from the
+ * plan's weights: blurs (gaussian, box) of any radius qualify, gains
+ * above 2 (a strong sharpen) and weights of 0.5 or more (a radius 0
+ * axis, weight 2^16) fall back to the 32-bit sums. */
+static void
+narrow_sums (Plane * pl, const CfStencilSimd * simd)
+{
+  const CfStencilPlan *plan = pl->plan;
+  const int eight = simd && pl->sample_bytes == 1 && pl->max == 255
+      && pl->lsb == 0;
+
+  pl->simd = simd;
+  pl->narrow_x = eight && plan->direction != CF_STENCIL_VERTICAL
+      && !pl->wide_x && weight_pairs (plan->weights_x, 2 * plan->radius_x
+      + 1, pl->pairs_x);
+  pl->narrow_y = eight && plan->direction != CF_STENCIL_HORIZONTAL
+      && pl->narrow_y && !pl->wide_y && weight_pairs (plan->weights_y,
+      2 * plan->radius_y + 1, pl->pairs_y);
+  /* ring rows apart by whole vectors of the widest set */
+  pl->ring16_pitch = ((size_t) pl->n + 31) / 32 * 32;
 }
 
 /* Plane @p of @plan: its size, layout and values; @src and @dst left
@@ -358,46 +596,61 @@ extended (const Plane * pl, int x, int y, int k)
 /* ---- rows ---- */
 
 /* Input row @y (any row: through the border) as values into @ext, with
- * radius_x pixels beyond each end (width + 2 radius_x pixels in all). */
+ * radius_x pixels beyond each end (width + 2 radius_x pixels in all); or,
+ * with @ext NULL, 8-bit values as bytes into @ext8 (for the pairs of the
+ * 16-bit multiply-adds, a quarter of the memory). */
 static void
-load_row (const Plane * pl, int y, int32_t * restrict ext)
+load_row_to (const Plane * pl, int y, int32_t * restrict ext,
+    uint8_t * restrict ext8)
 {
   const int r = pl->plan->radius_x, spp = pl->spp, n = pl->n;
   const int sy = cf_stencil_border_index (pl->plan->border, y, pl->height);
-  int32_t *restrict mid = ext + r * spp;
+  const uint8_t *restrict row = pl->src + (size_t) (sy < 0 ? 0 : sy) *
+      pl->src_pitch;
+  int32_t *restrict mid = ext ? ext + r * spp : NULL;
+  uint8_t *restrict mid8 = ext ? NULL : ext8 + r * spp;
   int x, k, j;
+
+/* sample i (from the row's start, may be negative) of either row */
+#define EXT_GET(i) (mid ? mid[i] : mid8[i])
+#define EXT_SET(i, v) \
+  (mid ? (void) (mid[i] = (v)) : (void) (mid8[i] = (uint8_t) (v)))
 
   if (sy < 0) {
     /* CONSTANT above or below the picture: a constant row */
-    for (x = 0; x < pl->width + 2 * r; x++)
+    for (x = -r; x < pl->width + r; x++)
       for (k = 0; k < spp; k++)
-        ext[x * spp + k] = pl->border[k];
+        EXT_SET (x * spp + k, pl->border[k]);
     return;
   }
-  if (pl->sample_bytes == 1) {
-    const uint8_t *restrict row = pl->src + (size_t) sy * pl->src_pitch;
-
+  if (!mid) {
+    memcpy (mid8, row, n);
+  } else if (pl->sample_bytes == 1) {
     for (j = 0; j < n; j++)
       mid[j] = row[j];
   } else {
-    const uint8_t *restrict row = pl->src + (size_t) sy * pl->src_pitch;
     const int lsb = pl->lsb, max = pl->max;
 
     for (j = 0; j < n; j++)
       mid[j] = ((row[2 * j] | row[2 * j + 1] << 8) >> lsb) & max;
   }
-  for (x = -r; x < 0; x++) {
+  /* the ends: radius_x pixels each side */
+  for (j = 0; j < 2 * r; j++) {
+    /* -r .. -1, then width .. width + r - 1 */
+    const int x = j < r ? j - r : pl->width + j - r;
     const int sx = cf_stencil_border_index (pl->plan->border, x, pl->width);
 
     for (k = 0; k < spp; k++)
-      mid[x * spp + k] = sx < 0 ? pl->border[k] : mid[sx * spp + k];
+      EXT_SET (x * spp + k, sx < 0 ? pl->border[k] : EXT_GET (sx * spp + k));
   }
-  for (x = pl->width; x < pl->width + r; x++) {
-    const int sx = cf_stencil_border_index (pl->plan->border, x, pl->width);
+#undef EXT_GET
+#undef EXT_SET
+}
 
-    for (k = 0; k < spp; k++)
-      mid[x * spp + k] = sx < 0 ? pl->border[k] : mid[sx * spp + k];
-  }
+static void
+load_row (const Plane * pl, int y, int32_t * restrict ext)
+{
+  load_row_to (pl, y, ext, NULL);
 }
 
 /* Samples summed at once: their sums stay in the first level of cache
@@ -469,38 +722,14 @@ typedef union
   int64_t *s64;
 } Sums;
 
-/* Output row @y from its sums (rounding included): shifted right by
- * @shift, saturated to the value's range and shifted into its sample;
- * copied samples (alpha) from the input's values. */
+/* The copied samples (alpha) of output row @y, from the input's values. */
 static void CF_CLONES_AVX2
-store_row (const Plane * pl, int y, Sums sums, int wide, int shift)
+copy_skipped (const Plane * pl, int y)
 {
-  /* locals: a store through uint8_t * may alias *pl, which would keep the
-   * loops from knowing their counts (and from being vectorised) */
   uint8_t *restrict out = pl->dst + (size_t) y * pl->dst_pitch;
-  const int32_t max = pl->max;
-  const int lsb = pl->lsb, n = pl->n;
-  int j, x, k;
+  const int lsb = pl->lsb;
+  int x, k;
 
-  if (pl->sample_bytes == 1 && !wide) {
-    const int32_t *restrict s = sums.s32;
-
-    for (j = 0; j < n; j++) {
-      const int32_t v = s[j] >> shift;
-
-      out[j] = (uint8_t) (v < 0 ? 0 : v > max ? max : v);
-    }
-  } else {
-    for (j = 0; j < n; j++) {
-      const int64_t v = (wide ? sums.s64[j] : sums.s32[j]) >> shift;
-      const uint32_t sample = CF_VALUE_SAMPLE (v < 0 ? 0 : v > max ? max : v,
-          lsb);
-
-      out[(size_t) j * pl->sample_bytes] = (uint8_t) sample;
-      if (pl->sample_bytes == 2)
-        out[(size_t) j * 2 + 1] = (uint8_t) (sample >> 8);
-    }
-  }
   for (k = 0; k < pl->spp; k++) {
     const uint8_t *in = pl->src + (size_t) y * pl->src_pitch;
     const int pb = pl->pixel_bytes, width = pl->width;
@@ -523,15 +752,55 @@ store_row (const Plane * pl, int y, Sums sums, int wide, int shift)
   }
 }
 
+/* Output row @y from its sums (rounding included): shifted right by
+ * @shift, saturated to the value's range and shifted into its sample;
+ * copied samples (alpha) from the input's values. */
+static void CF_CLONES_AVX2
+store_row (const Plane * pl, int y, Sums sums, int wide, int shift)
+{
+  /* locals: a store through uint8_t * may alias *pl, which would keep the
+   * loops from knowing their counts (and from being vectorised) */
+  uint8_t *restrict out = pl->dst + (size_t) y * pl->dst_pitch;
+  const int32_t max = pl->max;
+  const int lsb = pl->lsb, n = pl->n;
+  int j;
+
+  if (pl->sample_bytes == 1 && !wide) {
+    const int32_t *restrict s = sums.s32;
+
+    for (j = 0; j < n; j++) {
+      const int32_t v = s[j] >> shift;
+
+      out[j] = (uint8_t) (v < 0 ? 0 : v > max ? max : v);
+    }
+  } else {
+    for (j = 0; j < n; j++) {
+      const int64_t v = (wide ? sums.s64[j] : sums.s32[j]) >> shift;
+      const uint32_t sample = CF_VALUE_SAMPLE (v < 0 ? 0 : v > max ? max : v,
+          lsb);
+
+      out[(size_t) j * pl->sample_bytes] = (uint8_t) sample;
+      if (pl->sample_bytes == 2)
+        out[(size_t) j * 2 + 1] = (uint8_t) (sample >> 8);
+    }
+  }
+  copy_skipped (pl, y);
+}
+
 /* The working memory of one band of one plane: an extended input row, a
- * ring of 2 radius_y + 1 rows (VERTICAL: values, BOTH: intermediates),
- * the row pointers a sum reads, and the sums of a row. */
+ * ring of 2 radius_y + 1 rows (VERTICAL: values, BOTH: intermediates;
+ * int32, or int16 for narrow_y), the row pointers a sum reads, the sums of
+ * a row, and for narrow_x the extended row in pairs (simd_row ()). */
 typedef struct
 {
   int32_t *ext;
   int32_t *ring;
+  int16_t *ring16;
   const int32_t **rows;
+  const int16_t **rows16;
   Sums sums;
+  int32_t *pairs;
+  uint8_t *ext8;
 } Scratch;
 
 static size_t
@@ -548,18 +817,38 @@ scratch_layout (const Plane * pl, uint8_t * mem, Scratch * sc)
   const int rx = pl->plan->radius_x, ry = pl->plan->radius_y;
   const size_t ext = round64 (sizeof (int32_t) * (pl->width + 2 * rx) *
       pl->spp);
-  const size_t ring = pl->plan->direction == CF_STENCIL_HORIZONTAL ? 0 :
+  const int columns = pl->plan->direction != CF_STENCIL_HORIZONTAL;
+  const size_t ring = !columns || pl->narrow_y ? 0 :
       round64 (sizeof (int32_t) * pl->n * (2 * ry + 1));
+  const size_t ring16 = !columns || !pl->narrow_y ? 0 :
+      round64 (sizeof (int16_t) * pl->ring16_pitch * (2 * ry + 1));
   const size_t rows = round64 (sizeof (int32_t *) * (2 * MAX_RADIUS (rx,
               ry) + 1));
+  const size_t sums = round64 (sizeof (int64_t) * pl->n);
+  /* the pairs of an extended row: one a sample */
+  const size_t pairs = !pl->narrow_x ? 0 : round64 (sizeof (int32_t) *
+      (pl->width + 2 * rx) * pl->spp);
+  const size_t ext8 = !pl->narrow_x ? 0 : round64 ((size_t) (pl->width +
+          2 * rx) * pl->spp);
 
   if (mem) {
     sc->ext = (int32_t *) mem;
-    sc->ring = (int32_t *) (mem + ext);
-    sc->rows = (const int32_t **) (mem + ext + ring);
-    sc->sums.s64 = (int64_t *) (mem + ext + ring + rows);
+    mem += ext;
+    sc->ring = (int32_t *) mem;
+    mem += ring;
+    sc->ring16 = (int16_t *) mem;
+    mem += ring16;
+    /* int32_t * and int16_t * alike */
+    sc->rows = (const int32_t **) mem;
+    sc->rows16 = (const int16_t **) mem;
+    mem += rows;
+    sc->sums.s64 = (int64_t *) mem;
+    mem += sums;
+    sc->pairs = (int32_t *) mem;
+    mem += pairs;
+    sc->ext8 = mem;
   }
-  return ext + ring + rows + round64 (sizeof (int64_t) * pl->n);
+  return ext + ring + ring16 + rows + sums + pairs + ext8;
 }
 
 /* Row @y through the horizontal taps: its sums, rounding (2^(@shift - 1))
@@ -581,6 +870,53 @@ horizontal_sums (const Plane * pl, int y, const Scratch * sc, int shift)
         (int32_t) 1 << (shift - 1), sc->sums.s32);
 }
 
+/* The pairs of the extended row @ext of @len samples into @pairs: sample
+ * i and the same sample of the next pixel, ext[i] | ext[i + spp] << 16
+ * (8-bit values), the last pixel's with 0 (the odd last tap weighs 0). */
+static void CF_CLONES_AVX2
+make_pairs (const uint8_t * restrict ext, int len, int spp,
+    int32_t * restrict pairs)
+{
+  int i;
+
+  for (i = 0; i < len - spp; i++)
+    pairs[i] = (int32_t) (ext[i] | (uint32_t) ext[i + spp] << 16);
+  for (; i < len; i++)
+    pairs[i] = ext[i];
+}
+
+/* narrow_x: input row @y (any row: through the border) through the
+ * horizontal taps in 16-bit multiply-adds, rounded and shifted right by
+ * @shift into @out as @kind says (CfOutKind). The samples after the
+ * vector loops' last block are summed here, as horizontal_sums () does. */
+static void
+simd_row (const Plane * pl, int y, const Scratch * sc, int shift,
+    CfOutKind kind, void *out)
+{
+  const int r = pl->plan->radius_x, taps = 2 * r + 1, spp = pl->spp;
+  const int32_t init = (int32_t) 1 << (shift - 1);
+  const int32_t *w = pl->plan->weights_x;
+  int j, t;
+
+  load_row_to (pl, y, NULL, sc->ext8);
+  make_pairs (sc->ext8, (pl->width + 2 * r) * spp, spp, sc->pairs);
+  j = pl->simd->hpass (sc->pairs, pl->pairs_x, r + 1, spp, pl->n, init,
+      shift, kind, out);
+  for (; j < pl->n; j++) {
+    int32_t sum = init;
+
+    for (t = 0; t < taps; t++)
+      sum += w[t] * sc->ext8[j + t * spp];
+    sum >>= shift;
+    if (kind == CF_OUT_I32)
+      ((int32_t *) out)[j] = sum;
+    else if (kind == CF_OUT_I16)
+      ((int16_t *) out)[j] = (int16_t) sum;
+    else
+      ((uint8_t *) out)[j] = (uint8_t) (sum < 0 ? 0 : sum > 255 ? 255 : sum);
+  }
+}
+
 /* Output rows @y0 .. @y1 - 1 of each direction's filter. */
 static void
 filter_horizontal (const Plane * pl, int y0, int y1, const Scratch * sc)
@@ -589,9 +925,64 @@ filter_horizontal (const Plane * pl, int y0, int y1, const Scratch * sc)
   int y;
 
   for (y = y0; y < y1; y++) {
+    if (pl->narrow_x) {
+      simd_row (pl, y, sc, bits, CF_OUT_U8, pl->dst + (size_t) y *
+          pl->dst_pitch);
+      copy_skipped (pl, y);
+      continue;
+    }
     horizontal_sums (pl, y, sc, bits);
     store_row (pl, y, sc->sums, pl->wide_x, bits);
   }
+}
+
+/* narrow_y: row @y of the columns' input as int16 into @h, made as
+ * filter_columns () says: the values of input row @y (VERTICAL), or its
+ * intermediate (BOTH, bounded within int16). */
+static void
+ring16_row (const Plane * pl, int y, const Scratch * sc, int16_t * h)
+{
+  const int inter = INTER_SHIFT (pl->plan->weight_bits), n = pl->n;
+  int j;
+
+  if (pl->plan->direction == CF_STENCIL_BOTH && pl->narrow_x) {
+    simd_row (pl, y, sc, inter, CF_OUT_I16, h);
+  } else if (pl->plan->direction == CF_STENCIL_BOTH) {
+    /* the 32-bit sums (weights beyond int16), the intermediate within
+     * int16 all the same */
+    horizontal_sums (pl, y, sc, inter);
+    for (j = 0; j < n; j++)
+      h[j] = (int16_t) (sc->sums.s32[j] >> inter);
+  } else {
+    /* VERTICAL (radius_x 0): the values, through the border */
+    load_row (pl, y, sc->ext);
+    for (j = 0; j < n; j++)
+      h[j] = (int16_t) sc->ext[j];
+  }
+}
+
+/* narrow_y: output row @y from the 2 radius_y + 1 int16 rows in
+ * sc->rows16, rounded and shifted right by @shift. */
+static void
+simd_columns (const Plane * pl, int y, const Scratch * sc, int shift)
+{
+  const int taps = 2 * pl->plan->radius_y + 1;
+  const int32_t init = (int32_t) 1 << (shift - 1);
+  const int32_t *w = pl->plan->weights_y;
+  uint8_t *out = pl->dst + (size_t) y * pl->dst_pitch;
+  int j, t;
+
+  j = pl->simd->vpass (sc->rows16, pl->pairs_y, taps, pl->n, init, shift,
+      out);
+  for (; j < pl->n; j++) {
+    int32_t sum = init;
+
+    for (t = 0; t < taps; t++)
+      sum += w[t] * sc->rows16[t][j];
+    sum >>= shift;
+    out[j] = (uint8_t) (sum < 0 ? 0 : sum > 255 ? 255 : sum);
+  }
+  copy_skipped (pl, y);
 }
 
 /* VERTICAL and BOTH: the ring holds row v of the columns' input (the
@@ -614,8 +1005,21 @@ filter_columns (const Plane * pl, int y0, int y1, const Scratch * sc)
   for (y = first; y < y1 + r; y++) {
     int32_t *h = sc->ring + (size_t) ((y - first) % taps) * pl->n;
 
+    if (pl->narrow_y) {
+      ring16_row (pl, y, sc, sc->ring16 + (size_t) ((y - first) % taps) *
+          pl->ring16_pitch);
+      if (y < y0 + r)
+        continue;
+      for (t = 0; t < taps; t++)
+        sc->rows16[t] = sc->ring16 + (size_t) ((y - 2 * r + t - first) %
+            taps) * pl->ring16_pitch;
+      simd_columns (pl, y - r, sc, shift);
+      continue;
+    }
     if (!both) {
       load_row (pl, y, h);
+    } else if (pl->narrow_x) {
+      simd_row (pl, y, sc, inter, CF_OUT_I32, h);
     } else {
       horizontal_sums (pl, y, sc, inter);
       if (pl->wide_x)
@@ -674,6 +1078,7 @@ int
 cf_stencil_cpu_threads (const CfStencilPlan * plan, const CfImage * src,
     const CfImage * dst, int n_threads)
 {
+  const CfStencilSimd *simd = simd_select ();
   StencilJob job;
   int p;
 
@@ -686,6 +1091,7 @@ cf_stencil_cpu_threads (const CfStencilPlan * plan, const CfImage * src,
     Plane *pl = &job.plane[p];
 
     plane_init (pl, plan, p);
+    narrow_sums (pl, simd);
     pl->src = src->data[p];
     pl->src_pitch = src->pitch[p];
     pl->dst = dst->data[p];
@@ -708,6 +1114,27 @@ cf_stencil_cpu (const CfStencilPlan * plan, const CfImage * src,
     const CfImage * dst)
 {
   return cf_stencil_cpu_threads (plan, src, dst, 1);
+}
+
+const char *
+cf_stencil_cpu_simd (void)
+{
+  const CfStencilSimd *simd = simd_select ();
+
+  return simd ? simd->name : NULL;
+}
+
+int
+cf_stencil_cpu_narrow (const CfStencilPlan * plan, int plane)
+{
+  Plane pl;
+
+  if (!plan_ok (plan) || plane < 0
+      || plane >= cf_format_info (plan->format)->n_planes)
+    return 0;
+  plane_init (&pl, plan, plane);
+  narrow_sums (&pl, simd_select ());
+  return (pl.narrow_x ? 1 : 0) | (pl.narrow_y ? 2 : 0);
 }
 
 /* ---- the float64 model ---- */

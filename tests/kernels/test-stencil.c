@@ -17,7 +17,9 @@
  * on random pictures, every format, direction and border, radius
  * {0, 1, 4, 8, 64}, unaligned planes and padded pitches whose padding stays
  * untouched; bad arguments; cf_stencil_cpu_threads () writes the same
- * bytes for every thread count.
+ * bytes for every thread count; the 16-bit multiply-adds of 8-bit samples
+ * write the scalar code's bytes in every instruction set the CPU has, and
+ * are taken exactly where stencil.h's bounds allow (test_cpu_simd ()).
  * CF_TEST_BACKEND=cuda: cf_stencil_cuda () bit-exact against
  * cf_stencil_cpu (), every format x direction x border x radius
  * {0, 1, 4, 8, 64} over sizes from 1x1 to 641x481, random pictures (random
@@ -1216,6 +1218,179 @@ test_cpu_invalid (void)
   frame_clear (&dst);
 }
 
+/* ---- CPU: the 16-bit multiply-adds against the scalar code ---- */
+
+/* Taps for test_cpu_simd (): the kinds above, the presets, and custom
+ * ones, unnormalized, in -0.4 .. 0.4 (weights within int16, gains up to
+ * about 50: the intermediate of BOTH beyond int16, the columns of BOTH
+ * falling back); returns whether they are to be normalized. */
+static gboolean
+simd_taps (int i, int r, double *t, GRand * rand)
+{
+  const int n_kinds = TAPS_KIND_COUNT + CF_STENCIL_PRESET_COUNT + 1;
+  const int kind = i % n_kinds;
+  int j, r_out, normalize;
+
+  if (kind < TAPS_KIND_COUNT)
+    return make_taps (kind, r, t, rand);
+  if (kind < TAPS_KIND_COUNT + CF_STENCIL_PRESET_COUNT) {
+    /* sharpen: amount 0.5 (fits) or 6 (a centre beyond int16) */
+    g_assert_cmpint (cf_stencil_preset_taps (kind - TAPS_KIND_COUNT, r,
+            r ? r / 2.0 : 1.0, i % 2 ? 0.5 : 6.0, t, &r_out, &normalize),
+        ==, 0);
+    /* derivative and laplacian have radius 1: the rest 0 */
+    for (j = 2 * r_out + 1; j <= 2 * r; j++)
+      t[j] = 0;
+    if (r_out > r) {
+      /* radius 0 asked, radius 1 given: the centre tap */
+      t[0] = t[1];
+    }
+    return normalize;
+  }
+  for (j = 0; j <= 2 * r; j++)
+    t[j] = g_rand_double_range (rand, -0.4, 0.4);
+  return FALSE;
+}
+
+/* What cf_stencil_cpu_narrow () should say of plane 0 of @plan (8-bit
+ * samples): stencil.c's checks written out again from stencil.h's
+ * bounds. */
+static int
+simd_expected (const CfStencilPlan * plan)
+{
+  const CfFormatInfo *info = cf_format_info (plan->format);
+  const int nx = 2 * plan->radius_x + 1, ny = 2 * plan->radius_y + 1;
+  gint64 gx = 0, gy = 0, in_y;
+  gboolean fit_x = TRUE, fit_y = TRUE;
+  int t, want = 0;
+
+  if (info->depth != 8)
+    return 0;
+  for (t = 0; t < nx; t++) {
+    gx += ABS (plan->weights_x[t]);
+    fit_x &= ABS (plan->weights_x[t]) <= G_MAXINT16;
+  }
+  for (t = 0; t < ny; t++) {
+    gy += ABS (plan->weights_y[t]);
+    fit_y &= ABS (plan->weights_y[t]) <= G_MAXINT16;
+  }
+  /* |h| of BOTH, or a value */
+  in_y = plan->direction == CF_STENCIL_BOTH ?
+      ((gx * 255 + (1 << 9)) >> 10) + 1 : 255;
+  if (plan->direction != CF_STENCIL_VERTICAL && fit_x)
+    want |= 1;
+  if (plan->direction != CF_STENCIL_HORIZONTAL && fit_y
+      && in_y <= G_MAXINT16 && gy * in_y + (plan->direction ==
+          CF_STENCIL_BOTH ? 1 << 21 : 1 << 15) < G_GINT64_CONSTANT (1) << 31)
+    want |= 2;
+  return want;
+}
+
+/* The 16-bit multiply-adds (kernels/cpu/stencil-simd.h), in every
+ * instruction set this CPU has, write the bytes of the scalar code
+ * (CF_STENCIL_SIMD=off): the formats of 8-bit samples and two of 16 (which
+ * never take them), radius 0 .. 64 on each axis, every direction and
+ * border, the test kinds, the presets and custom taps (some of which must
+ * fall back: the passes taken are checked against stencil.h's bounds),
+ * sizes from 1x1 to 197x23 (odd, wider and narrower than a vector),
+ * misaligned planes and padded pitches, random pictures, 1, 2, 3 and all
+ * the threads. */
+static void
+test_cpu_simd (void)
+{
+  static const char *const sets[] = { "sse2", "avx2", "avx512", "vnni" };
+  static const int sizes[][2] = { {1, 1}, {1, 9}, {9, 1}, {3, 5}, {17, 9},
+  {33, 31}, {67, 13}, {197, 23}, {129, 3}
+  };
+  static const int threads[] = { 1, 2, 3, 0 };
+  const guint32 seed = cf_test_seed ();
+  GRand *rand = g_rand_new_with_seed (seed);
+  double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
+  CfFormat formats[CF_FORMAT_COUNT];
+  guint n_formats = 0, f, set, n_sets = 0, n = 0, paths[4] = { 0 };
+  int r, d, b;
+  gboolean have[G_N_ELEMENTS (sets)] = { FALSE };
+
+  g_test_message ("seed %u", seed);
+  CF_FOR_EACH_FORMAT (f)
+    if (cf_format_info (f)->depth == 8 || f == CF_FORMAT_GRAY16_LE
+        || f == CF_FORMAT_P010_10LE)
+      formats[n_formats++] = f;
+  /* the sets this CPU has: CF_STENCIL_SIMD=NAME gives NAME or one below */
+  for (set = 0; set < G_N_ELEMENTS (sets); set++) {
+    g_setenv ("CF_STENCIL_SIMD", sets[set], TRUE);
+    have[set] = g_strcmp0 (cf_stencil_cpu_simd (), sets[set]) == 0;
+    n_sets += have[set];
+  }
+  g_setenv ("CF_STENCIL_SIMD", "off", TRUE);
+  g_assert_null (cf_stencil_cpu_simd ());
+  g_test_message ("instruction sets: %u", n_sets);
+#if defined (__x86_64__) && defined (__GNUC__) && !defined (__clang__)
+  g_assert_true (have[0]);      /* the x86-64 baseline */
+#endif
+
+  for (r = 0; r <= R_MAX; r++)
+    for (d = 0; d < N_DIRS; d++)
+      for (b = 0; b < N_BORDERS; b++) {
+        const CfFormat format = formats[n % n_formats];
+        const int *size = sizes[(n / 3) % G_N_ELEMENTS (sizes)];
+        /* both axes' radii cover 0 .. 64, in another order for y */
+        const int rx = r, ry = (r * 37 + b) % (R_MAX + 1);
+        const gboolean nx = simd_taps (n, rx, tx, rand);
+        const gboolean ny = simd_taps (n / 2 + d, ry, ty, rand);
+        CfStencilParams s = params_of (d, rx, tx, nx, ry, ty, ny, b);
+        CfStencilPlan plan;
+        Frame src, want;
+        char *what;
+
+        s.filter_alpha = n % 3 == 0;
+        set_border_values (&s, format);
+        n++;
+        if (cf_stencil_plan_init (&plan, format, size[0], size[1], &s) < 0)
+          continue;             /* a gain beyond 64 */
+        what = g_strdup_printf ("%s %dx%d %s %s rx %d ry %d (case %u, "
+            "seed %u)", cf_format_info (format)->name, size[0], size[1],
+            dir_names[d], border_names[b], rx, ry, n, seed);
+        frame_init (&src, format, size[0], size[1], n % 7, n % 5);
+        frame_random (&src, rand);
+        /* the scalar code, one thread */
+        g_setenv ("CF_STENCIL_SIMD", "off", TRUE);
+        g_assert_cmpint (cf_stencil_cpu_narrow (&plan, 0), ==, 0);
+        frame_init (&want, format, size[0], size[1], 3, 1);
+        g_assert_cmpint (cf_stencil_cpu (&plan, &src.img, &want.img), ==, 0);
+        for (set = 0; set < G_N_ELEMENTS (sets); set++) {
+          const int n_threads = threads[(n + set) % G_N_ELEMENTS (threads)];
+          Frame got;
+
+          if (!have[set])
+            continue;
+          g_setenv ("CF_STENCIL_SIMD", sets[set], TRUE);
+          g_assert_cmpint (cf_stencil_cpu_narrow (&plan, 0), ==,
+              simd_expected (&plan));
+          paths[simd_expected (&plan)]++;
+          frame_init (&got, format, size[0], size[1], 64 + n % 9, n % 3);
+          g_assert_cmpint (cf_stencil_cpu_threads (&plan, &src.img,
+                  &got.img, n_threads), ==, 0);
+          check_padding (&got, MARKER, what);
+          check_samples (&got, &want, what);
+          frame_clear (&got);
+        }
+        cf_stencil_plan_clear (&plan);
+        frame_clear (&src);
+        frame_clear (&want);
+        g_free (what);
+      }
+  g_unsetenv ("CF_STENCIL_SIMD");
+  g_test_message ("%u runs: %u scalar, %u rows only, %u columns only, "
+      "%u both passes in 16 bits", paths[0] + paths[1] + paths[2] +
+      paths[3], paths[0], paths[1], paths[2], paths[3]);
+  /* each combination of passes was taken (where a set exists) */
+  if (n_sets > 0)
+    for (set = 0; set < 4; set++)
+      g_assert_cmpuint (paths[set], >, 0);
+  g_rand_free (rand);
+}
+
 /* ---- CUDA against the CPU reference ---- */
 #ifdef HAVE_CUDA
 
@@ -1501,6 +1676,7 @@ main (int argc, char **argv)
     g_test_add_func ("/stencil/cpu/model", test_cpu_model);
     g_test_add_func ("/stencil/cpu/invalid", test_cpu_invalid);
     g_test_add_func ("/stencil/cpu/threads", test_cpu_threads);
+    g_test_add_func ("/stencil/cpu/simd", test_cpu_simd);
   }
 #ifdef HAVE_CUDA
   if (cf_test_want_cuda ()) {
