@@ -100,21 +100,7 @@ typedef struct
 
 #pragma GCC push_options
 #pragma GCC target ("avx2")
-#undef SIMD_NAME
-#undef SIMD_LABEL
-#undef V
-#undef VBYTES
-#undef LOAD
-#undef STORE
-#undef SET1
-#undef ZERO
-#undef MADD
-#undef UNPLO
-#undef UNPHI
-#undef SRA
-#undef PACKS
-#undef PACKUS
-#undef FIX
+#include "stencil-simd-undef.h"
 #define SIMD_NAME(f) f##_avx2
 #define SIMD_LABEL "avx2"
 #define V __m256i
@@ -136,21 +122,7 @@ typedef struct
 
 #pragma GCC push_options
 #pragma GCC target ("avx512f,avx512bw")
-#undef SIMD_NAME
-#undef SIMD_LABEL
-#undef V
-#undef VBYTES
-#undef LOAD
-#undef STORE
-#undef SET1
-#undef ZERO
-#undef MADD
-#undef UNPLO
-#undef UNPHI
-#undef SRA
-#undef PACKS
-#undef PACKUS
-#undef FIX
+#include "stencil-simd-undef.h"
 #define SIMD_NAME(f) f##_avx512
 #define SIMD_LABEL "avx512"
 #define V __m512i

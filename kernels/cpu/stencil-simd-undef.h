@@ -1,0 +1,18 @@
+/* Clears the instruction-set macros that kernels/cpu/stencil.c defines
+ * before each inclusion of stencil-simd.h, so that the next set can define
+ * them. No include guard: included once per instruction set. */
+#undef SIMD_NAME
+#undef SIMD_LABEL
+#undef V
+#undef VBYTES
+#undef LOAD
+#undef STORE
+#undef SET1
+#undef ZERO
+#undef MADD
+#undef UNPLO
+#undef UNPHI
+#undef SRA
+#undef PACKS
+#undef PACKUS
+#undef FIX
