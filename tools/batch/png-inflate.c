@@ -121,6 +121,7 @@ next_idat (const CfPngInflated * f, size_t * pos, const uint8_t ** data,
   return 1;
 }
 
+#ifdef CF_HAVE_ISAL
 /* The zlib header (CMF, FLG), as zlib checks it: deflate, a window of at
  * most 32 KiB, the check bits, no preset dictionary. Returns the window's
  * log2, or -1. */
@@ -133,7 +134,6 @@ zlib_window (uint8_t cmf, uint8_t flg)
   return (cmf >> 4) + 8;
 }
 
-#ifdef CF_HAVE_ISAL
 /* Inflates the IDAT run into f->data with ISA-L: 0 when the stream ends,
  * Adler-32 right, exactly at the end of the data and of the input. The
  * window is the header's (hist_bits), as zlib's, so that no stream with
