@@ -169,6 +169,10 @@ typedef struct {
   int antialias;
   int in_width, in_height, out_width, out_height;
   CfResizeAxis x[CF_MAX_PLANES], y[CF_MAX_PLANES];
+  /* the CPU backend's arrangement of each plane's x weights for its 16-bit
+   * multiply-adds (cpu/resize.c), made with the tables; NULL where that
+   * path does not run */
+  struct CfResizeSimdWeights *simd_x[CF_MAX_PLANES];
 } CfResizePlan;
 
 /* Plane p of the format scales from its own input size to its own output

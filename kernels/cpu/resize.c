@@ -322,6 +322,11 @@ fail:
   return -1;
 }
 
+/* The plan's arranged x weights (simd_x), made and freed with its tables
+ * (the SIMD section below). */
+static int plan_simd_init (CfResizePlan * plan);
+static void plan_simd_clear (CfResizePlan * plan);
+
 void
 cf_resize_plan_clear (CfResizePlan * plan)
 {
@@ -329,6 +334,7 @@ cf_resize_plan_clear (CfResizePlan * plan)
 
   if (!plan)
     return;
+  plan_simd_clear (plan);
   for (p = 0; p < CF_MAX_PLANES; p++) {
     cf_resize_axis_clear (&plan->x[p]);
     cf_resize_axis_clear (&plan->y[p]);
@@ -403,6 +409,10 @@ cf_resize_plan_init (CfResizePlan * plan, CfFormat format,
       cf_resize_plan_clear (plan);
       return -1;
     }
+  }
+  if (plan_simd_init (plan) != 0) {
+    cf_resize_plan_clear (plan);
+    return -1;
   }
   return 0;
 }
@@ -645,7 +655,7 @@ round64 (size_t bytes)
  * - Horizontal, per output pixel: each multiply-add takes 8 bytes of input
  *   (2 pixels of 4 bytes, 4 of 2, 8 of 1), widened to int16 and arranged so
  *   that each pair of lanes holds two taps of one sample, against 8
- *   weights arranged alike once per call (SimdWeights). The int32 sums of a
+ *   weights arranged alike once per plan (SimdWeights, the plan's simd_x). The int32 sums of a
  *   pixel's samples are then folded, rounded, and stored as int16: the
  *   intermediate rows are int16 here (doubles in the reference).
  * - Vertical, per 16 output samples: two intermediate rows interleaved
@@ -667,7 +677,7 @@ round64 (size_t bytes)
 /* The x weights of a plane in the order the multiply-adds read them:
  * per output sample, `halves` vectors of 8 int16, one per 8 input bytes;
  * lanes past the taps are 0. */
-typedef struct
+typedef struct CfResizeSimdWeights
 {
   int halves;
   int direct;                   /* outputs 0 .. direct - 1 read their
@@ -959,8 +969,46 @@ cf_resize_cpu_simd_planes (const CfResizePlan * plan)
   if (!plan_ok (plan))
     return 0;
   for (p = 0; p < cf_format_info (plan->format)->n_planes; p++)
-    mask |= plane_simd (plan, p) ? 1u << p : 0;
+    mask |= plane_simd (plan, p) && plan->simd_x[p] ? 1u << p : 0;
   return mask;
+}
+
+static void
+plan_simd_clear (CfResizePlan * plan)
+{
+  int p;
+
+  for (p = 0; p < CF_MAX_PLANES; p++) {
+#ifdef CF_RESIZE_SIMD
+    if (plan->simd_x[p])
+      simd_weights_clear (plan->simd_x[p]);
+#endif
+    free (plan->simd_x[p]);
+    plan->simd_x[p] = NULL;
+  }
+}
+
+/* Arranges the x weights of the planes the SIMD path scales, once per
+ * plan. Returns 0, or -1 when memory runs out. */
+static int
+plan_simd_init (CfResizePlan * plan)
+{
+#ifdef CF_RESIZE_SIMD
+  const CfFormatInfo *info = cf_format_info (plan->format);
+  int p;
+
+  for (p = 0; p < info->n_planes; p++) {
+    if (!plane_simd (plan, p))
+      continue;
+    plan->simd_x[p] = calloc (1, sizeof (SimdWeights));
+    if (!plan->simd_x[p] || simd_weights_init (plan->simd_x[p], &plan->x[p],
+            info->plane[p].pixel_bytes) != 0)
+      return -1;
+  }
+#else
+  (void) plan;
+#endif
+  return 0;
 }
 
 /* ---- bands of output rows ---- */
@@ -1018,9 +1066,6 @@ typedef struct
   const CfImage *src, *dst;
   int n_planes, n_parts;
   unsigned simd;                /* planes on the SIMD path */
-#ifdef CF_RESIZE_SIMD
-  SimdWeights xw[CF_MAX_PLANES];
-#endif
   uint8_t *scratch;             /* [n_parts][part_bytes], 64-byte aligned */
   size_t part_bytes;
 } ResizeJob;
@@ -1058,7 +1103,7 @@ resize_band (const ResizeJob * job, int p, int y0, int y1,
       if (sc->held[slot] != r) {
 #ifdef CF_RESIZE_SIMD
         if (simd)
-          simd_horizontal_row (ax, &job->xw[p], in, l->pixel_bytes,
+          simd_horizontal_row (ax, plan->simd_x[p], in, l->pixel_bytes,
               (int16_t *) h);
         else
 #endif
@@ -1109,7 +1154,7 @@ cf_resize_cpu_path (const CfResizePlan * plan, const CfImage * src,
     const CfImage * dst, int n_threads, CfResizeCpuPath path)
 {
   ResizeJob job;
-  int p, ret = -1;
+  int p;
 
   if (!plan_ok (plan)
       || !image_matches (plan, src, plan->in_width, plan->in_height)
@@ -1129,24 +1174,13 @@ cf_resize_cpu_path (const CfResizePlan * plan, const CfImage * src,
         NULL);
 
     job.part_bytes = bytes > job.part_bytes ? bytes : job.part_bytes;
-#ifdef CF_RESIZE_SIMD
-    if ((job.simd >> p & 1) && simd_weights_init (&job.xw[p], &plan->x[p],
-            cf_format_info (plan->format)->plane[p].pixel_bytes) != 0)
-      goto out;
-#endif
   }
   job.scratch = aligned_alloc (64, job.part_bytes * job.n_parts);
   if (!job.scratch)
-    goto out;
+    return -1;
   cf_parallel_for (n_threads, job.n_parts, resize_part, &job);
-  ret = 0;
-out:
   free (job.scratch);
-#ifdef CF_RESIZE_SIMD
-  for (p = 0; p < job.n_planes; p++)
-    simd_weights_clear (&job.xw[p]);
-#endif
-  return ret;
+  return 0;
 }
 
 int
