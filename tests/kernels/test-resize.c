@@ -915,30 +915,44 @@ gpu_end (void)
   g_rand_free (gpu_rand);
 }
 
-/* Every format and method over the matrix, random (unaligned and aligned
- * rows, planes at odd addresses) and constant, with the kernels chosen for
- * the plan and with the two passes; the chroma siting varies with the
- * size. */
+/* A layout and the kernels to scale it with, for gpu_check_matrix (). */
+typedef struct
+{
+  Layout layout;
+  CfResizeKernels kernels;
+} MatrixRun;
+
+/* Every format and method over the matrix, each run of @runs; the chroma
+ * siting varies with the size. */
+static void
+gpu_check_matrix (const MatrixRun * runs, guint n_runs)
+{
+  guint f, m, s, r;
+
+  CF_FOR_EACH_FORMAT (f)
+    for (m = 0; m < N_METHODS; m++)
+      for (s = 0; s < G_N_ELEMENTS (matrix); s++)
+        for (r = 0; r < n_runs; r++)
+          gpu_check (f, m, matrix[s], s % 4, runs[r].layout,
+              runs[r].kernels);
+}
+
+/* Random (unaligned and aligned rows, planes at odd addresses) and
+ * constant pictures, with the kernels chosen for the plan and with the two
+ * passes. */
 static void
 test_cuda_matrix (void)
 {
-  guint f, m, s;
+  static const MatrixRun runs[] = {
+    {RANDOM_PADDED, CF_RESIZE_KERNELS_AUTO},
+    {RANDOM_ALIGNED, CF_RESIZE_KERNELS_AUTO},
+    {CONSTANT_DENSE, CF_RESIZE_KERNELS_AUTO},
+    {RANDOM_ODD, CF_RESIZE_KERNELS_AUTO},
+    {RANDOM_ALIGNED, CF_RESIZE_KERNELS_TWO_PASS},
+  };
 
   gpu_begin ();
-  CF_FOR_EACH_FORMAT (f)
-    for (m = 0; m < N_METHODS; m++)
-      for (s = 0; s < G_N_ELEMENTS (matrix); s++) {
-        gpu_check (f, m, matrix[s], s % 4, RANDOM_PADDED,
-            CF_RESIZE_KERNELS_AUTO);
-        gpu_check (f, m, matrix[s], s % 4, RANDOM_ALIGNED,
-            CF_RESIZE_KERNELS_AUTO);
-        gpu_check (f, m, matrix[s], s % 4, CONSTANT_DENSE,
-            CF_RESIZE_KERNELS_AUTO);
-        gpu_check (f, m, matrix[s], s % 4, RANDOM_ODD,
-            CF_RESIZE_KERNELS_AUTO);
-        gpu_check (f, m, matrix[s], s % 4, RANDOM_ALIGNED,
-            CF_RESIZE_KERNELS_TWO_PASS);
-      }
+  gpu_check_matrix (runs, G_N_ELEMENTS (runs));
   gpu_end ();
 }
 
@@ -986,18 +1000,15 @@ test_cuda_no_antialias (void)
   static const int sizes[][4] = {
     {3840, 2160, 1920, 1080}, {3840, 2160, 1280, 720}, {1920, 1080, 640, 360},
   };
-  guint f, m, s;
+  static const MatrixRun runs[] = {
+    {RANDOM_PADDED, CF_RESIZE_KERNELS_AUTO},
+    {RANDOM_ALIGNED, CF_RESIZE_KERNELS_TWO_PASS},
+  };
+  guint m, s;
 
   gpu_begin ();
   gpu_antialias = FALSE;
-  CF_FOR_EACH_FORMAT (f)
-    for (m = 0; m < N_METHODS; m++)
-      for (s = 0; s < G_N_ELEMENTS (matrix); s++) {
-        gpu_check (f, m, matrix[s], s % 4, RANDOM_PADDED,
-            CF_RESIZE_KERNELS_AUTO);
-        gpu_check (f, m, matrix[s], s % 4, RANDOM_ALIGNED,
-            CF_RESIZE_KERNELS_TWO_PASS);
-      }
+  gpu_check_matrix (runs, G_N_ELEMENTS (runs));
   for (m = 0; m < N_METHODS; m++)
     for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
       gpu_check (CF_FORMAT_RGBA, m, sizes[s], 0, RANDOM_ALIGNED,
