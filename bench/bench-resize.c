@@ -117,9 +117,9 @@ method_label (const CfResizePlan * plan, char *buf, size_t n)
 /* Scales the last pair on the GPU and compares the destination, byte for
  * byte, with cf_resize_cpu () of the source's host copy. */
 static void
-check_method (const CfResizePlan * plan, const Work * w, const char *size)
+check_method (const CfResizePlan * plan, const char *name, const Work * w,
+    const char *size)
 {
-  char label[48];
   const BenchFrames *dst = w->dst;
   const int last = dst->n - 1;
   CfImage s = bench_frames_image (w->src, -1), r = bench_frames_image (dst, -1);
@@ -133,7 +133,7 @@ check_method (const CfResizePlan * plan, const Work * w, const char *size)
     bench_frames_check (dst, last, note, sizeof (note));
   if (strcmp (note, "OK"))
     bench_exit_status = 2;
-  row ("check", method_label (plan, label, sizeof (label)),
+  row ("check", name,
       cf_format_info (dst->format)->name, size, "random", -1, -1, -1, -1,
       note);
 }
@@ -162,7 +162,7 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
     const int antialias = i < CF_RESIZE_METHOD_COUNT;
     CfResizePlan plan;
     CfResizeDevicePlan *d_plan = NULL;
-    char label[48];
+    char label[48], auto_kernel[32] = "";
     size_t ws;
 
     if (!antialias && (m == CF_RESIZE_NEAREST || m == CF_RESIZE_AREA))
@@ -173,23 +173,41 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
           method_names[m], cf_format_info (format)->name, size);
       exit (1);
     }
-    CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
-            &d_plan));
-    ws = cf_resize_device_plan_workspace_bytes (d_plan);
-    w.d_ws = NULL;
-    if (ws)
-      CHECK_CUDA (cudaMalloc (&w.d_ws, ws));
-    w.d_plan = d_plan;
-    check_method (&plan, &w, size);
-    snprintf (note, sizeof (note), "%s; taps x %d, y %d; workspace %.1f MB; "
-        "%d pairs rotated", cf_resize_device_plan_describe (d_plan, 0),
-        plan.x[0].taps, plan.y[0].taps, ws / 1e6, n);
-    timing_row ("kernel", method_label (&plan, label, sizeof (label)), &w,
-        size,
-        time_launches (launch, &w, n, warmup, iters, TRUE), note);
-    if (w.d_ws)
-      CHECK_CUDA (cudaFree (w.d_ws));
-    cf_resize_device_plan_free (d_plan);
+    /* the kernels AUTO takes, then, where it takes the direct kernel, the
+     * fused one it replaced ("fused" rows) */
+    for (int k = 0; k < 2; k++) {
+      const CfResizeKernels kernels = k ? CF_RESIZE_KERNELS_FUSED :
+          CF_RESIZE_KERNELS_AUTO;
+      char name[64];
+
+      CHECK_CUDA (cf_resize_device_plan_new (&plan, kernels, &d_plan));
+      if (k && strcmp (cf_resize_device_plan_describe (d_plan, 0),
+              "fused") == 0 && strcmp (auto_kernel, "direct") == 0) {
+        snprintf (name, sizeof (name), "%s (fused)",
+            method_label (&plan, label, sizeof (label)));
+      } else if (k) {
+        cf_resize_device_plan_free (d_plan);
+        break;
+      } else {
+        method_label (&plan, name, sizeof (name));
+        snprintf (auto_kernel, sizeof (auto_kernel), "%s",
+            cf_resize_device_plan_describe (d_plan, 0));
+      }
+      ws = cf_resize_device_plan_workspace_bytes (d_plan);
+      w.d_ws = NULL;
+      if (ws)
+        CHECK_CUDA (cudaMalloc (&w.d_ws, ws));
+      w.d_plan = d_plan;
+      check_method (&plan, name, &w, size);
+      snprintf (note, sizeof (note), "%s; taps x %d, y %d; workspace %.1f MB; "
+          "%d pairs rotated", cf_resize_device_plan_describe (d_plan, 0),
+          plan.x[0].taps, plan.y[0].taps, ws / 1e6, n);
+      timing_row ("kernel", name, &w, size,
+          time_launches (launch, &w, n, warmup, iters, TRUE), note);
+      if (w.d_ws)
+        CHECK_CUDA (cudaFree (w.d_ws));
+      cf_resize_device_plan_free (d_plan);
+    }
     cf_resize_plan_clear (&plan);
   }
 

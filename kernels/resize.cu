@@ -4,7 +4,7 @@
  * as they are to device memory once per plan, so both backends filter with
  * the very same integers; the arithmetic below is cf_resize_cpu ()'s,
  * statement for statement, and every sum is exact, so the bytes agree.
- * Each plane is scaled by one of three kernels, chosen when the device plan
+ * Each plane is scaled by one of four kernels, chosen when the device plan
  * is made:
  *
  * 1. nearest_kernel (method nearest, one tap per axis): a gather. A one-tap
@@ -15,7 +15,18 @@
  *    before the first store; one 16-byte store where the destination is
  *    aligned. A 16-bit sample is copied as its value in place, the bits
  *    outside it cleared (one AND per 32-bit word).
- * 2. fused_kernel (the other methods, when a tile's footprint fits in
+ * 2. direct_kernel (8-bit samples in pixels of 2 or 4 bytes, at most 6
+ *    taps per axis, where filtering each output's own taps costs less than
+ *    sharing them through shared memory: downscales with few taps): each
+ *    thread computes 4 output bytes of two rows straight from the input,
+ *    all their taps' loads in flight at once. The horizontal sums take
+ *    PTX's dp2a (two int16 weights times two unsigned bytes plus an int32,
+ *    exact): a 4-byte pixel's tap pair costs two byte permutes and four
+ *    dp2a instead of eight extractions and eight multiply-adds. No shared
+ *    memory, no barrier. It reads whole pixels, so a plane whose address
+ *    or pitch is not a multiple of 4 takes the kernel chosen before it
+ *    (fused or two passes) at launch.
+ * 3. fused_kernel (the other methods, when a tile's footprint fits in
  *    shared memory): a block scales a tile of TW x TH output pixels. It
  *    copies the input rectangle the tile needs (the "footprint", from
  *    per-tile tables made on the host) into shared memory, with 16-byte
@@ -29,7 +40,7 @@
  *    pixels for 1 / 2 / 3-8 bytes per pixel, so that a warp writes 128 bytes
  *    of an output row (256 of 8-byte pixels); TH is the largest of 32,
  *    16 .. 1 whose shared memory fits kFusedSmem.
- * 3. horizontal_kernel + vertical_kernel (a footprint too large for shared
+ * 4. horizontal_kernel + vertical_kernel (a footprint too large for shared
  *    memory: strong downscales such as 640x480 to 1x1, or when asked): the
  *    intermediate makes a round trip through the workspace in global
  *    memory. One thread per intermediate sample, then one per output
@@ -376,6 +387,148 @@ nearest_kernel (NearestArgs a)
   }
 }
 
+/* ------------------------------------------------------------ direct */
+
+/* Taps the direct kernel is compiled for, per axis: an axis's count
+ * rounded up to one of these, the extra weights 0. */
+constexpr int kDirectBuckets[] = { 2, 4, 6 };
+/* Output rows per direct thread: both rows' loads are in flight together,
+ * and the x tables are read once for them. */
+constexpr int kDirectRows = 2;
+/* The direct kernel filters bucket_x x bucket_y input samples for each
+ * output sample, the fused one about taps_x x scale_y + taps_y (scale_y:
+ * input rows per output row) but through shared memory and two barriers.
+ * AUTO takes the direct kernel while bucket_x x bucket_y <= kDirectCost x
+ * scale_y, where it measured faster on an H100 (docs/PERFORMANCE.md). */
+constexpr double kDirectCost = 12.0;
+
+struct DirectArgs {
+  const uint8_t *src;           /* base and pitch multiples of 4 */
+  size_t src_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int out_width, out_height;
+  Axis x, y;
+  bool dst_aligned;             /* base and pitch multiples of 4 */
+};
+
+/* c + the two int16 halves of @w times bytes 0 and 1 (lo) or 2 and 3 (hi)
+ * of @b, unsigned: PTX dp2a, an exact int32 sum. */
+__device__ __forceinline__ int32_t
+dot2_lo (uint32_t w, uint32_t b, int32_t c)
+{
+  int32_t d;
+  asm ("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
+      "r" (c));
+  return d;
+}
+
+__device__ __forceinline__ int32_t
+dot2_hi (uint32_t w, uint32_t b, int32_t c)
+{
+  int32_t d;
+  asm ("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
+      "r" (c));
+  return d;
+}
+
+/* 8-bit samples in pixels of PB = 2 or 4 bytes, few taps, planes aligned
+ * to 4 bytes: each thread computes 4 output bytes (4 / PB pixels) of
+ * kDirectRows rows straight from the input, TX x TY pixels each, with no
+ * shared memory and no barrier. The sums are the two passes': each tap row
+ * filtered along x (horizontal_of_biased ()), then those along y. Along x,
+ * the two pixels of a tap pair are permuted into [R0 R1 G0 G1] and
+ * [B0 B1 A0 A1] (2-byte pixels: [U0 U1 V0 V1]), one dp2a per sample
+ * against the pair's two weights, packed into a word once per thread. Taps
+ * past an output's last read that one again, with weight 0. */
+template <int PB, int TX, int TY>
+__global__ void __launch_bounds__ (kThreads)
+direct_kernel (DirectArgs a)
+{
+  typedef typename std::conditional<PB == 4, uint32_t, uint16_t>::type Pixel;
+  constexpr int G = 4 / PB;
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * G;
+  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kDirectRows;
+
+  if (x0 >= a.out_width || y0 >= a.out_height)
+    return;
+  const int tx = a.x.taps, ty = a.y.taps;
+  int cx[G][TX];                /* the taps' pixels */
+  uint32_t wx[G][TX / 2];       /* their weights, two int16 a word */
+
+#pragma unroll
+  for (int g = 0; g < G; g++) {
+    const int x = min (x0 + g, a.out_width - 1);
+    const int first = ld (a.x.first + x);
+    int32_t w[TX];
+
+#pragma unroll
+    for (int t = 0; t < TX; t++) {
+      cx[g][t] = first + min (t, tx - 1);
+      w[t] = t < tx ? ld (a.x.weights + (size_t) x * tx + t) : 0;
+    }
+#pragma unroll
+    for (int t = 0; t < TX; t += 2)
+      wx[g][t / 2] = ((uint32_t) w[t] & 0xffff) | (uint32_t) w[t + 1] << 16;
+  }
+
+#pragma unroll
+  for (int r = 0; r < kDirectRows; r++) {
+    const int y = y0 + r;
+    if (y >= a.out_height)
+      break;
+    const int fy = ld (a.y.first + y);
+    int32_t acc[G][PB];
+
+#pragma unroll
+    for (int g = 0; g < G; g++)
+#pragma unroll
+      for (int k = 0; k < PB; k++)
+        acc[g][k] = Fixed<1>::kVBias;
+#pragma unroll
+    for (int t = 0; t < TY; t++) {
+      const int32_t wy = t < ty ? ld (a.y.weights + (size_t) y * ty + t) : 0;
+      const Pixel *row = (const Pixel *) (a.src + (size_t) (fy + min (t,
+                  ty - 1)) * a.src_pitch);
+#pragma unroll
+      for (int g = 0; g < G; g++) {
+        uint32_t px[TX];
+        int32_t h[PB];
+
+#pragma unroll
+        for (int i = 0; i < TX; i++)
+          px[i] = ld (row + cx[g][i]);
+#pragma unroll
+        for (int k = 0; k < PB; k++)
+          h[k] = Fixed<1>::kHBias;
+#pragma unroll
+        for (int i = 0; i < TX; i += 2) {
+          const uint32_t lo = __byte_perm (px[i], px[i + 1], 0x5140);
+          h[0] = dot2_lo (wx[g][i / 2], lo, h[0]);
+          h[1] = dot2_hi (wx[g][i / 2], lo, h[1]);
+          if (PB == 4) {
+            const uint32_t hi = __byte_perm (px[i], px[i + 1], 0x7362);
+            h[2 % PB] = dot2_lo (wx[g][i / 2], hi, h[2 % PB]);
+            h[3 % PB] = dot2_hi (wx[g][i / 2], hi, h[3 % PB]);
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < PB; k++)
+          acc[g][k] += wy * horizontal_of_biased<1> (h[k]);
+      }
+    }
+    uint32_t v = 0;
+#pragma unroll
+    for (int g = 0; g < G; g++)
+#pragma unroll
+      for (int k = 0; k < PB; k++)
+        v |= output_of_biased<1> (acc[g][k], ValueField { 255, 0 }) <<
+            (8 * (g * PB + k));
+    store_group (a.dst + (size_t) y * a.dst_pitch + (size_t) x0 * PB, v,
+        min (G, a.out_width - x0) * PB, a.dst_aligned);
+  }
+}
+
 /* ------------------------------------------------------------ fused */
 
 /* Shared memory a fused block may use: 2 blocks of 256 threads per SM at
@@ -701,7 +854,7 @@ tile_extents (const CfResizeAxis * axis, int tile, Extent * out)
   return span;
 }
 
-enum class Kernel { kNearest, kFused, kTwoPass };
+enum class Kernel { kNearest, kDirect, kFused, kTwoPass };
 
 /* One plane: sizes, layout, tables in device memory, the kernel that
  * scales it, and where its intermediate rows go in the workspace. */
@@ -710,18 +863,35 @@ struct PlaneTables {
   int pixel_bytes, sample_bytes;
   ValueField value;
   Kernel kernel;
+  Kernel fallback;              /* direct: for planes not aligned to 4 */
   Axis x, y;
+  int direct_tx, direct_ty;     /* direct: the taps' buckets */
   int tb, th, in_rows, inter_rows, row_stride;  /* fused */
   size_t smem;
   const Extent *tiles_x, *tiles_y;
   size_t workspace_offset;              /* two-pass */
 };
 
-/* Chooses @t's kernel and, for the fused one, its tap bucket and tile
- * rows: the most of 32, 16, 8 whose block fits kFullOccupancySmem (7
- * blocks, 56 warps per SM: latency is what limits this kernel) without
- * filtering more than 15% more footprint rows, else the most of 32, 16 .. 1
- * that fit kFusedSmem. */
+/* The smallest of @buckets (ending in 0: any) that holds @taps. */
+template <size_t N>
+int
+bucket_of (const int (&buckets)[N], int taps)
+{
+  for (int b : buckets)
+    if (b == 0 || b >= taps)
+      return b;
+  return -1;
+}
+
+/* Chooses @t's kernel: the gather for nearest; else the fused kernel with
+ * its tap bucket and tile rows: the most of 32, 16, 8 whose block fits
+ * kFullOccupancySmem (7 blocks, 56 warps per SM: latency is what limits
+ * this kernel) without filtering more than 15% more footprint rows, else
+ * the most of 32, 16 .. 1 that fit kFusedSmem; else the two passes. Then,
+ * with CF_RESIZE_KERNELS_AUTO, the direct kernel for 8-bit samples in 2- or
+ * 4-byte pixels whose taps it is compiled for, where it is the cheaper
+ * (kDirectCost); what was chosen before stays as its fallback, for planes
+ * not aligned to 4 bytes. */
 void
 choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
     PlaneTables * t)
@@ -731,24 +901,20 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   const CfResizeAxis *x = &plan->x[p], *y = &plan->y[p];
   const int taps = x->taps > y->taps ? x->taps : y->taps;
 
-  t->kernel = Kernel::kTwoPass;
+  t->kernel = t->fallback = Kernel::kTwoPass;
   if (kernels == CF_RESIZE_KERNELS_TWO_PASS)
     return;
   if (x->taps == 1 && y->taps == 1) {
-    t->kernel = Kernel::kNearest;
+    t->kernel = t->fallback = Kernel::kNearest;
     return;
   }
-  for (int b : kTapBuckets) {
-    t->tb = b;
-    if (b >= taps)
-      break;
-  }
+  t->tb = bucket_of (kTapBuckets, taps);
   const int ntx = t->tb ? t->tb : x->taps, nty = t->tb ? t->tb : y->taps;
   const int span_x = tile_extents (x, tw, NULL) + ntx - x->taps;
   /* room for the skew of the first 16-byte chunk */
   t->row_stride = (int) ((16 + (size_t) span_x * PB + 15) / 16 * 16);
   const double rows_per_row_32 = tile_extents (y, 32, NULL) / 32.0;
-  for (int pass = 0; pass < 2; pass++)
+  for (int pass = 0; pass < 2 && t->kernel == Kernel::kTwoPass; pass++)
     for (t->th = 32; t->th >= (pass ? 1 : 8); t->th /= 2) {
       t->in_rows = tile_extents (y, t->th, NULL);
       t->inter_rows = t->in_rows + nty - y->taps;
@@ -760,10 +926,17 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
               (double) t->in_rows / t->th > 1.15 * rows_per_row_32))
         continue;
       if (t->smem <= kFusedSmem) {
-        t->kernel = Kernel::kFused;
-        return;
+        t->kernel = t->fallback = Kernel::kFused;
+        break;
       }
     }
+
+  t->direct_tx = bucket_of (kDirectBuckets, x->taps);
+  t->direct_ty = bucket_of (kDirectBuckets, y->taps);
+  if (kernels == CF_RESIZE_KERNELS_AUTO && t->sample_bytes == 1 &&
+      (PB == 2 || PB == 4) && t->direct_tx > 0 && t->direct_ty > 0 &&
+      t->direct_tx * t->direct_ty <= kDirectCost * y->scale)
+    t->kernel = Kernel::kDirect;
 }
 
 }  // namespace
@@ -786,8 +959,8 @@ cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan * d_plan)
 extern "C" const char *
 cf_resize_device_plan_describe (const CfResizeDevicePlan * d_plan, int p)
 {
-  static const char *const names[] = { "nearest gather", "fused",
-    "two-pass"
+  static const char *const names[] = { "nearest gather", "direct",
+    "fused", "two-pass"
   };
 
   if (!d_plan || p < 0 || p >= d_plan->n_planes)
@@ -856,6 +1029,7 @@ cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
     return cudaErrorInvalidValue;
   *d_plan = NULL;
   if (!plan_ok (plan) || (kernels != CF_RESIZE_KERNELS_AUTO &&
+          kernels != CF_RESIZE_KERNELS_FUSED &&
           kernels != CF_RESIZE_KERNELS_TWO_PASS))
     return cudaErrorInvalidValue;
   if (!(dp = (CfResizeDevicePlan *) calloc (1, sizeof (*dp))))
@@ -893,19 +1067,19 @@ cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
     choose_kernel (plan, p, kernels, t);
     for (int k = 0; k < kTables; k++) {
       size_t b = bytes[k];
-      if (t->kernel == Kernel::kFused && k == 4)
+      if (t->fallback == Kernel::kFused && k == 4)
         b = sizeof (Extent) * ((t->out_width + tile_width (t->pixel_bytes) -
                 1) / tile_width (t->pixel_bytes));
-      if (t->kernel == Kernel::kFused && k == 5)
+      if (t->fallback == Kernel::kFused && k == 5)
         b = sizeof (Extent) * ((t->out_height + t->th - 1) / t->th);
       offset[p][k] = total;
       total += align_up (b);
     }
-    if (t->kernel == Kernel::kTwoPass) {
+    if (t->fallback == Kernel::kTwoPass) {
       t->workspace_offset = dp->workspace_bytes;
       dp->workspace_bytes += plane_workspace_bytes (plan->format, p,
           plan->in_height, plan->out_width);
-    } else if (t->kernel == Kernel::kFused && err == cudaSuccess) {
+    } else if (t->fallback == Kernel::kFused && err == cudaSuccess) {
       err = allow_fused_smem (t->pixel_bytes, t->sample_bytes, t->tb);
     }
   }
@@ -927,7 +1101,7 @@ cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
     memcpy (host + offset[p][2], y->first, sizeof (int32_t) * y->out_size);
     memcpy (host + offset[p][3], y->weights,
         sizeof (int32_t) * y->out_size * y->taps);
-    if (t->kernel == Kernel::kFused) {
+    if (t->fallback == Kernel::kFused) {
       tile_extents (x, tile_width (t->pixel_bytes),
           (Extent *) (host + offset[p][4]));
       tile_extents (y, t->th, (Extent *) (host + offset[p][5]));
@@ -994,6 +1168,46 @@ launch_two_pass (const PlaneTables * t, const CfImage * d_src, int p,
   vertical_kernel<SB><<<grid, block, 0, stream>>> (v);
 }
 
+template <int PB, int TX, int TY>
+void
+launch_direct (const DirectArgs & a, dim3 grid, cudaStream_t stream)
+{
+  direct_kernel<PB, TX, TY><<<grid, dim3 (64, kThreads / 64), 0, stream>>>
+      (a);
+}
+
+/* Calls launch_direct<PB, TX, TY> () for the buckets @tx and @ty. */
+template <int PB, int TX>
+void
+launch_direct_ty (const DirectArgs & a, dim3 grid, int ty,
+    cudaStream_t stream)
+{
+  if (ty == 2)
+    launch_direct<PB, TX, 2> (a, grid, stream);
+  else if (ty == 4)
+    launch_direct<PB, TX, 4> (a, grid, stream);
+  else
+    launch_direct<PB, TX, 6> (a, grid, stream);
+}
+
+template <int PB>
+void
+launch_direct_plane (const PlaneTables * t, const DirectArgs & a,
+    cudaStream_t stream)
+{
+  const int groups = (t->out_width * PB + 3) / 4;
+  const int row_groups = (t->out_height + kDirectRows - 1) / kDirectRows;
+  const dim3 grid ((groups + 63) / 64,
+      (row_groups + kThreads / 64 - 1) / (kThreads / 64));
+
+  if (t->direct_tx == 2)
+    launch_direct_ty<PB, 2> (a, grid, t->direct_ty, stream);
+  else if (t->direct_tx == 4)
+    launch_direct_ty<PB, 4> (a, grid, t->direct_ty, stream);
+  else
+    launch_direct_ty<PB, 6> (a, grid, t->direct_ty, stream);
+}
+
 template <int PB, int SB, int TB>
 void
 launch_fused (const FusedArgs & a, dim3 grid, size_t smem,
@@ -1009,8 +1223,11 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
 {
   const uint8_t *src = (const uint8_t *) d_src->data[p];
   uint8_t *dst = (uint8_t *) d_dst->data[p];
+  /* the direct kernel reads whole pixels: planes aligned to 4 bytes */
+  const Kernel kernel = t->kernel == Kernel::kDirect &&
+      !aligned (src, d_src->pitch[p], 4) ? t->fallback : t->kernel;
 
-  if (t->kernel == Kernel::kNearest) {
+  if (kernel == Kernel::kNearest) {
     const uint32_t mask = (uint32_t) t->value.max << t->value.lsb;
     const NearestArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
       t->out_width, t->out_height, t->x.first, t->y.first, mask | mask << 16,
@@ -1022,7 +1239,16 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
     const dim3 grid ((groups + 31) / 32, (row_groups + block.y - 1) / block.y);
 
     nearest_kernel<PB, SB><<<grid, block, 0, stream>>> (a);
-  } else if (t->kernel == Kernel::kFused) {
+  } else if (kernel == Kernel::kDirect) {
+    const DirectArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
+      t->out_width, t->out_height, t->x, t->y,
+      aligned (dst, d_dst->pitch[p], 4)
+    };
+
+    /* chosen for these layouts only (choose_kernel ()) */
+    if constexpr (SB == 1 && (PB == 2 || PB == 4))
+      launch_direct_plane<PB> (t, a, stream);
+  } else if (kernel == Kernel::kFused) {
     const FusedArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
       t->out_width, t->out_height, t->th, t->in_rows, t->inter_rows,
       t->row_stride, t->x, t->y, t->tiles_x, t->tiles_y,

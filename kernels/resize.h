@@ -241,11 +241,16 @@ typedef struct CfResizeDevicePlan CfResizeDevicePlan;
 
 /* Which kernels scale the planes (resize.cu describes them). */
 typedef enum {
-  /* nearest: a gather; other methods: one fused launch per plane whose
-   * tiles fit in shared memory, else the two passes. The default. */
+  /* nearest: a gather; 8-bit samples with few taps: the direct kernel,
+   * where it is the cheaper; other planes: one fused launch per plane
+   * whose tiles fit in shared memory, else the two passes. The default. */
   CF_RESIZE_KERNELS_AUTO,
   /* the two passes for every plane (tests and benchmarks compare them) */
-  CF_RESIZE_KERNELS_TWO_PASS
+  CF_RESIZE_KERNELS_TWO_PASS,
+  /* as AUTO without the direct kernel: its planes take the kernel it falls
+   * back to on unaligned planes (fused, or the two passes where that does
+   * not fit); tests and benchmarks compare them */
+  CF_RESIZE_KERNELS_FUSED
 } CfResizeKernels;
 
 /* Copies @plan's tables to the device (synchronously: at negotiation; the
@@ -257,13 +262,15 @@ cudaError_t cf_resize_device_plan_new (const CfResizePlan * plan,
 void cf_resize_device_plan_free (CfResizeDevicePlan * d_plan);
 
 /* Device scratch that one frame in flight needs: for each plane scaled in
- * two passes, in_height rows of out_width x samples-per-pixel int32 (each
- * plane's part rounded up to 256 bytes). 0 when every plane takes a
- * one-launch kernel, or for NULL. Frames scaled concurrently need one each. */
+ * two passes (or that the direct kernel hands to them where the plane is
+ * not aligned to 4 bytes), in_height rows of out_width x samples-per-pixel
+ * int32 (each plane's part rounded up to 256 bytes). 0 when every plane
+ * takes a one-launch kernel, or for NULL. Frames scaled concurrently need
+ * one each. */
 size_t cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan *
     d_plan);
-/* The kernel of plane @p: "nearest gather", "fused" or "two-pass"; NULL
- * for a bad plane. */
+/* The kernel of plane @p: "nearest gather", "direct", "fused" or
+ * "two-pass"; NULL for a bad plane. */
 const char *cf_resize_device_plan_describe (const CfResizeDevicePlan *
     d_plan, int p);
 

@@ -938,8 +938,8 @@ gpu_check_matrix (const MatrixRun * runs, guint n_runs)
 }
 
 /* Random (unaligned and aligned rows, planes at odd addresses) and
- * constant pictures, with the kernels chosen for the plan and with the two
- * passes. */
+ * constant pictures, with the kernels chosen for the plan, with the two
+ * passes, and with the fused kernel where AUTO takes the direct one. */
 static void
 test_cuda_matrix (void)
 {
@@ -949,6 +949,7 @@ test_cuda_matrix (void)
     {CONSTANT_DENSE, CF_RESIZE_KERNELS_AUTO},
     {RANDOM_ODD, CF_RESIZE_KERNELS_AUTO},
     {RANDOM_ALIGNED, CF_RESIZE_KERNELS_TWO_PASS},
+    {RANDOM_ODD, CF_RESIZE_KERNELS_FUSED},
   };
 
   gpu_begin ();
@@ -992,8 +993,9 @@ test_cuda_video_sizes (void)
 }
 
 /* Without antialiasing (the filters' own taps), every format and method
- * over the matrix and the benchmark's sizes, with the kernels AUTO chooses
- * and with the two passes. */
+ * over the matrix and the benchmark's sizes, with the kernels AUTO chooses,
+ * with the two passes and with the fused kernel instead of the direct
+ * one. */
 static void
 test_cuda_no_antialias (void)
 {
@@ -1003,6 +1005,7 @@ test_cuda_no_antialias (void)
   static const MatrixRun runs[] = {
     {RANDOM_PADDED, CF_RESIZE_KERNELS_AUTO},
     {RANDOM_ALIGNED, CF_RESIZE_KERNELS_TWO_PASS},
+    {RANDOM_ALIGNED, CF_RESIZE_KERNELS_FUSED},
   };
   guint m, s;
 
@@ -1013,6 +1016,8 @@ test_cuda_no_antialias (void)
     for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
       gpu_check (CF_FORMAT_RGBA, m, sizes[s], 0, RANDOM_ALIGNED,
           CF_RESIZE_KERNELS_AUTO);
+      gpu_check (CF_FORMAT_RGBA, m, sizes[s], 0, RANDOM_ODD,
+          CF_RESIZE_KERNELS_FUSED);
       gpu_check (CF_FORMAT_NV12, m, sizes[s], 3, RANDOM_PADDED,
           CF_RESIZE_KERNELS_AUTO);
       gpu_check (CF_FORMAT_P010_10LE, m, sizes[s], 0, RANDOM_ALIGNED,
@@ -1022,10 +1027,14 @@ test_cuda_no_antialias (void)
   gpu_end ();
 }
 
-/* The kernels AUTO chooses, for every plane of 8-bit RGBA and of the
- * layouts of 16-bit samples: the gather for nearest, the fused kernel for
- * video sizes, the two passes where a tile's footprint is too large for
- * shared memory (so that the matrix above exercises all three for each). */
+/* The kernels AUTO chooses, for every plane of 8-bit RGBA and NV12 and of
+ * the layouts of 16-bit samples: the gather for nearest; for 8-bit samples
+ * in 2- or 4-byte pixels (RGBA, NV12's chroma) the direct kernel where each
+ * output's own few taps cost less than sharing them; the fused kernel for the other video sizes; the two passes
+ * where a tile's footprint is too large for shared memory (so that the
+ * matrix above exercises each for each layout). CF_RESIZE_KERNELS_FUSED
+ * takes the fused kernel where AUTO takes the direct one, TWO_PASS the two
+ * passes everywhere. */
 static void
 test_cuda_kernels (void)
 {
@@ -1034,41 +1043,57 @@ test_cuda_kernels (void)
     CfResizeMethod method;
     int size[4];
     const char *kernel;
+    const char *kernel_direct;  /* planes the direct kernel takes */
   } cases[] = {
-    {CF_RESIZE_NEAREST, {3840, 2160, 1920, 1080}, "nearest gather"},
-    {CF_RESIZE_BILINEAR, {3840, 2160, 1920, 1080}, "fused"},
-    {CF_RESIZE_LANCZOS, {3840, 2160, 1920, 1080}, "fused"},
-    {CF_RESIZE_BICUBIC, {1920, 1080, 3840, 2160}, "fused"},
-    {CF_RESIZE_AREA, {641, 481, 111, 30}, "fused"},
-    {CF_RESIZE_LANCZOS, {640, 480, 1, 1}, "two-pass"},
-    {CF_RESIZE_BILINEAR, {640, 480, 320, 1}, "two-pass"},
+    {CF_RESIZE_NEAREST, {3840, 2160, 1920, 1080}, "nearest gather",
+        "nearest gather"},
+    {CF_RESIZE_BILINEAR, {3840, 2160, 1920, 1080}, "fused", "direct"},
+    {CF_RESIZE_AREA, {3840, 2160, 1920, 1080}, "fused", "direct"},
+    {CF_RESIZE_BILINEAR, {1920, 1080, 3840, 2160}, "fused", "direct"},
+    {CF_RESIZE_LANCZOS, {3840, 2160, 1920, 1080}, "fused", "fused"},
+    {CF_RESIZE_BICUBIC, {1920, 1080, 3840, 2160}, "fused", "fused"},
+    {CF_RESIZE_AREA, {641, 481, 111, 30}, "fused", "fused"},
+    {CF_RESIZE_LANCZOS, {640, 480, 1, 1}, "two-pass", "two-pass"},
+    {CF_RESIZE_BILINEAR, {640, 480, 320, 1}, "two-pass", "two-pass"},
   };
-  static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_RGBA64_LE,
-    CF_FORMAT_P010_10LE, CF_FORMAT_I420_10LE
+  static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_NV12,
+    CF_FORMAT_RGBA64_LE, CF_FORMAT_P010_10LE, CF_FORMAT_I420_10LE
   };
   guint i, f;
   int p;
 
   for (f = 0; f < G_N_ELEMENTS (formats); f++)
     for (i = 0; i < G_N_ELEMENTS (cases); i++) {
-      const int n_planes = cf_format_info (formats[f])->n_planes;
+      const CfFormatInfo *info = cf_format_info (formats[f]);
+      const char *want[CF_MAX_PLANES];
       CfResizeDevicePlan *d_plan;
       CfResizePlan plan;
 
       g_assert_cmpint (cf_resize_plan_init (&plan, formats[f],
               cases[i].method, 1, cases[i].size[0], cases[i].size[1],
               cases[i].size[2], cases[i].size[3], 0, 0), ==, 0);
+      for (p = 0; p < info->n_planes; p++)
+        want[p] = info->plane[p].sample_bytes == 1 &&
+            (info->plane[p].pixel_bytes == 2 ||
+            info->plane[p].pixel_bytes == 4) ?
+            cases[i].kernel_direct : cases[i].kernel;
       CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
               &d_plan));
-      for (p = 0; p < n_planes; p++)
+      for (p = 0; p < info->n_planes; p++)
         g_assert_cmpstr (cf_resize_device_plan_describe (d_plan, p), ==,
-            cases[i].kernel);
+            want[p]);
       g_assert_cmpuint (cf_resize_device_plan_workspace_bytes (d_plan) > 0,
           ==, strcmp (cases[i].kernel, "two-pass") == 0);
       cf_resize_device_plan_free (d_plan);
+      CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_FUSED,
+              &d_plan));
+      for (p = 0; p < info->n_planes; p++)
+        g_assert_cmpstr (cf_resize_device_plan_describe (d_plan, p), ==,
+            cases[i].kernel);
+      cf_resize_device_plan_free (d_plan);
       CHECK_CUDA (cf_resize_device_plan_new (&plan,
               CF_RESIZE_KERNELS_TWO_PASS, &d_plan));
-      for (p = 0; p < n_planes; p++)
+      for (p = 0; p < info->n_planes; p++)
         g_assert_cmpstr (cf_resize_device_plan_describe (d_plan, p), ==,
             "two-pass");
       cf_resize_device_plan_free (d_plan);
