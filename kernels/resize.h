@@ -214,11 +214,15 @@ int cf_resize_cpu_threads (const CfResizePlan * plan, const CfImage * src,
 
 /* The CPU backend's code paths: planes of 8-bit samples in pixels of 1, 2
  * or 4 bytes take 16-bit SIMD multiply-adds where the build has them
- * (x86-64), every other plane the portable scalar reference. Both write
- * the same bytes; the tests compare them. */
+ * (x86-64; 256-bit ones where the CPU has AVX2),
+ * every other plane the portable scalar reference. All write the same
+ * bytes; the tests compare them. */
 typedef enum {
   CF_RESIZE_CPU_AUTO,           /* SIMD where it applies: the default */
-  CF_RESIZE_CPU_SCALAR          /* the scalar reference for every plane */
+  CF_RESIZE_CPU_SCALAR,         /* the scalar reference for every plane */
+  CF_RESIZE_CPU_SIMD128         /* as AUTO, but 128-bit code where AUTO
+                                 * takes AVX2's 256-bit code (a CPU with
+                                 * AVX2) */
 } CfResizeCpuPath;
 
 /* cf_resize_cpu_threads () with the paths @path allows. */

@@ -1227,26 +1227,33 @@ test_cpu_threads (void)
 
 /* ---- SIMD against the scalar reference ---- */
 
-/* Scales @src with @plan on both CPU paths (the SIMD one on @n_threads)
- * into pictures laid out as @dst_extra and @dst_misalign say; they must be
- * equal byte for byte, padding untouched. Returns the SIMD path's output
- * (the caller clears it). */
+/* Scales @src with @plan on the CPU paths (AUTO and SIMD128 on
+ * @n_threads, the scalar reference on one) into pictures laid out as
+ * @dst_extra and @dst_misalign say; they must be equal byte for byte,
+ * padding untouched. Returns AUTO's output (the caller clears it). */
 static Frame
 check_paths (const CfResizePlan * plan, const Frame * src, size_t dst_extra,
     int dst_misalign, int n_threads, const char *what)
 {
-  Frame simd, scalar;
+  Frame simd, simd128, scalar;
 
   frame_init (&simd, plan->format, plan->out_width, plan->out_height,
+      dst_extra, dst_misalign);
+  frame_init (&simd128, plan->format, plan->out_width, plan->out_height,
       dst_extra, dst_misalign);
   frame_init (&scalar, plan->format, plan->out_width, plan->out_height,
       dst_extra, dst_misalign);
   g_assert_cmpint (cf_resize_cpu_path (plan, &src->img, &simd.img, n_threads,
           CF_RESIZE_CPU_AUTO), ==, 0);
+  g_assert_cmpint (cf_resize_cpu_path (plan, &src->img, &simd128.img,
+          n_threads, CF_RESIZE_CPU_SIMD128), ==, 0);
   g_assert_cmpint (cf_resize_cpu_path (plan, &src->img, &scalar.img, 1,
           CF_RESIZE_CPU_SCALAR), ==, 0);
   check_samples (&simd, &scalar, what);
   check_padding (&simd, MARKER, what);
+  check_samples (&simd128, &scalar, what);
+  check_padding (&simd128, MARKER, what);
+  frame_clear (&simd128);
   frame_clear (&scalar);
   return simd;
 }
