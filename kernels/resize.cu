@@ -412,23 +412,19 @@ struct DirectArgs {
   bool dst_aligned;             /* base and pitch multiples of 4 */
 };
 
-/* c + the two int16 halves of @w times bytes 0 and 1 (lo) or 2 and 3 (hi)
- * of @b, unsigned: PTX dp2a, an exact int32 sum. */
+/* c + the two int16 halves of @w times bytes 0 and 1 (HI false) or 2 and
+ * 3 (HI true) of @b, unsigned: PTX dp2a, an exact int32 sum. */
+template <bool HI>
 __device__ __forceinline__ int32_t
-dot2_lo (uint32_t w, uint32_t b, int32_t c)
+dot2 (uint32_t w, uint32_t b, int32_t c)
 {
   int32_t d;
-  asm ("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
-      "r" (c));
-  return d;
-}
-
-__device__ __forceinline__ int32_t
-dot2_hi (uint32_t w, uint32_t b, int32_t c)
-{
-  int32_t d;
-  asm ("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
-      "r" (c));
+  if (HI)
+    asm ("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
+        "r" (c));
+  else
+    asm ("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
+        "r" (c));
   return d;
 }
 
@@ -504,12 +500,12 @@ direct_kernel (DirectArgs a)
 #pragma unroll
         for (int i = 0; i < TX; i += 2) {
           const uint32_t lo = __byte_perm (px[i], px[i + 1], 0x5140);
-          h[0] = dot2_lo (wx[g][i / 2], lo, h[0]);
-          h[1] = dot2_hi (wx[g][i / 2], lo, h[1]);
+          h[0] = dot2<false> (wx[g][i / 2], lo, h[0]);
+          h[1] = dot2<true> (wx[g][i / 2], lo, h[1]);
           if (PB == 4) {
             const uint32_t hi = __byte_perm (px[i], px[i + 1], 0x7362);
-            h[2 % PB] = dot2_lo (wx[g][i / 2], hi, h[2 % PB]);
-            h[3 % PB] = dot2_hi (wx[g][i / 2], hi, h[3 % PB]);
+            h[2 % PB] = dot2<false> (wx[g][i / 2], hi, h[2 % PB]);
+            h[3 % PB] = dot2<true> (wx[g][i / 2], hi, h[3 % PB]);
           }
         }
 #pragma unroll
