@@ -162,7 +162,8 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
     const int antialias = i < CF_RESIZE_METHOD_COUNT;
     CfResizePlan plan;
     CfResizeDevicePlan *d_plan = NULL;
-    char label[48], auto_kernel[32] = "";
+    char label[48];
+    int direct_plane = -1;      /* the first plane AUTO scales directly */
     size_t ws;
 
     if (!antialias && (m == CF_RESIZE_NEAREST || m == CF_RESIZE_AREA))
@@ -173,25 +174,30 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
           method_names[m], cf_format_info (format)->name, size);
       exit (1);
     }
-    /* the kernels AUTO takes, then, where it takes the direct kernel, the
-     * fused one it replaced ("fused" rows) */
+    /* the kernels AUTO takes, then, where it takes the direct kernel for
+     * a plane, the one it replaced (rows named after that plane's kernel,
+     * "bilinear (fused)") */
     for (int k = 0; k < 2; k++) {
       const CfResizeKernels kernels = k ? CF_RESIZE_KERNELS_FUSED :
           CF_RESIZE_KERNELS_AUTO;
       char name[64];
 
       CHECK_CUDA (cf_resize_device_plan_new (&plan, kernels, &d_plan));
-      if (k && strcmp (cf_resize_device_plan_describe (d_plan, 0),
-              "fused") == 0 && strcmp (auto_kernel, "direct") == 0) {
-        snprintf (name, sizeof (name), "%s (fused)",
-            method_label (&plan, label, sizeof (label)));
+      if (k && direct_plane >= 0) {
+        snprintf (name, sizeof (name), "%s (%s)",
+            method_label (&plan, label, sizeof (label)),
+            cf_resize_device_plan_describe (d_plan, direct_plane));
       } else if (k) {
         cf_resize_device_plan_free (d_plan);
         break;
       } else {
+        const int n_planes = cf_format_info (format)->n_planes;
+
         method_label (&plan, name, sizeof (name));
-        snprintf (auto_kernel, sizeof (auto_kernel), "%s",
-            cf_resize_device_plan_describe (d_plan, 0));
+        for (int p = n_planes - 1; p >= 0; p--)
+          if (strcmp (cf_resize_device_plan_describe (d_plan, p),
+                  "direct") == 0)
+            direct_plane = p;
       }
       ws = cf_resize_device_plan_workspace_bytes (d_plan);
       w.d_ws = NULL;

@@ -1219,9 +1219,12 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
 {
   const uint8_t *src = (const uint8_t *) d_src->data[p];
   uint8_t *dst = (uint8_t *) d_dst->data[p];
-  /* the direct kernel reads whole pixels: planes aligned to 4 bytes */
-  const Kernel kernel = t->kernel == Kernel::kDirect &&
-      !aligned (src, d_src->pitch[p], 4) ? t->fallback : t->kernel;
+  /* the direct kernel reads whole pixels: planes aligned to 4 bytes, of
+   * the layouts it is compiled for (the only ones choose_kernel () gives
+   * it) */
+  constexpr bool kDirectLayout = SB == 1 && (PB == 2 || PB == 4);
+  const Kernel kernel = t->kernel == Kernel::kDirect && (!kDirectLayout ||
+      !aligned (src, d_src->pitch[p], 4)) ? t->fallback : t->kernel;
 
   if (kernel == Kernel::kNearest) {
     const uint32_t mask = (uint32_t) t->value.max << t->value.lsb;
@@ -1241,8 +1244,7 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
       aligned (dst, d_dst->pitch[p], 4)
     };
 
-    /* chosen for these layouts only (choose_kernel ()) */
-    if constexpr (SB == 1 && (PB == 2 || PB == 4))
+    if constexpr (kDirectLayout)
       launch_direct_plane<PB> (t, a, stream);
   } else if (kernel == Kernel::kFused) {
     const FusedArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],

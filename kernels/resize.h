@@ -38,7 +38,8 @@
  * the positive weights of an output (cf_resize_axis_init () checks it), so
  * the negative ones sum above -ONE and sum |w| < 3 ONE. For 8-bit samples
  * (B = 14) this is what lets 16-bit multiply-adds (the CPU's pmaddwd:
- * int16 x int16, pairs summed into int32) compute the very same integers:
+ * int16 x int16, pairs summed into int32; the GPU's dp2a: int16 weights x
+ * 8-bit samples) compute the very same integers:
  * - |w| <= 32767: int16;
  * - horizontal sums within (-255 ONE, 510 ONE), below 2^23: int32;
  * - h within -16320 .. 32640 (255 x 64 x 2 < 32768): int16;
@@ -73,8 +74,8 @@
  *   alternating signs along the taps, largely cancel (640x480 to 1x1 with
  *   area, 640 and 480 equal taps, is tested on random pictures, whose
  *   errors add up as a random walk: about 2^-15 x 85 x sqrt (640) ~ 0.07
- *   LSB). 16 more bits of weight would not fit int16: the SIMD path needs
- *   14.
+ *   LSB). 16 more bits of weight would not fit int16: the CPU's SIMD
+ *   path and the GPU's direct kernel need 14.
  * - 16-bit samples (B = 22): up to about 20 taps per axis whatever the
  *   picture (a downscale by 3 with Lanczos; 14 bits would miss by several
  *   LSB there), beyond that on pictures and noise (videoscale's size
@@ -245,8 +246,8 @@ typedef struct CfResizeDevicePlan CfResizeDevicePlan;
 
 /* Which kernels scale the planes (resize.cu describes them). */
 typedef enum {
-  /* nearest: a gather; 8-bit samples with few taps: the direct kernel,
-   * where it is the cheaper; other planes: one fused launch per plane
+  /* nearest: a gather; 8-bit samples in 2- or 4-byte pixels with few
+   * taps: the direct kernel, where it is the cheaper; other planes: one fused launch per plane
    * whose tiles fit in shared memory, else the two passes. The default. */
   CF_RESIZE_KERNELS_AUTO,
   /* the two passes for every plane (tests and benchmarks compare them) */
@@ -274,7 +275,9 @@ void cf_resize_device_plan_free (CfResizeDevicePlan * d_plan);
 size_t cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan *
     d_plan);
 /* The kernel of plane @p: "nearest gather", "direct", "fused" or
- * "two-pass"; NULL for a bad plane. */
+ * "two-pass" ("direct" also where a launch on a plane not aligned to 4
+ * bytes takes its fallback, the kernel AUTO would have chosen without it);
+ * NULL for a bad plane. */
 const char *cf_resize_device_plan_describe (const CfResizeDevicePlan *
     d_plan, int p);
 

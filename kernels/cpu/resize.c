@@ -687,6 +687,15 @@ round64 (size_t bytes)
  * helped). Prefetches past the row's end do no harm. */
 #define PREFETCH_BYTES 2048
 
+/* Prefetches PREFETCH_BYTES past @p (an address, not a pointer into the
+ * row: it may lie past the end of the picture). */
+SIMD_INLINE void
+prefetch_ahead (const uint8_t * p)
+{
+  _mm_prefetch ((const char *) ((uintptr_t) p + PREFETCH_BYTES),
+      _MM_HINT_T0);
+}
+
 /* The x weights of a plane in the order the multiply-adds read them:
  * per output sample, `halves` vectors of 8 int16, one per 8 input bytes;
  * lanes past the taps are 0. */
@@ -833,8 +842,7 @@ simd_outputs (const CfResizeAxis * ax, const SimdWeights * sw,
   int x = x0;
 
   for (; pb > 1 && x + 1 < x1; x += 2) {
-    _mm_prefetch ((const char *) (row + (size_t) ax->first[x] * pb) +
-        PREFETCH_BYTES, _MM_HINT_T0);
+    prefetch_ahead (row + (size_t) ax->first[x] * pb);
     __m128i a = fold (simd_taps (row + (size_t) ax->first[x] * pb,
             w + (size_t) x * halves, halves, pb, tail, end), pb);
     __m128i b = fold (simd_taps (row + (size_t) ax->first[x + 1] * pb,
@@ -851,6 +859,8 @@ simd_outputs (const CfResizeAxis * ax, const SimdWeights * sw,
     }
   }
   for (; x < x1; x++) {
+    if (pb == 1 && x % 16 == 0)
+      prefetch_ahead (row + ax->first[x]);
     __m128i a = fold (simd_taps (row + (size_t) ax->first[x] * pb,
             w + (size_t) x * halves, halves, pb, tail, end), pb);
     int32_t v;
@@ -969,8 +979,7 @@ avx2_outputs4 (const CfResizeAxis * ax, const SimdWeights * sw,
     const __m256i a = avx2_pair (ax, w, row, halves, x, bias, shift);
     const __m256i b = avx2_pair (ax, w, row, halves, x + 2, bias, shift);
 
-    _mm_prefetch ((const char *) (row + (size_t) ax->first[x] * 4) +
-        PREFETCH_BYTES, _MM_HINT_T0);
+    prefetch_ahead (row + (size_t) ax->first[x] * 4);
 
     /* lanes: x, x + 2 | x + 1, x + 3, back into order */
     _mm256_storeu_si256 ((__m256i *) (h + 4 * x),
@@ -996,6 +1005,9 @@ avx2_horizontal_row4 (const CfResizeAxis * ax, const SimdWeights * sw,
       break;
     case 3:
       x = avx2_outputs4 (ax, sw, row, 3, h);
+      break;
+    case 4:
+      x = avx2_outputs4 (ax, sw, row, 4, h);
       break;
     default:
       x = avx2_outputs4 (ax, sw, row, sw->halves, h);

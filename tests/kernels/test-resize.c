@@ -14,16 +14,19 @@
  * cf_resize_model () on random pictures, every method and format,
  * videoscale's size matrix.
  * cf_resize_cpu_threads () writes the same bytes for every thread count.
- * The SIMD path of 8-bit planes writes the very bytes of the scalar
- * reference (CF_RESIZE_CPU_SCALAR) over many sizes, methods, layouts and
- * pitches, and on 0/255 checkerboards, whose overshoots push the int16
+ * The SIMD paths of 8-bit planes (AUTO, with AVX2's 256-bit code where the
+ * CPU has it, and SIMD128) write the very bytes of the scalar reference
+ * (CF_RESIZE_CPU_SCALAR) over many sizes, methods, layouts and pitches, and
+ * on 0/255 checkerboards, whose overshoots push the int16
  * intermediates and int32 sums to their bounds (resize.h), still within
  * 1 LSB of the model.
  * CF_TEST_BACKEND=cuda: cf_resize_cuda () bit-exact against cf_resize_cpu ()
  * over the same matrix and video sizes, every method and format, random and
  * constant pictures, unaligned and aligned padded pitches whose padding must
  * stay untouched, planes at odd addresses, with each of the kernels
- * (gather, fused, two passes) for every layout of samples.
+ * (gather, direct, fused, two passes) for every layout of samples they
+ * take, and the direct kernel's fallbacks (unaligned planes, and a plane
+ * whose fallback is the two passes).
  */
 #include "cf-frame.h"
 #include "cf-threads.h"
@@ -1030,8 +1033,8 @@ test_cuda_no_antialias (void)
 /* The kernels AUTO chooses, for every plane of 8-bit RGBA and NV12 and of
  * the layouts of 16-bit samples: the gather for nearest; for 8-bit samples
  * in 2- or 4-byte pixels (RGBA, NV12's chroma) the direct kernel where each
- * output's own few taps cost less than sharing them; the fused kernel for the other video sizes; the two passes
- * where a tile's footprint is too large for shared memory (so that the
+ * output's own few taps cost less than sharing them; the fused kernel for
+ * the other video sizes; the two passes where a tile's footprint is too large for shared memory (so that the
  * matrix above exercises each for each layout). CF_RESIZE_KERNELS_FUSED
  * takes the fused kernel where AUTO takes the direct one, TWO_PASS the two
  * passes everywhere. */
@@ -1041,20 +1044,25 @@ test_cuda_kernels (void)
   static const struct
   {
     CfResizeMethod method;
+    int antialias;
     int size[4];
     const char *kernel;
     const char *kernel_direct;  /* planes the direct kernel takes */
   } cases[] = {
-    {CF_RESIZE_NEAREST, {3840, 2160, 1920, 1080}, "nearest gather",
+    {CF_RESIZE_NEAREST, 1, {3840, 2160, 1920, 1080}, "nearest gather",
         "nearest gather"},
-    {CF_RESIZE_BILINEAR, {3840, 2160, 1920, 1080}, "fused", "direct"},
-    {CF_RESIZE_AREA, {3840, 2160, 1920, 1080}, "fused", "direct"},
-    {CF_RESIZE_BILINEAR, {1920, 1080, 3840, 2160}, "fused", "direct"},
-    {CF_RESIZE_LANCZOS, {3840, 2160, 1920, 1080}, "fused", "fused"},
-    {CF_RESIZE_BICUBIC, {1920, 1080, 3840, 2160}, "fused", "fused"},
-    {CF_RESIZE_AREA, {641, 481, 111, 30}, "fused", "fused"},
-    {CF_RESIZE_LANCZOS, {640, 480, 1, 1}, "two-pass", "two-pass"},
-    {CF_RESIZE_BILINEAR, {640, 480, 320, 1}, "two-pass", "two-pass"},
+    {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1920, 1080}, "fused", "direct"},
+    {CF_RESIZE_AREA, 1, {3840, 2160, 1920, 1080}, "fused", "direct"},
+    {CF_RESIZE_BILINEAR, 1, {1920, 1080, 3840, 2160}, "fused", "direct"},
+    {CF_RESIZE_LANCZOS, 1, {3840, 2160, 1920, 1080}, "fused", "fused"},
+    {CF_RESIZE_BICUBIC, 1, {1920, 1080, 3840, 2160}, "fused", "fused"},
+    {CF_RESIZE_AREA, 1, {641, 481, 111, 30}, "fused", "fused"},
+    {CF_RESIZE_LANCZOS, 1, {640, 480, 1, 1}, "two-pass", "two-pass"},
+    {CF_RESIZE_BILINEAR, 1, {640, 480, 320, 1}, "two-pass", "two-pass"},
+    /* 4 taps an axis: direct, but a tile's footprint along x (32 outputs
+     * of 256 pixels each) is too large for the fused kernel, so the
+     * direct kernel falls back to the two passes */
+    {CF_RESIZE_BICUBIC, 0, {32767, 8, 128, 4}, "two-pass", "direct"},
   };
   static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_NV12,
     CF_FORMAT_RGBA64_LE, CF_FORMAT_P010_10LE, CF_FORMAT_I420_10LE
@@ -1070,8 +1078,9 @@ test_cuda_kernels (void)
       CfResizePlan plan;
 
       g_assert_cmpint (cf_resize_plan_init (&plan, formats[f],
-              cases[i].method, 1, cases[i].size[0], cases[i].size[1],
-              cases[i].size[2], cases[i].size[3], 0, 0), ==, 0);
+              cases[i].method, cases[i].antialias, cases[i].size[0],
+              cases[i].size[1], cases[i].size[2], cases[i].size[3], 0, 0),
+          ==, 0);
       for (p = 0; p < info->n_planes; p++)
         want[p] = info->plane[p].sample_bytes == 1 &&
             (info->plane[p].pixel_bytes == 2 ||
@@ -1099,6 +1108,20 @@ test_cuda_kernels (void)
       cf_resize_device_plan_free (d_plan);
       cf_resize_plan_clear (&plan);
     }
+
+  /* the direct kernel's plane with two passes to fall back on, both ways:
+   * aligned (direct) and at odd addresses (the two passes) */
+  gpu_begin ();
+  gpu_antialias = FALSE;
+  for (f = 0; f < 2; f++) {
+    static const int size[4] = { 32767, 8, 128, 4 };
+    gpu_check (formats[f], CF_RESIZE_BICUBIC, size, 0, RANDOM_ALIGNED,
+        CF_RESIZE_KERNELS_AUTO);
+    gpu_check (formats[f], CF_RESIZE_BICUBIC, size, 0, RANDOM_ODD,
+        CF_RESIZE_KERNELS_AUTO);
+  }
+  gpu_antialias = TRUE;
+  gpu_end ();
 }
 
 static void
@@ -1329,6 +1352,11 @@ test_cpu_simd (void)
         g_free (what);
       }
   g_test_message ("%u scalings compared", compared);
+#if defined (__x86_64__) && defined (__GNUC__)
+  g_test_message ("this CPU %s AVX2: AUTO %s its 256-bit code",
+      __builtin_cpu_supports ("avx2") ? "has" : "lacks",
+      __builtin_cpu_supports ("avx2") ? "ran" : "did not run");
+#endif
   g_rand_free (rand);
 }
 
