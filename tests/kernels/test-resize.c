@@ -1059,10 +1059,10 @@ test_cuda_kernels (void)
     {CF_RESIZE_AREA, 1, {641, 481, 111, 30}, "fused", "fused"},
     {CF_RESIZE_LANCZOS, 1, {640, 480, 1, 1}, "two-pass", "two-pass"},
     {CF_RESIZE_BILINEAR, 1, {640, 480, 320, 1}, "two-pass", "two-pass"},
-    /* 4 taps an axis: direct, but a tile's footprint along x (32 outputs
-     * of 256 pixels each) is too large for the fused kernel, so the
-     * direct kernel falls back to the two passes */
-    {CF_RESIZE_BICUBIC, 0, {32767, 8, 128, 4}, "two-pass", "direct"},
+    /* 4 taps an axis: direct, but 4 footprint rows of 32 outputs of 256
+     * pixels each (64 KiB or more) are too large for the fused kernel, so
+     * the direct kernel falls back to the two passes */
+    {CF_RESIZE_BICUBIC, 0, {32767, 16, 128, 8}, "two-pass", "direct"},
   };
   static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_NV12,
     CF_FORMAT_RGBA64_LE, CF_FORMAT_P010_10LE, CF_FORMAT_I420_10LE
@@ -1114,7 +1114,7 @@ test_cuda_kernels (void)
   gpu_begin ();
   gpu_antialias = FALSE;
   for (f = 0; f < 2; f++) {
-    static const int size[4] = { 32767, 8, 128, 4 };
+    static const int size[4] = { 32767, 16, 128, 8 };
     gpu_check (formats[f], CF_RESIZE_BICUBIC, size, 0, RANDOM_ALIGNED,
         CF_RESIZE_KERNELS_AUTO);
     gpu_check (formats[f], CF_RESIZE_BICUBIC, size, 0, RANDOM_ODD,
