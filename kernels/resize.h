@@ -213,9 +213,9 @@ int cf_resize_cpu (const CfResizePlan * plan, const CfImage * src,
 int cf_resize_cpu_threads (const CfResizePlan * plan, const CfImage * src,
     const CfImage * dst, int n_threads);
 
-/* The CPU backend's code paths: planes of 8-bit samples in pixels of 1, 2
- * or 4 bytes take 16-bit SIMD multiply-adds where the build has them
- * (x86-64; 256-bit ones where the CPU has AVX2),
+/* The CPU backend's code paths: planes of 8-bit samples take 16-bit SIMD
+ * multiply-adds where the build has them (x86-64; 256-bit ones where the
+ * CPU has AVX2; 3-byte pixels widened to 4 a row at a time),
  * every other plane the portable scalar reference. All write the same
  * bytes; the tests compare them. */
 typedef enum {

@@ -21,8 +21,8 @@
  * ring of its own: every output row is computed the same way whatever the
  * band it falls in.
  *
- * That is the scalar reference, for every plane. Planes of 8-bit samples in
- * 1-, 2- or 4-byte pixels take the SIMD passes further below on x86 (int16
+ * That is the scalar reference, for every plane. Planes of 8-bit samples
+ * take the SIMD passes further below on x86 (int16
  * intermediate rows, 16-bit multiply-adds), which compute the very same
  * integers; cf_resize_cpu_path () can ask for the reference alone.
  */
@@ -642,7 +642,8 @@ round64 (size_t bytes)
 
 /* ---- 16-bit SIMD for 8-bit samples ---- */
 
-/* The planes of 8-bit samples in pixels of 1, 2 or 4 bytes whose weights
+/* The planes of 8-bit samples (in pixels of 1, 2 or 4 bytes; 3-byte ones
+ * widened to 4, simd_pixel_bytes ()) whose weights
  * have at most CF_RESIZE_WEIGHT_BITS_8 bits (every such plane of a plan
  * made by cf_resize_plan_init ()) are filtered with SSE2's pmaddwd, which
  * multiplies int16 by int16 and sums each pair of products into an int32:
@@ -668,6 +669,16 @@ round64 (size_t bytes)
  *   horizontal avx2_horizontal_row4 (): two outputs per 256-bit
  *   multiply-add, one byte shuffle where the 128-bit code needs three.
  *   CF_RESIZE_CPU_SIMD128 keeps the 128-bit code, for the tests. */
+/* The pixel size the SIMD code filters a plane of @pb-byte pixels at:
+ * 3-byte pixels (RGB, BGR) are widened to 4 bytes, each input row before
+ * its horizontal pass (widen_row ()), and narrowed back after the vertical
+ * one (narrow_row ()); the fourth sample is filtered and dropped. */
+static inline int
+simd_pixel_bytes (int pb)
+{
+  return pb == 3 ? 4 : pb;
+}
+
 #if defined (__x86_64__) || (defined (__i386__) && defined (__SSE2__))
 #define CF_RESIZE_SIMD 1
 #include <emmintrin.h>
@@ -679,6 +690,34 @@ round64 (size_t bytes)
 #else
 #define SIMD_INLINE static inline
 #endif
+
+/* Input row @in of @n 3-byte pixels as 4-byte ones at @out (the fourth
+ * byte 0). */
+static void
+widen_row (const uint8_t * restrict in, int n, uint8_t * restrict out)
+{
+  int i;
+
+  for (i = 0; i < n; i++, in += 3, out += 4) {
+    out[0] = in[0];
+    out[1] = in[1];
+    out[2] = in[2];
+    out[3] = 0;
+  }
+}
+
+/* @n 4-byte pixels at @in as 3-byte ones at @out. */
+static void
+narrow_row (const uint8_t * restrict in, int n, uint8_t * restrict out)
+{
+  int i;
+
+  for (i = 0; i < n; i++, in += 4, out += 3) {
+    out[0] = in[0];
+    out[1] = in[1];
+    out[2] = in[2];
+  }
+}
 
 /* How far ahead of its reads the horizontal pass prefetches the input row:
  * the hardware's prefetchers start late on each row, and the pass waited
@@ -1128,7 +1167,7 @@ plane_simd (const CfResizePlan * plan, int p)
 #ifdef CF_RESIZE_SIMD
   const CfPlaneLayout *l = &cf_format_info (plan->format)->plane[p];
 
-  return l->sample_bytes == 1 && l->pixel_bytes != 3
+  return l->sample_bytes == 1
       && plan->x[p].weight_bits <= CF_RESIZE_WEIGHT_BITS_8
       && plan->y[p].weight_bits <= CF_RESIZE_WEIGHT_BITS_8;
 #else
@@ -1180,7 +1219,7 @@ plan_simd_init (CfResizePlan * plan)
       continue;
     plan->simd_x[p] = calloc (1, sizeof (SimdWeights));
     if (!plan->simd_x[p] || simd_weights_init (plan->simd_x[p], &plan->x[p],
-            info->plane[p].pixel_bytes) != 0)
+            simd_pixel_bytes (info->plane[p].pixel_bytes)) != 0)
       return -1;
   }
 #else
@@ -1203,6 +1242,9 @@ typedef struct
   int *held;
   const void **rows;
   int32_t *pairs;               /* [(taps + 1) / 2][4] */
+  uint8_t *wide_in, *wide_out;  /* SIMD, 3-byte pixels: an input row and an
+                                 * output row widened to 4 (64-byte
+                                 * aligned) */
 } Scratch;
 
 /* Samples of a row of plane @p's output. */
@@ -1220,11 +1262,18 @@ static size_t
 scratch_layout (const CfResizePlan * plan, int p, int simd, uint8_t * mem,
     Scratch * sc)
 {
-  const size_t n = row_samples (plan, p), taps = plan->y[p].taps;
+  const CfPlaneLayout *l = &cf_format_info (plan->format)->plane[p];
+  const int wide = simd && l->pixel_bytes == 3;
+  const size_t n = wide ? (size_t) plan->x[p].out_size * 4 :
+      (size_t) row_samples (plan, p), taps = plan->y[p].taps;
   const size_t row = simd ? round64 (sizeof (int16_t) * ((n + 15) / 16 * 16))
       : round64 (sizeof (double) * n);
   const size_t held = round64 (sizeof (int) * taps);
   const size_t rows = round64 (sizeof (void *) * taps);
+  const size_t pairs = round64 (sizeof (int32_t) * 4 * ((taps + 1) / 2));
+  const size_t wide_in = wide ? round64 ((size_t) plan->x[p].in_size * 4) :
+      0;
+  const size_t wide_out = wide ? round64 (n) : 0;
 
   if (mem) {
     sc->ring = mem;
@@ -1232,9 +1281,10 @@ scratch_layout (const CfResizePlan * plan, int p, int simd, uint8_t * mem,
     sc->held = (int *) (mem + row * taps);
     sc->rows = (const void **) (mem + row * taps + held);
     sc->pairs = (int32_t *) (mem + row * taps + held + rows);
+    sc->wide_in = wide ? mem + row * taps + held + rows + pairs : NULL;
+    sc->wide_out = wide ? sc->wide_in + wide_in : NULL;
   }
-  return row * taps + held + rows + round64 (sizeof (int32_t) * 4 *
-      ((taps + 1) / 2));
+  return row * taps + held + rows + pairs + wide_in + wide_out;
 }
 
 /* One call: the band of every plane that each part scales. */
@@ -1262,7 +1312,11 @@ resize_band (const ResizeJob * job, int p, int y0, int y1,
   const CfPlaneLayout *l = &info->plane[p];
   const Values values = values_of (info, p);
   const CfResizeAxis *ax = &plan->x[p], *ay = &plan->y[p];
-  const int n = row_samples (plan, p), simd = job->simd >> p & 1;
+  const int simd = job->simd >> p & 1;
+  /* 3-byte pixels on the SIMD path: filtered as 4-byte ones */
+  const int wide = simd && l->pixel_bytes == 3;
+  const int pb = simd ? simd_pixel_bytes (l->pixel_bytes) : l->pixel_bytes;
+  const int n = wide ? ax->out_size * 4 : row_samples (plan, p);
   int y, t;
 
   if (simd)                     /* the padding of the rows, never stored */
@@ -1281,15 +1335,20 @@ resize_band (const ResizeJob * job, int p, int y0, int y1,
       uint8_t *h = sc->ring + sc->row_bytes * slot;
 
       if (sc->held[slot] != r) {
+#ifdef CF_RESIZE_SIMD
+        if (wide) {
+          widen_row (in, ax->in_size, sc->wide_in);
+          in = sc->wide_in;
+        }
+#endif
 #ifdef CF_RESIZE_AVX2
-        if (simd && job->avx2 && l->pixel_bytes == 4)
+        if (simd && job->avx2 && pb == 4)
           avx2_horizontal_row4 (ax, plan->simd_x[p], in, (int16_t *) h);
         else
 #endif
 #ifdef CF_RESIZE_SIMD
         if (simd)
-          simd_horizontal_row (ax, plan->simd_x[p], in, l->pixel_bytes,
-              (int16_t *) h);
+          simd_horizontal_row (ax, plan->simd_x[p], in, pb, (int16_t *) h);
         else
 #endif
           horizontal_row (ax, in, l, &values, (double *) h);
@@ -1307,14 +1366,17 @@ resize_band (const ResizeJob * job, int p, int y0, int y1,
         for (k = 0; k < 4; k++)
           sc->pairs[2 * t + k] = (int32_t) pair;
       }
+      uint8_t *o = wide ? sc->wide_out : out;
 #ifdef CF_RESIZE_AVX2
       if (job->avx2)
         avx2_vertical_row ((const int16_t * const *) sc->rows, sc->pairs,
-            ay->taps, V_SHIFT (ay), n, out);
+            ay->taps, V_SHIFT (ay), n, o);
       else
 #endif
         simd_vertical_row ((const int16_t * const *) sc->rows, sc->pairs,
-            ay->taps, V_SHIFT (ay), n, out);
+            ay->taps, V_SHIFT (ay), n, o);
+      if (wide)
+        narrow_row (o, ax->out_size, out);
       continue;
     }
 #endif

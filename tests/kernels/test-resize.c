@@ -1281,8 +1281,8 @@ check_paths (const CfResizePlan * plan, const Frame * src, size_t dst_extra,
   return simd;
 }
 
-/* The planes the SIMD path takes: every 8-bit plane of 1-, 2- or 4-byte
- * pixels on x86 builds, none of 3-byte or 16-bit pixels. */
+/* The planes the SIMD path takes: every 8-bit plane on x86 builds (3-byte
+ * pixels widened to 4), none of 16-bit samples. */
 static void
 check_simd_planes (const CfResizePlan * plan)
 {
@@ -1292,7 +1292,7 @@ check_simd_planes (const CfResizePlan * plan)
   int p;
 
   for (p = 0; p < info->n_planes; p++)
-    if (info->plane[p].sample_bytes == 1 && info->plane[p].pixel_bytes != 3)
+    if (info->plane[p].sample_bytes == 1)
       want |= 1u << p;
   g_assert_cmphex (cf_resize_cpu_simd_planes (plan), ==, want);
 #else
@@ -1301,8 +1301,8 @@ check_simd_planes (const CfResizePlan * plan)
 }
 
 /* The SIMD path equals the scalar reference byte for byte: every method,
- * with and without antialiasing, 8-bit layouts of 1, 2, 3 (scalar on both
- * paths) and 4 bytes and subsampled planes, random sizes (odd widths, 1
+ * with and without antialiasing, 8-bit layouts of 1, 2, 3 (widened to 4)
+ * and 4 bytes and subsampled planes, random sizes (odd widths, 1
  * to 3 pixel wide, up and down by up to 9x, so that taps run from 1 to
  * dozens and outputs near the right edge read the padded copies), random
  * pictures with dense, padded and misaligned rows, on 1 and 2 threads. */
