@@ -29,6 +29,7 @@
 #include "../resize.h"
 #include "../threads.h"
 #include "clones.h"
+#include "simd16.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -659,16 +660,17 @@ round64 (size_t bytes)
  *   weights arranged alike once per plan (SimdWeights, the plan's simd_x). The int32 sums of a
  *   pixel's samples are then folded, rounded, and stored as int16: the
  *   intermediate rows are int16 here (doubles in the reference).
- * - Vertical, per 16 output samples: two intermediate rows interleaved
- *   (punpcklwd, punpckhwd) against their two weights, so each multiply-add
- *   sums two taps of 4 samples; then rounded, and clamped to 0 .. 255 by
- *   the saturating packs (packssdw, packuswb).
+ * - Vertical: the int16 rows through simd16.h's vertical loop (shared
+ *   with the stencil: two rows interleaved against their two weights, so
+ *   each multiply-add sums two taps, rounded and clamped to 0 .. 255 by
+ *   the saturating packs), in the CPU's best set (SSE2 .. AVX-512), the
+ *   last samples of a row by vertical_tail ().
  * - On a CPU with AVX2 (a run-time check, so baseline builds run
- *   everywhere) the vertical pass takes 32 samples a step
- *   (avx2_vertical_row ()) and 4-byte pixels (RGBA and kin) the
- *   horizontal avx2_horizontal_row4 (): two outputs per 256-bit
- *   multiply-add, one byte shuffle where the 128-bit code needs three.
- *   CF_RESIZE_CPU_SIMD128 keeps the 128-bit code, for the tests. */
+ *   everywhere) 4-byte pixels (RGBA and kin) take the horizontal
+ *   avx2_horizontal_row4 (): two outputs per 256-bit multiply-add, one
+ *   byte shuffle where the 128-bit code needs three.
+ *   CF_RESIZE_CPU_SIMD128 keeps the baseline's 128-bit code in both
+ *   passes, for the tests. */
 /* The pixel size the SIMD code filters a plane of @pb-byte pixels at:
  * 3-byte pixels (RGB, BGR) are widened to 4 bytes, each input row before
  * its horizontal pass (widen_row ()), and narrowed back after the vertical
@@ -1056,106 +1058,26 @@ avx2_horizontal_row4 (const CfResizeAxis * ax, const SimdWeights * sw,
   simd_outputs (ax, sw, row, 4, sw->halves, 1, sw->direct, ax->out_size, h);
 }
 
-/* simd_vertical_row () on AVX2, 32 samples a step (the rows are readable
- * up to n rounded up to 32: scratch_layout () pads them to 64 bytes); the
- * in-lane packs leave 8-sample quarters in the order 0 2 1 3, put back by
- * one permute. */
-__attribute__ ((target ("avx2")))
+#endif
+#endif
+
+/* Samples @j0 .. @n - 1 of an output row from the @taps int16 rows @rows
+ * and weights @w: the samples simd16.h's vertical loop leaves (less than a
+ * vector), or all of them where there is no set. The same exact int32
+ * sums, rounding and clamp. */
 static void
-avx2_vertical_row (const int16_t * const *rows, const int32_t * pairs,
-    int taps, int shift, int n, uint8_t * restrict out)
+vertical_tail (const int16_t * const *rows, const int32_t * w, int taps,
+    int shift, int j0, int n, uint8_t * out)
 {
-  const __m256i bias = _mm256_set1_epi32 (1 << (shift - 1));
-  const __m128i count = _mm_cvtsi32_si128 (shift);
-  int i, t;
+  int j, t;
 
-  for (i = 0; i < n; i += 32) {
-    __m256i a0 = bias, a1 = bias, a2 = bias, a3 = bias, v;
+  for (j = j0; j < n; j++) {
+    int32_t sum = 1 << (shift - 1), v;
 
-    for (t = 0; t < taps; t += 2) {
-      const __m256i w = _mm256_set1_epi32 (pairs[2 * t]);
-      const int16_t *r0 = rows[t] + i;
-      /* an odd last tap pairs with itself, weighing 0 */
-      const int16_t *r1 = t + 1 < taps ? rows[t + 1] + i : r0;
-      const __m256i x0 = _mm256_load_si256 ((const __m256i *) r0);
-      const __m256i x1 = _mm256_load_si256 ((const __m256i *) r0 + 1);
-      const __m256i y0 = _mm256_load_si256 ((const __m256i *) r1);
-      const __m256i y1 = _mm256_load_si256 ((const __m256i *) r1 + 1);
-
-      a0 = _mm256_add_epi32 (a0, _mm256_madd_epi16 (_mm256_unpacklo_epi16
-              (x0, y0), w));
-      a1 = _mm256_add_epi32 (a1, _mm256_madd_epi16 (_mm256_unpackhi_epi16
-              (x0, y0), w));
-      a2 = _mm256_add_epi32 (a2, _mm256_madd_epi16 (_mm256_unpacklo_epi16
-              (x1, y1), w));
-      a3 = _mm256_add_epi32 (a3, _mm256_madd_epi16 (_mm256_unpackhi_epi16
-              (x1, y1), w));
-    }
-    v = _mm256_packus_epi16 (_mm256_packs_epi32 (_mm256_sra_epi32 (a0,
-                count), _mm256_sra_epi32 (a1, count)),
-        _mm256_packs_epi32 (_mm256_sra_epi32 (a2, count),
-            _mm256_sra_epi32 (a3, count)));
-    v = _mm256_permute4x64_epi64 (v, _MM_SHUFFLE (3, 1, 2, 0));
-    if (i + 32 <= n) {
-      _mm256_storeu_si256 ((__m256i *) (out + i), v);
-    } else {
-      uint8_t last[32];
-
-      _mm256_storeu_si256 ((__m256i *) last, v);
-      memcpy (out + i, last, n - i);
-    }
-  }
-}
-#endif
-#endif
-
-/* One output row of @n 8-bit samples from the @taps int16 rows @rows
- * (16-byte aligned, readable up to n rounded up to 16 samples) and
- * @pairs: the weights two by two, (w[2k] & 0xffff) | w[2k + 1] << 16
- * (w[taps] = 0), four copies each; @shift: B + I. Only the @n bytes of
- * @out are written. */
-static void CF_CLONES_AVX2
-simd_vertical_row (const int16_t * const *rows, const int32_t * pairs,
-    int taps, int shift, int n, uint8_t * restrict out)
-{
-  const __m128i bias = _mm_set1_epi32 (1 << (shift - 1));
-  const __m128i count = _mm_cvtsi32_si128 (shift);
-  int i, t;
-
-  for (i = 0; i < n; i += 16) {
-    __m128i a0 = bias, a1 = bias, a2 = bias, a3 = bias, v;
-
-    for (t = 0; t < taps; t += 2) {
-      const __m128i w = _mm_load_si128 ((const __m128i *) pairs + t / 2);
-      const int16_t *r0 = rows[t] + i;
-      /* an odd last tap pairs with itself, weighing 0 */
-      const int16_t *r1 = t + 1 < taps ? rows[t + 1] + i : r0;
-      const __m128i x0 = _mm_load_si128 ((const __m128i *) r0);
-      const __m128i x1 = _mm_load_si128 ((const __m128i *) r0 + 1);
-      const __m128i y0 = _mm_load_si128 ((const __m128i *) r1);
-      const __m128i y1 = _mm_load_si128 ((const __m128i *) r1 + 1);
-
-      a0 = _mm_add_epi32 (a0, _mm_madd_epi16 (_mm_unpacklo_epi16 (x0, y0),
-              w));
-      a1 = _mm_add_epi32 (a1, _mm_madd_epi16 (_mm_unpackhi_epi16 (x0, y0),
-              w));
-      a2 = _mm_add_epi32 (a2, _mm_madd_epi16 (_mm_unpacklo_epi16 (x1, y1),
-              w));
-      a3 = _mm_add_epi32 (a3, _mm_madd_epi16 (_mm_unpackhi_epi16 (x1, y1),
-              w));
-    }
-    /* |sum| >> shift < 2^11: packssdw keeps it, packuswb clamps it */
-    v = _mm_packus_epi16 (_mm_packs_epi32 (_mm_sra_epi32 (a0, count),
-            _mm_sra_epi32 (a1, count)), _mm_packs_epi32 (_mm_sra_epi32 (a2,
-                count), _mm_sra_epi32 (a3, count)));
-    if (i + 16 <= n) {
-      _mm_storeu_si128 ((__m128i *) (out + i), v);
-    } else {
-      uint8_t last[16];
-
-      _mm_storeu_si128 ((__m128i *) last, v);
-      memcpy (out + i, last, n - i);
-    }
+    for (t = 0; t < taps; t++)
+      sum += w[t] * rows[t][j];
+    v = sum >> shift;
+    out[j] = (uint8_t) (v < 0 ? 0 : v > 255 ? 255 : v);
   }
 }
 #endif /* SIMD */
@@ -1241,7 +1163,8 @@ typedef struct
   size_t row_bytes;
   int *held;
   const void **rows;
-  int32_t *pairs;               /* [(taps + 1) / 2][4] */
+  int32_t *pairs;               /* [(taps + 1) / 2]: simd16.h's weight
+                                 * pairs */
   uint8_t *wide_in, *wide_out;  /* SIMD, 3-byte pixels: an input row and an
                                  * output row widened to 4 (64-byte
                                  * aligned) */
@@ -1270,7 +1193,7 @@ scratch_layout (const CfResizePlan * plan, int p, int simd, uint8_t * mem,
       : round64 (sizeof (double) * n);
   const size_t held = round64 (sizeof (int) * taps);
   const size_t rows = round64 (sizeof (void *) * taps);
-  const size_t pairs = round64 (sizeof (int32_t) * 4 * ((taps + 1) / 2));
+  const size_t pairs = round64 (sizeof (int32_t) * ((taps + 1) / 2));
   const size_t wide_in = wide ? round64 ((size_t) plan->x[p].in_size * 4) :
       0;
   const size_t wide_out = wide ? round64 (n) : 0;
@@ -1294,8 +1217,8 @@ typedef struct
   const CfImage *src, *dst;
   int n_planes, n_parts;
   unsigned simd;                /* planes on the SIMD path */
-  int avx2;                     /* AVX2's 256-bit code there: vertically,
-                                 * and horizontally for 4-byte pixels */
+  int avx2;                     /* AVX2's horizontal code for 4-byte pixels */
+  const CfSimd16 *vset;         /* the vertical loops there, or NULL */
   uint8_t *scratch;             /* [n_parts][part_bytes], 64-byte aligned */
   size_t part_bytes;
 } ResizeJob;
@@ -1358,23 +1281,17 @@ resize_band (const ResizeJob * job, int p, int y0, int y1,
     }
 #ifdef CF_RESIZE_SIMD
     if (simd) {
-      for (t = 0; t < ay->taps; t += 2) {
-        const uint32_t pair = (uint16_t) w[t] |
-            (uint32_t) (t + 1 < ay->taps ? w[t + 1] : 0) << 16;
-        int k;
-
-        for (k = 0; k < 4; k++)
-          sc->pairs[2 * t + k] = (int32_t) pair;
-      }
+      const int16_t *const *rows = (const int16_t * const *) sc->rows;
       uint8_t *o = wide ? sc->wide_out : out;
-#ifdef CF_RESIZE_AVX2
-      if (job->avx2)
-        avx2_vertical_row ((const int16_t * const *) sc->rows, sc->pairs,
-            ay->taps, V_SHIFT (ay), n, o);
-      else
-#endif
-        simd_vertical_row ((const int16_t * const *) sc->rows, sc->pairs,
-            ay->taps, V_SHIFT (ay), n, o);
+      int done = 0;
+
+      for (t = 0; t < ay->taps; t += 2)
+        sc->pairs[t / 2] = (int32_t) ((uint16_t) w[t] |
+            (uint32_t) (t + 1 < ay->taps ? w[t + 1] : 0) << 16);
+      if (job->vset)
+        done = job->vset->vpass (rows, sc->pairs, ay->taps, n,
+            1 << (V_SHIFT (ay) - 1), V_SHIFT (ay), o);
+      vertical_tail (rows, w, ay->taps, V_SHIFT (ay), done, n, o);
       if (wide)
         narrow_row (o, ax->out_size, out);
       continue;
@@ -1425,6 +1342,8 @@ cf_resize_cpu_path (const CfResizePlan * plan, const CfImage * src,
 #ifdef CF_RESIZE_AVX2
   job.avx2 = path == CF_RESIZE_CPU_AUTO && __builtin_cpu_supports ("avx2");
 #endif
+  /* the CPU's best vertical loops; SIMD128: the baseline's */
+  job.vset = cf_simd16_select (path == CF_RESIZE_CPU_AUTO ? NULL : "sse2");
   /* bands of the output's rows: the first plane has the most */
   job.n_parts = cf_parallel_parts (n_threads, plan->out_height);
   for (p = 0; p < job.n_planes; p++) {

@@ -17,7 +17,7 @@
  *   horizontal pass (an intermediate row), so each one is made once and
  *   memory stays small for any size.
  * For 8-bit samples whose weights fit int16, both passes run instead in
- * 16-bit multiply-adds (pmaddwd, stencil-simd.h; see narrow_sums ()),
+ * 16-bit multiply-adds (pmaddwd, simd16.h; see narrow_sums ()),
  * with the same bytes.
  * Threads (cf_stencil_cpu_threads ()) take bands of output rows of every
  * plane; for BOTH each band has a ring of its own, filling it from the
@@ -26,6 +26,7 @@
 #include "../stencil.h"
 #include "../threads.h"
 #include "clones.h"
+#include "simd16.h"
 
 #include <float.h>
 #include <math.h>
@@ -42,152 +43,20 @@
  * bits (narrow_sums ()), the passes over 8-bit samples take pmaddwd: two
  * 16-bit products summed into a 32-bit lane, twice the lanes of the 32-bit
  * multiplies of sum_rows32 (), and intermediates of BOTH kept as int16
- * (half the memory). stencil-simd.h has the loops, made here for SSE2
- * (the x86-64 baseline), AVX2, AVX-512BW and AVX-512 VNNI (vpdpwssd, the
- * multiply and the add in one); the CPU's best set is chosen at run time
- * (__builtin_cpu_supports), so a baseline build never runs an instruction
- * the CPU lacks. The sums are exact, so the bytes are those of the scalar
- * code whatever the set. CF_STENCIL_SIMD in the environment caps the set,
+ * (half the memory). simd16.h has the loops (shared with cpu/resize.c's
+ * vertical pass), for SSE2 (the x86-64 baseline), AVX2, AVX-512BW and
+ * AVX-512 VNNI; the CPU's best set is chosen at run time, so a baseline
+ * build never runs an instruction the CPU lacks. The sums are exact, so
+ * the bytes are those of the scalar code whatever the set. CF_STENCIL_SIMD in the environment caps the set,
  * read at each call: "off" (or "0") forces the scalar code, "sse2",
  * "avx2", "avx512" or "vnni" the set named, if the CPU has it, or the best
  * below it (for tests and measurements). */
 
-/* What a horizontal pass writes: its shifted sums as int32 (the
- * intermediate of BOTH in an int32 ring), as int16 (the same in an int16
- * ring), or clamped to 0 .. 255 (an output row). */
-typedef enum
-{
-  CF_OUT_I32,
-  CF_OUT_I16,
-  CF_OUT_U8
-} CfOutKind;
-
-/* The loops of one instruction set (stencil-simd.h); each returns how many
- * samples it did, leaving the rest (less than a block) to the caller. */
-typedef struct
-{
-  const char *name;
-  int (*hpass) (const int32_t * pairs, const int32_t * wp, int n_pairs,
-      int spp, int n, int32_t init, int shift, CfOutKind kind, void *out);
-  int (*vpass) (const int16_t * const *rows, const int32_t * wp, int taps,
-      int n, int32_t init, int shift, uint8_t * out);
-} CfStencilSimd;
-
-#if (defined (__x86_64__) || defined (__i386__)) && defined (__GNUC__) \
-    && !defined (__clang__)
-#define CF_STENCIL_HAVE_SIMD 1
-#include <immintrin.h>
-
-#pragma GCC push_options
-#pragma GCC target ("sse2")
-#define SIMD_NAME(f) f##_sse2
-#define SIMD_LABEL "sse2"
-#define V __m128i
-#define VBYTES 16
-#define LOAD(p) _mm_loadu_si128 ((const __m128i *) (const void *) (p))
-#define STORE(p, v) _mm_storeu_si128 ((__m128i *) (void *) (p), (v))
-#define SET1(x) _mm_set1_epi32 (x)
-#define ZERO() _mm_setzero_si128 ()
-#define MADD(acc, a, w) _mm_add_epi32 ((acc), _mm_madd_epi16 ((a), (w)))
-#define UNPLO(a, b) _mm_unpacklo_epi16 ((a), (b))
-#define UNPHI(a, b) _mm_unpackhi_epi16 ((a), (b))
-#define SRA(v, c) _mm_sra_epi32 ((v), (c))
-#define PACKS(a, b) _mm_packs_epi32 ((a), (b))
-#define PACKUS(a, b) _mm_packus_epi16 ((a), (b))
-#define FIX(v) (v)
-#include "stencil-simd.h"
-#pragma GCC pop_options
-
-#pragma GCC push_options
-#pragma GCC target ("avx2")
-#include "stencil-simd-undef.h"
-#define SIMD_NAME(f) f##_avx2
-#define SIMD_LABEL "avx2"
-#define V __m256i
-#define VBYTES 32
-#define LOAD(p) _mm256_loadu_si256 ((const __m256i *) (const void *) (p))
-#define STORE(p, v) _mm256_storeu_si256 ((__m256i *) (void *) (p), (v))
-#define SET1(x) _mm256_set1_epi32 (x)
-#define ZERO() _mm256_setzero_si256 ()
-#define MADD(acc, a, w) _mm256_add_epi32 ((acc), _mm256_madd_epi16 ((a), (w)))
-#define UNPLO(a, b) _mm256_unpacklo_epi16 ((a), (b))
-#define UNPHI(a, b) _mm256_unpackhi_epi16 ((a), (b))
-#define SRA(v, c) _mm256_sra_epi32 ((v), (c))
-#define PACKS(a, b) _mm256_packs_epi32 ((a), (b))
-#define PACKUS(a, b) _mm256_packus_epi16 ((a), (b))
-/* 64-bit words 0 2 1 3 */
-#define FIX(v) _mm256_permute4x64_epi64 ((v), 0xd8)
-#include "stencil-simd.h"
-#pragma GCC pop_options
-
-#pragma GCC push_options
-#pragma GCC target ("avx512f,avx512bw")
-#include "stencil-simd-undef.h"
-#define SIMD_NAME(f) f##_avx512
-#define SIMD_LABEL "avx512"
-#define V __m512i
-#define VBYTES 64
-#define LOAD(p) _mm512_loadu_si512 ((const void *) (p))
-#define STORE(p, v) _mm512_storeu_si512 ((void *) (p), (v))
-#define SET1(x) _mm512_set1_epi32 (x)
-#define ZERO() _mm512_setzero_si512 ()
-#define MADD(acc, a, w) _mm512_add_epi32 ((acc), _mm512_madd_epi16 ((a), (w)))
-#define UNPLO(a, b) _mm512_unpacklo_epi16 ((a), (b))
-#define UNPHI(a, b) _mm512_unpackhi_epi16 ((a), (b))
-#define SRA(v, c) _mm512_sra_epi32 ((v), (c))
-#define PACKS(a, b) _mm512_packs_epi32 ((a), (b))
-#define PACKUS(a, b) _mm512_packus_epi16 ((a), (b))
-/* 64-bit words 0 2 4 6 1 3 5 7 */
-#define FIX(v) _mm512_permutexvar_epi64 (_mm512_setr_epi64 (0, 2, 4, 6, 1, \
-        3, 5, 7), (v))
-#include "stencil-simd.h"
-#pragma GCC pop_options
-
-/* the same with the multiply and the add in one instruction */
-#pragma GCC push_options
-#pragma GCC target ("avx512f,avx512bw,avx512vnni")
-#undef SIMD_NAME
-#undef SIMD_LABEL
-#undef MADD
-#define SIMD_NAME(f) f##_vnni
-#define SIMD_LABEL "vnni"
-#define MADD(acc, a, w) _mm512_dpwssd_epi32 ((acc), (a), (w))
-#include "stencil-simd.h"
-#pragma GCC pop_options
-#endif
-
-/* The best set of this CPU at or below CF_STENCIL_SIMD's cap, or NULL
- * (scalar code). */
-static const CfStencilSimd *
+/* The best set at or below CF_STENCIL_SIMD's cap, or NULL (scalar code). */
+static const CfSimd16 *
 simd_select (void)
 {
-#ifdef CF_STENCIL_HAVE_SIMD
-  const char *cap = getenv ("CF_STENCIL_SIMD");
-  /* best first */
-  const struct
-  {
-    const CfStencilSimd *simd;
-    int supported;
-  } sets[] = {
-    {&cf_simd_vnni, __builtin_cpu_supports ("avx512bw")
-          && __builtin_cpu_supports ("avx512vnni")},
-    {&cf_simd_avx512, __builtin_cpu_supports ("avx512bw")},
-    {&cf_simd_avx2, __builtin_cpu_supports ("avx2")},
-    {&cf_simd_sse2, __builtin_cpu_supports ("sse2")},
-  };
-  const size_t n_sets = sizeof (sets) / sizeof (sets[0]);
-  size_t i, first = 0;
-
-  if (cap && (strcmp (cap, "off") == 0 || strcmp (cap, "0") == 0))
-    return NULL;
-  for (i = 0; cap && i < n_sets; i++)
-    if (strcmp (cap, sets[i].simd->name) == 0)
-      first = i;
-  for (i = first; i < n_sets; i++)
-    if (sets[i].supported)
-      return sets[i].simd;
-#endif
-  return NULL;
+  return cf_simd16_select (getenv ("CF_STENCIL_SIMD"));
 }
 
 /* ---- borders ---- */
@@ -433,7 +302,7 @@ typedef struct
    * (narrow_x), the columns' pass from a ring of int16 rows (narrow_y),
    * with the loops of simd; the weights of each axis in pairs,
    * (w[2m] & 0xffff) | w[2m + 1] << 16, 0 past the last tap */
-  const CfStencilSimd *simd;
+  const CfSimd16 *simd;
   int narrow_x, narrow_y;
   int32_t pairs_x[CF_STENCIL_MAX_RADIUS + 1];
   int32_t pairs_y[CF_STENCIL_MAX_RADIUS + 1];
@@ -502,7 +371,7 @@ weight_pairs (const int32_t * w, int n, int32_t * pairs)
  * above 2 (a strong sharpen) and weights of 0.5 or more (a radius 0
  * axis, weight 2^16) fall back to the 32-bit sums. */
 static void
-narrow_sums (Plane * pl, const CfStencilSimd * simd)
+narrow_sums (Plane * pl, const CfSimd16 * simd)
 {
   const CfStencilPlan *plan = pl->plan;
   const int eight = simd && pl->sample_bytes == 1 && pl->max == 255
@@ -1050,7 +919,7 @@ int
 cf_stencil_cpu_threads (const CfStencilPlan * plan, const CfImage * src,
     const CfImage * dst, int n_threads)
 {
-  const CfStencilSimd *simd = simd_select ();
+  const CfSimd16 *simd = simd_select ();
   StencilJob job;
   int p;
 
@@ -1091,7 +960,7 @@ cf_stencil_cpu (const CfStencilPlan * plan, const CfImage * src,
 const char *
 cf_stencil_cpu_simd (void)
 {
-  const CfStencilSimd *simd = simd_select ();
+  const CfSimd16 *simd = simd_select ();
 
   return simd ? simd->name : NULL;
 }

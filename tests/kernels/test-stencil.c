@@ -1286,7 +1286,7 @@ simd_expected (const CfStencilPlan * plan)
   return want;
 }
 
-/* The 16-bit multiply-adds (kernels/cpu/stencil-simd.h), in every
+/* The 16-bit multiply-adds (kernels/cpu/simd16-loops.h), in every
  * instruction set this CPU has, write the bytes of the scalar code
  * (CF_STENCIL_SIMD=off): the formats of 8-bit samples and two of 16 (which
  * never take them), radius 0 .. 64 on each axis, every direction and

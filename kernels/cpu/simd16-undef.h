@@ -1,5 +1,5 @@
-/* Clears the instruction-set macros that kernels/cpu/stencil.c defines
- * before each inclusion of stencil-simd.h, so that the next set can define
+/* Clears the instruction-set macros that kernels/cpu/simd16.c defines
+ * before each inclusion of simd16-loops.h, so that the next set can define
  * them. No include guard: included once per instruction set. */
 #undef SIMD_NAME
 #undef SIMD_LABEL

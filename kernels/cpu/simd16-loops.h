@@ -1,7 +1,7 @@
-/* The 16-bit multiply-add passes of cpu/stencil.c for 8-bit samples, one
+/* The 16-bit multiply-add passes of simd16.h for 8-bit samples, one
  * instruction set per inclusion (a template: no include guard).
  *
- * stencil.c includes this once per x86 instruction set, each time under
+ * simd16.c includes this once per x86 instruction set, each time under
  * "#pragma GCC target" for that set, with these defined:
  *   SIMD_NAME(f)      f's name for this set (f_sse2, f_avx2, ...)
  *   SIMD_LABEL        the set's name as a string ("avx2")
@@ -25,7 +25,7 @@
  *                     them a0 a1 ... b0 b1 ... (the identity for 128 bits)
  *
  * Every sum is exact in 32 bits (the caller checked the weights' bound,
- * stencil.c's narrow_*), and each output is rounded, shifted and clamped
+ * stencil.c's narrow_*; resize.h's bounds), and each output is rounded, shifted and clamped
  * as the scalar code does, so the bytes are the same whichever set runs.
  * The packs saturate: to int16 for an intermediate the bound keeps within
  * it (no saturation happens), then to 0 .. 255, which is the clamp of an
@@ -137,6 +137,6 @@ SIMD_NAME (cf_vpass) (const int16_t * const *rows, const int32_t * wp,
   return j;
 }
 
-static const CfStencilSimd SIMD_NAME (cf_simd) = {
+static const CfSimd16 SIMD_NAME (cf_simd) = {
   SIMD_LABEL, SIMD_NAME (cf_hpass), SIMD_NAME (cf_vpass)
 };
