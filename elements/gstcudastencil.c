@@ -254,7 +254,8 @@ static cudaError_t
 make_device_plan (GstCfStencil * self)
 {
   g_clear_pointer (&self->d_plan, cf_stencil_device_plan_free);
-  return cf_stencil_device_plan_new (&self->plan, &self->d_plan);
+  return cf_stencil_device_plan_new (&self->plan,
+      CF_STENCIL_KERNELS_AUTO, &self->d_plan);
 }
 #endif
 

@@ -660,6 +660,293 @@ stencil_kernel (Args a)
   store_tile<PB> (a, t, sh, smem, tid);
 }
 
+/* ---- The tensor-core kernel: 8-bit samples, BOTH, radii up to 8 ----
+ *
+ * Each pass is a banded matrix product on the integer MMA
+ * (mma.m16n8k32: A 16x32 bytes, B 32x8 bytes, exact int32 sums):
+ * - rows: C[m][n] = sum_k W[m][k] X[k][n], m 16 output pixels, k the 32
+ *   staged pixels they read (16 + 2 kMmaR), n 8 staged rows; W[m][k] =
+ *   wx[k - m] inside the band, 0 outside. One channel at a time: the B
+ *   fragments are the staged pixels' bytes of that channel, picked out of
+ *   the pixels by byte permutes.
+ * - columns: C[m][n] = sum_k W[m][k] H[k][n], m 16 output rows, k the 32
+ *   staged rows they read, n 8 samples of a row, W from wy.
+ * The weights (up to 16 bits) enter as two byte matrices, lo = w & 255
+ * (u8) and hi = w >> 8 (s8 where a weight is negative, else u8), so a
+ * product is hi x 256 + lo. The intermediate h (stencil.h, int32 with
+ * CF_STENCIL_INTER_BITS fraction bits) likewise enters the columns as its
+ * two bytes, four products in all: sum w h = 2^16 hi.hi + 2^8 (hi.lo +
+ * lo.hi) + lo.lo, put together modulo 2^32, exact because the plan bounds
+ * the true sum within int32 (mma_split ()). Every sum is the one
+ * cf_stencil_cpu () makes, so the bytes are the same.
+ *
+ * h is kept in shared memory as two byte planes (its low and high bytes),
+ * transposed: a channel's plane holds, per pixel of the tile, the staged
+ * rows of that pixel's column one after the other, so four rows of a
+ * column are one 32-bit word, as the columns' B fragments take them. The
+ * strides keep the rows pass's stores and the columns pass's loads free of
+ * bank conflicts. Shorter taps are centred among zero weights; staging,
+ * borders and the output tile are the other kernel's phases. */
+
+constexpr int kMmaR = 8;                /* the band's radius: 2 kMmaR + 1 taps */
+constexpr int kHColumn = 36;            /* words per pixel column of h: 144
+                                         * bytes >= staged rows, 4 banks on */
+static_assert (kTileRows + 2 * kMmaR <= 4 * kHColumn, "h columns hold the rows");
+static_assert ((kTileRows + 2 * kMmaR) % 8 == 0
+    && kChunkRows % 8 == 0, "whole n tiles of staged rows");
+
+template <int PB>
+struct MmaShape {
+  static constexpr int kTilePixels = Shape<PB, 1>::kTilePixels;
+  /* words of a channel's plane of h; the pad puts the PB channels of one
+   * pixel 32 / PB banks apart */
+  static constexpr int kChannelWords = kTilePixels * kHColumn +
+      (PB == 1 ? 0 : 32 / PB);
+  static constexpr int kPlaneBytes = PB * kChannelWords * 4;
+};
+static_assert (MmaShape<1>::kTilePixels % 16 == 0
+    && MmaShape<2>::kTilePixels % 16 == 0
+    && MmaShape<4>::kTilePixels % 16 == 0, "whole m tiles of pixels");
+
+template <int PB>
+__host__ __device__ __forceinline__ Shared
+shared_layout_mma ()
+{
+  typedef MmaShape<PB> S;
+  Shared s;
+
+  s.weights = 0;
+  s.rows = round16 (2 * CF_STENCIL_MAX_TAPS * 4);
+  s.out_shifts = s.rows + round16 (kChunkRows * (int) sizeof (Row));
+  s.in = s.out_shifts + round16 (kTileRows * 4);
+  /* staged rows 16 PB bytes apart modulo 128: the eight rows of a B
+   * fragment's load meet no bank conflict */
+  s.in_stride = round16 ((S::kTilePixels + 2 * kMmaR) * PB + 15);
+  while (s.in_stride % 128 != 16 * PB % 128)
+    s.in_stride += 16;
+  s.inter = s.in + kChunkRows * s.in_stride;    /* h: low bytes, high */
+  s.out = s.inter + 2 * S::kPlaneBytes;
+  s.out_stride = round16 (S::kTilePixels * PB + 15);
+  s.bytes = s.out + kTileRows * s.out_stride;
+  return s;
+}
+
+/* D += A B on mma.m16n8k32 with int32 sums; AS, BS: A, B signed bytes. */
+template <bool AS, bool BS>
+__device__ __forceinline__ void
+imma (int32_t (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
+{
+#define CF_IMMA(TA, TB) \
+  asm ("mma.sync.aligned.m16n8k32.row.col.s32." TA "." TB ".s32 "       \
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};" \
+      : "+r" (d[0]), "+r" (d[1]), "+r" (d[2]), "+r" (d[3])              \
+      : "r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1))
+  if (AS && BS)
+    CF_IMMA ("s8", "s8");
+  else if (AS)
+    CF_IMMA ("s8", "u8");
+  else if (BS)
+    CF_IMMA ("u8", "s8");
+  else
+    CF_IMMA ("u8", "u8");
+#undef CF_IMMA
+}
+
+/* This lane's A fragment of the band W[m][k] = w[k - m] (0 <= k - m <=
+ * 2 kMmaR, else 0) as its low and high bytes. Register r holds row
+ * m = g + 8 (r & 1), columns k = 4 q + 16 (r >> 1) .. + 3, byte i column
+ * k + i (g = lane / 4, q = lane % 4: PTX's fragment layout). */
+__device__ __forceinline__ void
+band_fragment (const int32_t * w, int lane, uint32_t (&lo)[4],
+    uint32_t (&hi)[4])
+{
+  const int g = lane >> 2, q = lane & 3;
+
+UNROLL
+  for (int r = 0; r < 4; r++) {
+    const int m = g + 8 * (r & 1), k0 = 4 * q + 16 * (r >> 1);
+    uint32_t l = 0, h = 0;
+UNROLL
+    for (int i = 0; i < 4; i++) {
+      const int t = k0 + i - m;
+      const int32_t v = t >= 0 && t <= 2 * kMmaR ? w[t] : 0;
+      l |= (uint32_t) (v & 255) << (8 * i);
+      h |= (uint32_t) ((v >> 8) & 255) << (8 * i);
+    }
+    lo[r] = l;
+    hi[r] = h;
+  }
+}
+
+/* Four consecutive PB-byte pixels at @p (aligned to 4 PB bytes) as PB
+ * words, word c the bytes of channel c, pixel i in byte i. */
+template <int PB>
+__device__ __forceinline__ void
+channel_words (const uint8_t * p, uint32_t (&c)[PB])
+{
+  if (PB == 1) {
+    c[0] = *(const uint32_t *) p;
+  } else if (PB == 2) {
+    const uint2 v = *(const uint2 *) p;
+    c[0] = __byte_perm (v.x, v.y, 0x6420);
+    c[PB - 1] = __byte_perm (v.x, v.y, 0x7531);
+  } else {
+    const uint4 v = *(const uint4 *) p;
+    const uint32_t lo01 = __byte_perm (v.x, v.y, 0x5140);
+    const uint32_t hi01 = __byte_perm (v.x, v.y, 0x7362);
+    const uint32_t lo23 = __byte_perm (v.z, v.w, 0x5140);
+    const uint32_t hi23 = __byte_perm (v.z, v.w, 0x7362);
+    c[0] = __byte_perm (lo01, lo23, 0x5410);
+    c[1 % PB] = __byte_perm (lo01, lo23, 0x7632);
+    c[2 % PB] = __byte_perm (hi01, hi23, 0x5410);
+    c[3 % PB] = __byte_perm (hi01, hi23, 0x7632);
+  }
+}
+
+/* Phase 2 on the tensor cores: staged rows c0 .. c0 + @rows - 1 into h.
+ * A warp's item is 16 pixels (m tile mt) of 8 staged rows (n tile nt), all
+ * channels. */
+template <int PB, bool SIGNED>
+__device__ __forceinline__ void
+rows_pass_mma (const Shared & sh, uint8_t * smem, int c0, int rows,
+    const uint32_t (&wlo)[4], const uint32_t (&whi)[4], int warp, int lane)
+{
+  typedef MmaShape<PB> S;
+  constexpr int kMTiles = S::kTilePixels / 16;
+  const int g = lane >> 2, q = lane & 3;
+  const Row *s_rows = (const Row *) (smem + sh.rows);
+  uint8_t *h_lo = smem + sh.inter, *h_hi = h_lo + S::kPlaneBytes;
+
+  for (int it = warp; it < rows / 8 * kMTiles; it += kThreads / 32) {
+    const int nt = it / kMTiles, mt = it - nt * kMTiles;
+    /* B: staged row nt 8 + g, pixels 16 mt + 4 q .. + 3 and 16 on */
+    const int i = nt * 8 + g;
+    const uint8_t *px = smem + sh.in + i * sh.in_stride + s_rows[i].shift +
+        (mt * 16 + 4 * q) * PB;
+    uint32_t b0[PB], b1[PB];
+
+    channel_words<PB> (px, b0);
+    channel_words<PB> (px + 16 * PB, b1);
+UNROLL
+    for (int c = 0; c < PB; c++) {
+      int32_t lo[4] = { 0, 0, 0, 0 }, hi[4] = { 0, 0, 0, 0 };
+
+      imma<false, false> (lo, wlo, b0[c], b1[c]);
+      imma<SIGNED, false> (hi, whi, b0[c], b1[c]);
+      /* C: pixel 16 mt + g + 8 e, staged rows c0 + 8 nt + 2 q and the
+       * next, as h; their two low bytes and two high bytes stored as
+       * pairs of rows */
+UNROLL
+      for (int e = 0; e < 2; e++) {
+        const int32_t h0 = round_shift (hi[2 * e] * 256 + lo[2 * e],
+            CF_STENCIL_WEIGHT_BITS_8 - kInterShift);
+        const int32_t h1 = round_shift (hi[2 * e + 1] * 256 + lo[2 * e + 1],
+            CF_STENCIL_WEIGHT_BITS_8 - kInterShift);
+        const int at = 4 * (c * S::kChannelWords +
+            (mt * 16 + g + 8 * e) * kHColumn) + c0 + nt * 8 + 2 * q;
+
+        *(uint16_t *) (h_lo + at) = (uint16_t) __byte_perm (h0, h1, 0x0040);
+        *(uint16_t *) (h_hi + at) = (uint16_t) __byte_perm (h0, h1, 0x0051);
+      }
+    }
+  }
+}
+
+/* Phase 3 on the tensor cores: h into s_out. A warp takes 8 samples (n
+ * tile nt) down the whole tile, m tile by m tile: consecutive m tiles
+ * share 16 rows of B. */
+template <int PB, bool SIGNED>
+__device__ __forceinline__ void
+columns_pass_mma (const Args & a, const Tile & t, const Shared & sh,
+    uint8_t * smem, const uint32_t (&wlo)[4], const uint32_t (&whi)[4],
+    int warp, int lane)
+{
+  typedef MmaShape<PB> S;
+  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
+  const int g = lane >> 2, q = lane & 3;
+  const int32_t *s_oshift = (const int32_t *) (smem + sh.out_shifts);
+
+  for (int nt = warp; nt < S::kTilePixels * PB / 8; nt += kThreads / 32) {
+    /* B: sample j = 8 nt + g of the tile, rows 4 q .. + 3 of each half */
+    const int j = nt * 8 + g;
+    const uint32_t *col_lo = (const uint32_t *) (smem + sh.inter) +
+        (j % PB) * S::kChannelWords + (j / PB) * kHColumn + q;
+    const uint32_t *col_hi = col_lo + S::kPlaneBytes / 4;
+    uint32_t bl0 = col_lo[0], bh0 = col_hi[0];
+    /* C: samples 8 nt + 2 q and the next; the copied ones read back from
+     * the picture */
+    const int js = nt * 8 + 2 * q;
+    const bool keep0 = a.skip & (1u << (js % PB));
+    const bool keep1 = a.skip & (1u << ((js + 1) % PB));
+
+    for (int mt = 0; mt < kTileRows / 16; mt++) {
+      const uint32_t bl1 = col_lo[4 * mt + 4], bh1 = col_hi[4 * mt + 4];
+      int32_t ll[4] = { 0, 0, 0, 0 }, mid[4] = { 0, 0, 0, 0 };
+      int32_t hh[4] = { 0, 0, 0, 0 };
+
+      imma<false, false> (ll, wlo, bl0, bl1);
+      imma<SIGNED, false> (mid, whi, bl0, bl1);
+      imma<false, SIGNED> (mid, wlo, bh0, bh1);
+      imma<SIGNED, SIGNED> (hh, whi, bh0, bh1);
+      bl0 = bl1;
+      bh0 = bh1;
+UNROLL
+      for (int e = 0; e < 2; e++) {
+        const int r = mt * 16 + g + 8 * e;
+        int32_t v[2];
+UNROLL
+        for (int u = 0; u < 2; u++) {
+          const uint32_t s = ((uint32_t) hh[2 * e + u] << 16) +
+              ((uint32_t) mid[2 * e + u] << 8) + (uint32_t) ll[2 * e + u] +
+              (1u << (kShift - 1));
+          v[u] = saturate ((int32_t) s >> kShift, 255);
+        }
+        if ((keep0 || keep1) && r < t.out_rows && js < t.out_bytes) {
+          const uint8_t *in = a.src + (size_t) (t.y0 + r) * a.src_pitch +
+              (size_t) t.x0 * PB + js;
+          if (keep0)
+            v[0] = ld (in);
+          if (keep1 && js + 1 < t.out_bytes)
+            v[1] = ld (in + 1);
+        }
+        *(uint16_t *) (smem + sh.out + r * sh.out_stride + s_oshift[r] + js)
+            = (uint16_t) (v[0] | v[1] << 8);
+      }
+    }
+  }
+}
+
+template <int PB, bool SIGNED>
+__global__ void __launch_bounds__ (kThreads)
+stencil_mma_kernel (Args a)
+{
+  extern __shared__ uint4 s_raw[];
+  uint8_t *smem = (uint8_t *) s_raw;
+  const Shared sh = shared_layout_mma<PB> ();
+  const Tile t = tile_of<PB, 1> (a, blockIdx.x, blockIdx.y);
+  const int32_t *s_w = (const int32_t *) (smem + sh.weights);
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  uint32_t wlo[4], whi[4];
+
+  load_weights<PB> (a, t, sh, smem, tid);
+  __syncthreads ();
+  band_fragment (s_w, lane, wlo, whi);
+  for (int c0 = 0; c0 < t.rows; c0 += kChunkRows) {
+    __syncthreads ();           /* the previous chunk is used up */
+    stage_row_info<PB> (a, t, sh, smem, c0, tid);
+    __syncthreads ();
+    stage_rows<PB, 1> (a, t, sh, smem, c0, tid);
+    __syncthreads ();
+    rows_pass_mma<PB, SIGNED> (sh, smem, c0, imin (kChunkRows, t.rows - c0),
+        wlo, whi, warp, lane);
+  }
+  band_fragment (s_w + CF_STENCIL_MAX_TAPS, lane, wlo, whi);
+  __syncthreads ();
+  columns_pass_mma<PB, SIGNED> (a, t, sh, smem, wlo, whi, warp, lane);
+  __syncthreads ();
+  store_tile<PB> (a, t, sh, smem, tid);
+}
+
 /* One kernel of the family, as the host sees it. */
 struct Kernel {
   const void *func;
@@ -736,6 +1023,53 @@ select_kernel (int pb, int sb, int dir, bool wide, int r, int rx, int ry)
   }
 }
 
+template <int PB, bool SIGNED>
+void
+launch_mma (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
+{
+  stencil_mma_kernel<PB, SIGNED><<<grid, kThreads, shared, stream>>> (a);
+}
+
+template <int PB, bool SIGNED>
+Kernel
+mma_kernel_of ()
+{
+  Kernel k;
+
+  k.func = (const void *) stencil_mma_kernel<PB, SIGNED>;
+  k.launch = launch_mma<PB, SIGNED>;
+  k.tile_pixels = MmaShape<PB>::kTilePixels;
+  k.shared_bytes = shared_layout_mma<PB> ().bytes;
+  return k;
+}
+
+/* How the tensor-core kernel splits a plan's weights into bytes. */
+enum MmaSplit {
+  kMmaNone,                     /* it cannot take the plan */
+  kMmaUnsigned,                 /* weights 0 .. 65535, h 0 .. 65535 */
+  kMmaSigned                    /* weights and h within int16 */
+};
+
+/* The tensor-core kernel for a plane of @pb-byte pixels of @sb-byte
+ * samples; func NULL where it has none. */
+Kernel
+select_mma_kernel (int pb, int sb, MmaSplit split)
+{
+  Kernel none = { NULL, NULL, 0, 0 };
+
+  if (sb != 1 || split == kMmaNone)
+    return none;
+  switch (pb) {
+    case 1: return split == kMmaSigned ? mma_kernel_of<1, true> () :
+          mma_kernel_of<1, false> ();
+    case 2: return split == kMmaSigned ? mma_kernel_of<2, true> () :
+          mma_kernel_of<2, false> ();
+    case 4: return split == kMmaSigned ? mma_kernel_of<4, true> () :
+          mma_kernel_of<4, false> ();
+    default: return none;
+  }
+}
+
 /* Whether the columns pass of BOTH on 8-bit samples can leave int32: its
  * sum is at most sum |w_y| times the largest |h|, (255 sum |w_x|) >> (B -
  * I) plus one, and the rounding adds 2^(B+I-1). */
@@ -753,6 +1087,47 @@ columns_wide (const CfStencilPlan * plan)
   const int64_t h = ((255 * gx) >> (plan->weight_bits - kInterShift)) + 1;
   return gy * h + (INT64_C (1) << (plan->weight_bits + kInterShift - 1))
       > INT32_MAX;
+}
+
+/* How the tensor-core kernel can take @plan (MmaSplit): BOTH on 8-bit
+ * samples, both radii up to kMmaR, the columns' sums within int32
+ * (columns_wide ()), and the weights and the rows' results h within the
+ * two bytes it splits them into: every weight 0 .. 65535 with h 0 ..
+ * 65535 (unsigned bytes), or every weight and h within int16 (the high
+ * byte signed). h is at most (255 P + 2^9) >> 10 and at least (-255 N +
+ * 2^9) >> 10, P and N the sums of the positive and negative weights of x. */
+MmaSplit
+mma_split (const CfStencilPlan * plan)
+{
+  const int shift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
+  int64_t pos = 0, neg = 0;
+  int32_t lo = 0, hi = 0;
+
+  if (plan->direction != CF_STENCIL_BOTH
+      || plan->weight_bits != CF_STENCIL_WEIGHT_BITS_8
+      || plan->radius_x > kMmaR || plan->radius_y > kMmaR
+      || columns_wide (plan))
+    return kMmaNone;
+  for (int t = 0; t <= 2 * plan->radius_x; t++) {
+    const int32_t w = plan->weights_x[t];
+    pos += w > 0 ? w : 0;
+    neg += w < 0 ? -(int64_t) w : 0;
+    lo = w < lo ? w : lo;
+    hi = w > hi ? w : hi;
+  }
+  for (int t = 0; t <= 2 * plan->radius_y; t++) {
+    const int32_t w = plan->weights_y[t];
+    lo = w < lo ? w : lo;
+    hi = w > hi ? w : hi;
+  }
+  const int64_t h_max = (255 * pos + (1 << (shift - 1))) >> shift;
+  const int64_t h_min = -((255 * neg - (1 << (shift - 1)) +
+          (1 << shift) - 1) >> shift);
+  if (lo >= 0 && hi <= 65535 && h_max <= 65535)
+    return kMmaUnsigned;
+  if (lo >= -32768 && hi <= 32767 && h_min >= -32768 && h_max <= 32767)
+    return kMmaSigned;
+  return kMmaNone;
 }
 
 /* The radius the unrolled kernels are compiled for that fits the radii
@@ -796,6 +1171,11 @@ struct CfStencilDevicePlan {
   int n_planes;
   Args args[CF_MAX_PLANES];     /* without the images */
   Kernel kernel[CF_MAX_PLANES];
+  /* a plane on the tensor cores: the CUDA-core kernel, for a launch whose
+   * plane or pitch is not aligned to 16 bytes */
+  bool mma[CF_MAX_PLANES];
+  Args fb_args[CF_MAX_PLANES];
+  Kernel fallback[CF_MAX_PLANES];
 };
 
 extern "C" size_t
@@ -811,19 +1191,36 @@ cf_stencil_device_plan_free (CfStencilDevicePlan * d_plan)
   free (d_plan);
 }
 
+/* Lets @k take the shared memory it needs: above the default 48 KiB a
+ * kernel must opt in; allowing the device's maximum @optin (the same value
+ * whatever the plan) keeps plans made on other threads from lowering each
+ * other's limit. */
+static cudaError_t
+allow_shared (const Kernel * k, int optin)
+{
+  if (k->shared_bytes <= 48 * 1024)
+    return cudaSuccess;
+  if (k->shared_bytes > optin)
+    return cudaErrorInvalidConfiguration;
+  return cudaFuncSetAttribute (k->func,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+}
+
 extern "C" cudaError_t
 cf_stencil_device_plan_new (const CfStencilPlan * plan,
-    CfStencilDevicePlan ** d_plan)
+    CfStencilKernels kernels, CfStencilDevicePlan ** d_plan)
 {
   const CfFormatInfo *info;
   CfStencilDevicePlan *dp;
   int device, optin = 0;
+  MmaSplit split;
   cudaError_t err;
 
   if (!d_plan)
     return cudaErrorInvalidValue;
   *d_plan = NULL;
-  if (!plan_ok (plan))
+  if (!plan_ok (plan) || (kernels != CF_STENCIL_KERNELS_AUTO
+          && kernels != CF_STENCIL_KERNELS_CUDA_CORES))
     return cudaErrorInvalidValue;
   if ((err = cudaGetDevice (&device)) != cudaSuccess
       || (err = cudaDeviceGetAttribute (&optin,
@@ -836,6 +1233,7 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
   dp->width = plan->width;
   dp->height = plan->height;
   dp->n_planes = info->n_planes;
+  split = kernels == CF_STENCIL_KERNELS_AUTO ? mma_split (plan) : kMmaNone;
 
   for (int p = 0; p < dp->n_planes; p++) {
     const CfPlaneLayout *l = &info->plane[p];
@@ -855,6 +1253,18 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       const int32_t value = plan->border_sample[p][k];
       a->border_sample[k] = (int32_t) CF_VALUE_SAMPLE (value, info->lsb);
     }
+    /* the tensor cores: both axes' taps centred in 2 kMmaR + 1; the
+     * CUDA-core kernel stays for unaligned launches */
+    const Kernel mma = select_mma_kernel (l->pixel_bytes, l->sample_bytes,
+        split);
+    if (mma.func) {
+      dp->mma[p] = true;
+      dp->fb_args[p] = *a;
+      dp->kernel[p] = mma;
+      a->rx = pad_taps (a->wx, plan->weights_x, a->rx, kMmaR);
+      a->ry = pad_taps (a->wy, plan->weights_y, a->ry, kMmaR);
+      a = &dp->fb_args[p];
+    }
     /* radius up to 8: the unrolled kernel of the next bucket, the taps
      * padded with zero weights on both sides (which adds exact zeros) */
     const int r = radius_bucket (plan->direction, a->rx, a->ry);
@@ -862,29 +1272,28 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       a->rx = pad_taps (a->wx, plan->weights_x, a->rx, r);
     if (plan->direction != CF_STENCIL_HORIZONTAL)
       a->ry = pad_taps (a->wy, plan->weights_y, a->ry, r);
-    dp->kernel[p] = select_kernel (l->pixel_bytes, l->sample_bytes,
-        plan->direction, columns_wide (plan), r, a->rx, a->ry);
-    if (!dp->kernel[p].func) {
+    Kernel *k = dp->mma[p] ? &dp->fallback[p] : &dp->kernel[p];
+    *k = select_kernel (l->pixel_bytes, l->sample_bytes, plan->direction,
+        columns_wide (plan), r, a->rx, a->ry);
+    if (!k->func)
+      err = cudaErrorInvalidValue;
+    else if ((err = allow_shared (k, optin)) == cudaSuccess && dp->mma[p])
+      err = allow_shared (&dp->kernel[p], optin);
+    if (err != cudaSuccess) {
       free (dp);
-      return cudaErrorInvalidValue;
-    }
-    /* above the default 48 KiB a kernel must opt in; allowing the device's
-     * maximum (the same value whatever the plan) keeps plans made on other
-     * threads from lowering each other's limit */
-    if (dp->kernel[p].shared_bytes > 48 * 1024) {
-      if (dp->kernel[p].shared_bytes > optin)
-        err = cudaErrorInvalidConfiguration;
-      else
-        err = cudaFuncSetAttribute (dp->kernel[p].func,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
-      if (err != cudaSuccess) {
-        free (dp);
-        return err;
-      }
+      return err;
     }
   }
   *d_plan = dp;
   return cudaSuccess;
+}
+
+extern "C" const char *
+cf_stencil_device_plan_describe (const CfStencilDevicePlan * d_plan, int p)
+{
+  if (!d_plan || p < 0 || p >= d_plan->n_planes)
+    return NULL;
+  return d_plan->mma[p] ? "tensor cores" : "cuda cores";
 }
 
 extern "C" cudaError_t
@@ -899,8 +1308,12 @@ cf_stencil_cuda (const CfStencilDevicePlan * d_plan, const CfImage * d_src,
     return cudaErrorInvalidValue;
 
   for (int p = 0; p < d_plan->n_planes; p++) {
-    const Kernel *k = &d_plan->kernel[p];
-    Args a = d_plan->args[p];
+    /* the tensor cores read and write 16-byte aligned rows */
+    const bool fall = d_plan->mma[p] && (((uintptr_t) d_src->data[p]
+            | (uintptr_t) d_dst->data[p] | d_src->pitch[p]
+            | d_dst->pitch[p]) & 15);
+    const Kernel *k = fall ? &d_plan->fallback[p] : &d_plan->kernel[p];
+    Args a = fall ? d_plan->fb_args[p] : d_plan->args[p];
     const dim3 grid ((a.width + k->tile_pixels - 1) / k->tile_pixels,
         (a.height + kTileRows - 1) / kTileRows);
     cudaError_t err;

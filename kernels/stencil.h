@@ -250,10 +250,30 @@ double cf_stencil_model (const CfStencilPlan * plan, const CfImage * src,
  * holds no device memory). */
 typedef struct CfStencilDevicePlan CfStencilDevicePlan;
 
-/* Makes the launch-ready copy of @plan, and lets the kernels it uses take
- * the shared memory they need (at negotiation, not per frame). */
+/* Which kernels filter the planes (stencil.cu describes them). */
+typedef enum {
+  /* BOTH on 8-bit samples in 1-, 2- or 4-byte pixels with radii up to 8:
+   * the integer tensor cores, where the weights and the intermediate fit
+   * their byte pieces (gaussians, boxes and other blurs; sharpening up to
+   * about twice the picture); on planes or pitches not aligned to 16 bytes
+   * a launch takes the CUDA-core kernel instead. Everything else: the
+   * CUDA-core kernel (int32 multiply-adds). The default. */
+  CF_STENCIL_KERNELS_AUTO,
+  /* the CUDA-core kernel for every plane (tests and benchmarks compare
+   * them) */
+  CF_STENCIL_KERNELS_CUDA_CORES
+} CfStencilKernels;
+
+/* Makes the launch-ready copy of @plan with @kernels, and lets the kernels
+ * it uses take the shared memory they need (at negotiation, not per
+ * frame). */
 cudaError_t cf_stencil_device_plan_new (const CfStencilPlan * plan,
-    CfStencilDevicePlan ** d_plan);
+    CfStencilKernels kernels, CfStencilDevicePlan ** d_plan);
+/* The kernel of plane @p: "tensor cores" (also where a launch on an
+ * unaligned plane takes the CUDA-core kernel) or "cuda cores"; NULL for a
+ * bad plane. */
+const char *cf_stencil_device_plan_describe (const CfStencilDevicePlan *
+    d_plan, int p);
 /* Safe on NULL. */
 void cf_stencil_device_plan_free (CfStencilDevicePlan * d_plan);
 

@@ -1404,8 +1404,9 @@ static cudaStream_t gpu_stream;
  * poisoned before the launch: its padding must still hold POISON after
  * it. */
 static void
-gpu_check (CfFormat format, int width, int height, const CfStencilParams * s,
-    gboolean random, size_t extra, int misalign, const char *what)
+gpu_check_kernels (CfFormat format, int width, int height,
+    const CfStencilParams * s, CfStencilKernels kernels, gboolean random,
+    size_t extra, int misalign, const char *what, guint * n_mma)
 {
   CfStencilDevicePlan *d_plan;
   CfStencilPlan plan;
@@ -1420,11 +1421,18 @@ gpu_check (CfFormat format, int width, int height, const CfStencilParams * s,
   g_assert_cmpint (cf_stencil_plan_init (&plan, format, width, height, s),
       ==, 0);
   g_assert_cmpuint (cf_stencil_workspace_bytes (&plan), ==, 0);
-  frame_init (&want, format, width, height, extra, (misalign + 5) % 16);
-  frame_init (&got, format, width, height, extra, (misalign + 5) % 16);
+  /* the output misaligned otherwise than the input, unless both are
+   * aligned */
+  const int out_misalign = extra == ALIGNED_PITCH ? misalign :
+      (misalign + 5) % 16;
+  frame_init (&want, format, width, height, extra, out_misalign);
+  frame_init (&got, format, width, height, extra, out_misalign);
   g_assert_cmpint (cf_stencil_cpu (&plan, &src.img, &want.img), ==, 0);
 
-  CHECK_CUDA (cf_stencil_device_plan_new (&plan, &d_plan));
+  CHECK_CUDA (cf_stencil_device_plan_new (&plan, kernels, &d_plan));
+  for (int p = 0; n_mma && p < src.n_planes; p++)
+    *n_mma += !strcmp (cf_stencil_device_plan_describe (d_plan, p),
+        "tensor cores");
   device_init (&src, &d_src, FALSE, gpu_stream);
   device_init (&got, &d_dst, TRUE, gpu_stream);
   CHECK_CUDA (cf_stencil_cuda (d_plan, &d_src.img, &d_dst.img, NULL,
@@ -1439,6 +1447,14 @@ gpu_check (CfFormat format, int width, int height, const CfStencilParams * s,
   frame_clear (&src);
   frame_clear (&want);
   frame_clear (&got);
+}
+
+static void
+gpu_check (CfFormat format, int width, int height, const CfStencilParams * s,
+    gboolean random, size_t extra, int misalign, const char *what)
+{
+  gpu_check_kernels (format, width, height, s, CF_STENCIL_KERNELS_AUTO,
+      random, extra, misalign, what, NULL);
 }
 
 static void
@@ -1529,6 +1545,111 @@ test_cuda_large (void)
   gpu_end ();
 }
 
+/* Whether the tensor cores take 8-bit planes of @format (stencil.h: 1-,
+ * 2- and 4-byte pixels), plane by plane: the count expected of
+ * cf_stencil_device_plan_describe (). */
+static guint
+mma_planes (CfFormat format)
+{
+  const CfFormatInfo *info = cf_format_info (format);
+  guint n = 0;
+
+  for (int p = 0; p < info->n_planes; p++)
+    n += info->plane[p].sample_bytes == 1 && info->plane[p].pixel_bytes != 3;
+  return n;
+}
+
+/* Random taps of either sign for radius @r into @t, as given (not
+ * normalized): each within +-0.45 and their gain (sum of |tap|) at most
+ * 1.3, so that the weights, h and the columns' sums fit the tensor cores'
+ * signed pieces. */
+static void
+signed_taps (int r, double *t)
+{
+  double gain = 0;
+
+  for (int i = 0; i <= 2 * r; i++) {
+    t[i] = g_rand_double_range (gpu_rand, -0.45, 0.45);
+    gain += fabs (t[i]);
+  }
+  for (int i = 0; gain > 1.3 && i <= 2 * r; i++)
+    t[i] *= 1.3 / gain;
+}
+
+/* The tensor-core kernel (BOTH, 8-bit samples, radii up to 8) against the
+ * CPU on 16-byte aligned planes and pitches, where it runs: every format,
+ * border and size of the tile edges, radii 1 .. 8 on each axis, blurs
+ * (unsigned byte pieces) and small signed taps (signed pieces), alpha
+ * copied or filtered, random and constant pictures; then the CUDA-core
+ * kernel on the same, which the plan must choose when asked, and an
+ * unaligned launch of a tensor-core plan (its fallback). */
+static void
+test_cuda_tensor_cores (void)
+{
+  static const int sizes[][2] = { {1, 1}, {7, 5}, {33, 70}, {131, 67},
+  {257, 131}
+  };
+  static const int pairs[][2] = { {1, 1}, {3, 8}, {8, 2}, {8, 8}, {5, 4} };
+  double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
+  guint f, b, z, n = 0, n_mma = 0, want_mma = 0, n_cuda = 0;
+
+  gpu_begin ();
+  CF_FOR_EACH_FORMAT (f) {
+    if (cf_format_info (f)->depth != 8)
+      continue;
+    for (b = 0; b < N_BORDERS; b++)
+      for (z = 0; z < G_N_ELEMENTS (sizes); z++) {
+        const int rx = pairs[n % G_N_ELEMENTS (pairs)][0];
+        const int ry = pairs[n % G_N_ELEMENTS (pairs)][1];
+        const guint kind = n % 4;
+        gboolean nx = TRUE, ny = TRUE;
+        CfStencilParams s;
+        char *what;
+
+        /* gaussian, box, random positive, or signed taps of at most
+         * 0.45, as given (the high byte of weight and h signed) */
+        if (kind < 3) {
+          make_taps ((TapsKind) kind, rx, tx, gpu_rand);
+          make_taps ((TapsKind) ((kind + 1) % 3), ry, ty, gpu_rand);
+        } else {
+          signed_taps (rx, tx);
+          signed_taps (ry, ty);
+          nx = ny = FALSE;
+        }
+        s = params_of (CF_STENCIL_BOTH, rx, tx, nx, ry, ty, ny, b);
+        set_border_values (&s, f);
+        s.filter_alpha = n % 2;
+        n++;
+        what = g_strdup_printf ("tensor cores: %s %dx%d %s rx %d ry %d "
+            "taps %s", cf_format_info (f)->name, sizes[z][0], sizes[z][1],
+            border_names[b], rx, ry, kind < 3 ? kind_names[kind] : "signed");
+        gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
+            CF_STENCIL_KERNELS_AUTO, TRUE, ALIGNED_PITCH, 0, what, &n_mma);
+        want_mma += mma_planes (f);
+        if (z % 2 == 0) {
+          gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
+              CF_STENCIL_KERNELS_AUTO, FALSE, ALIGNED_PITCH, 0, what,
+              &n_mma);
+          want_mma += mma_planes (f);
+        }
+        if (z == 3) {
+          gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
+              CF_STENCIL_KERNELS_CUDA_CORES, TRUE, ALIGNED_PITCH, 0, what,
+              &n_cuda);
+          gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
+              CF_STENCIL_KERNELS_AUTO, TRUE, 3, 7, what, &n_mma);
+          want_mma += mma_planes (f);
+        }
+        g_free (what);
+      }
+  }
+  g_test_message ("%u runs, %u planes on the tensor cores", n, n_mma);
+  g_assert_cmpuint (n_mma, ==, want_mma);
+  g_assert_cmpuint (n_mma, >, 0);
+  g_assert_cmpuint (n_cuda, ==, 0);
+  gpu_end ();
+}
+
 static void
 test_cuda_invalid (void)
 {
@@ -1543,10 +1664,12 @@ test_cuda_invalid (void)
   int p;
 
   gpu_begin ();
-  g_assert_cmpint (cf_stencil_device_plan_new (&empty, &d_plan), ==,
+  g_assert_cmpint (cf_stencil_device_plan_new (&empty,
+          CF_STENCIL_KERNELS_AUTO, &d_plan), ==,
       cudaErrorInvalidValue);
   g_assert_null (d_plan);
-  g_assert_cmpint (cf_stencil_device_plan_new (NULL, &d_plan), ==,
+  g_assert_cmpint (cf_stencil_device_plan_new (NULL,
+          CF_STENCIL_KERNELS_AUTO, &d_plan), ==,
       cudaErrorInvalidValue);
   cf_stencil_device_plan_free (NULL);
 
@@ -1555,7 +1678,8 @@ test_cuda_invalid (void)
   frame_init (&dst, CF_FORMAT_NV12, 6, 4, 0, 0);
   g_assert_cmpint (cf_stencil_plan_init (&plan, CF_FORMAT_NV12, 6, 4, &s),
       ==, 0);
-  CHECK_CUDA (cf_stencil_device_plan_new (&plan, &d_plan));
+  CHECK_CUDA (cf_stencil_device_plan_new (&plan, CF_STENCIL_KERNELS_AUTO,
+          &d_plan));
   device_init (&src, &d_src, FALSE, gpu_stream);
   device_init (&dst, &d_dst, TRUE, gpu_stream);
   for (i = 0; i < 12; i++) {
@@ -1682,6 +1806,7 @@ main (int argc, char **argv)
   if (cf_test_want_cuda ()) {
     g_test_add_func ("/stencil/cuda/matrix", test_cuda_matrix);
     g_test_add_func ("/stencil/cuda/large", test_cuda_large);
+    g_test_add_func ("/stencil/cuda/tensor-cores", test_cuda_tensor_cores);
     g_test_add_func ("/stencil/cuda/invalid", test_cuda_invalid);
   }
 #endif

@@ -206,7 +206,8 @@ prepare_plans (BatchGpu * gpu, int k, const CfImage * src,
     CfStencilPlan plan;
     if (batch_stencil_plan (op, src, &plan, err, err_len) < 0)
       return -1;
-    e = cf_stencil_device_plan_new (&plan, &p->stencil);
+    e = cf_stencil_device_plan_new (&plan, CF_STENCIL_KERNELS_AUTO,
+        &p->stencil);
     cf_stencil_plan_clear (&plan);
   }
   TRY (e, op->kind == OP_RESIZE ? "the resize plan" : "the stencil plan");
