@@ -132,6 +132,14 @@ border_index (int border, int i, int n)
   return -1;
 }
 
+/* The tensor-core kernel's taps as bytes: axis x then y, low bytes then
+ * high, tap t of 2 kMmaR + 1 at byte kWPad + t of its kWRow, zeros
+ * around. */
+constexpr int kMmaR = 8;                /* the band's radius: 2 kMmaR + 1 taps */
+constexpr int kWPad = 16;
+constexpr int kWRow = 56;
+constexpr int kWBytesWords = 4 * kWRow / 4;
+
 /* Everything a launch needs; the weights travel with it (kernel arguments
  * live in constant memory). */
 struct Args {
@@ -148,6 +156,8 @@ struct Args {
   unsigned int skip;            /* bit k: sample k copied */
   int32_t border_sample[CF_MAX_CHANNELS];       /* as samples: value << lsb */
   int32_t wx[CF_STENCIL_MAX_TAPS], wy[CF_STENCIL_MAX_TAPS];
+  /* the tensor-core kernel's weights as bytes (mma_weight_bytes ()) */
+  uint32_t wbytes[kWBytesWords];
 };
 
 /* The constants of a kernel for PB-byte pixels of SB-byte samples. */
@@ -321,24 +331,32 @@ load_weights (const Args & a, const Tile & t, const Shared & sh,
 }
 
 /* Phase 1a: where staged rows c0 .. c0 + kChunkRows - 1 (those of the
- * tile) come from, once per row for phase 1b. */
+ * tile) come from, once per row for phase 1b. Returns whether this
+ * thread's row is not copied as whole vectors (for the barrier after it,
+ * which tells phase 1b whether any row is). */
 template <int PB>
-__host__ __device__ __forceinline__ void
+__host__ __device__ __forceinline__ bool
 stage_row_info (const Args & a, const Tile & t, const Shared & sh,
     uint8_t * smem, int c0, int tid)
 {
   const int rows = imin (kChunkRows, t.rows - c0);
   Row *s_rows = (Row *) (smem + sh.rows);
+  bool partial = false;
 
-  for (int i = tid; i < rows; i += kThreads)
-    s_rows[i] = row_of<PB> (a, t, c0 + i);
+  static_assert (kChunkRows <= kThreads, "a row per thread");
+  if (tid < rows) {
+    s_rows[tid] = row_of<PB> (a, t, c0 + tid);
+    partial = s_rows[tid].n_whole == 0;
+  }
+  return partial;
 }
 
-/* Phase 1b: staged rows c0 .. c0 + kChunkRows - 1 (those of the tile). */
+/* Phase 1b: staged rows c0 .. c0 + kChunkRows - 1 (those of the tile);
+ * @partial: some of them are not copied as whole vectors. */
 template <int PB, int SB>
 __host__ __device__ __forceinline__ void
 stage_rows (const Args & a, const Tile & t, const Shared & sh,
-    uint8_t * smem, int c0, int tid)
+    uint8_t * smem, int c0, int tid, bool partial)
 {
   const int rows = imin (kChunkRows, t.rows - c0);
   const Row *s_rows = (const Row *) (smem + sh.rows);
@@ -362,7 +380,7 @@ stage_rows (const Args & a, const Tile & t, const Shared & sh,
 
   /* the others, a warp per row: its aligned vectors, then the other bytes,
    * [0, v_lo) and [v_hi, seg) */
-  for (int i = tid / 32; i < rows; i += kThreads / 32) {
+  for (int i = tid / 32; partial && i < rows; i += kThreads / 32) {
     const Row r = s_rows[i];
     uint8_t *s_row = smem + sh.in + i * sh.in_stride + r.shift;
     const int n_single = r.v_lo + t.seg - r.v_hi;
@@ -593,11 +611,12 @@ UNROLL
   }
 }
 
-/* Phase 4: s_out to the picture. */
+/* Phase 4: s_out to the picture; @aligned: every output row starts on 16
+ * bytes (s_oshift all 0). */
 template <int PB>
 __host__ __device__ __forceinline__ void
 store_tile (const Args & a, const Tile & t, const Shared & sh,
-    uint8_t * smem, int tid)
+    uint8_t * smem, int tid, bool aligned)
 {
   const int32_t *s_oshift = (const int32_t *) (smem + sh.out_shifts);
 
@@ -616,7 +635,8 @@ store_tile (const Args & a, const Tile & t, const Shared & sh,
 
   /* the others, a warp per row: its aligned vectors, then the bytes at its
    * ends */
-  for (int r = tid / 32; r < t.out_rows; r += kThreads / 32) {
+  for (int r = tid / 32; !(whole && aligned) && r < t.out_rows;
+      r += kThreads / 32) {
     if (whole && s_oshift[r] == 0)
       continue;
     uint8_t *d = a.dst + (size_t) (t.y0 + r) * a.dst_pitch +
@@ -648,16 +668,16 @@ stencil_kernel (Args a)
   load_weights<PB> (a, t, sh, smem, tid);
   for (int c0 = 0; c0 < t.rows; c0 += kChunkRows) {
     __syncthreads ();           /* the previous chunk is used up */
-    stage_row_info<PB> (a, t, sh, smem, c0, tid);
-    __syncthreads ();
-    stage_rows<PB, SB> (a, t, sh, smem, c0, tid);
+    const bool partial = __syncthreads_or (stage_row_info<PB> (a, t, sh,
+            smem, c0, tid));
+    stage_rows<PB, SB> (a, t, sh, smem, c0, tid, partial);
     __syncthreads ();
     rows_pass<PB, SB, DIR, R> (a, t, sh, smem, c0, tid);
   }
   __syncthreads ();
   columns_pass<PB, SB, DIR, VWIDE, R> (a, t, sh, smem, tid);
   __syncthreads ();
-  store_tile<PB> (a, t, sh, smem, tid);
+  store_tile<PB> (a, t, sh, smem, tid, false);
 }
 
 /* ---- The tensor-core kernel: 8-bit samples, BOTH, radii up to 8 ----
@@ -677,23 +697,37 @@ stencil_kernel (Args a)
  * CF_STENCIL_INTER_BITS fraction bits) likewise enters the columns as its
  * two bytes, four products in all: sum w h = 2^16 hi.hi + 2^8 (hi.lo +
  * lo.hi) + lo.lo, put together modulo 2^32, exact because the plan bounds
- * the true sum within int32 (mma_split ()). Every sum is the one
- * cf_stencil_cpu () makes, so the bytes are the same.
+ * the true sum within int32 (mma_split ()). The rounding constants start
+ * the accumulators. Every sum is the one cf_stencil_cpu () makes, so the
+ * bytes are the same.
  *
  * h is kept in shared memory as two byte planes (its low and high bytes),
  * transposed: a channel's plane holds, per pixel of the tile, the staged
  * rows of that pixel's column one after the other, so four rows of a
  * column are one 32-bit word, as the columns' B fragments take them. The
  * strides keep the rows pass's stores and the columns pass's loads free of
- * bank conflicts. Shorter taps are centred among zero weights; staging,
- * borders and the output tile are the other kernel's phases. */
+ * bank conflicts. A copied channel (alpha) goes through the rows pass as
+ * a delta band, its samples into the low plane, where the columns pass
+ * picks them up. Shorter taps are centred among zero weights; staging,
+ * borders and the output tile are the other kernel's phases. Launches
+ * take this kernel only on 16-byte aligned planes and pitches
+ * (cf_stencil_cuda ()), so every output row of a tile starts on 16 bytes. */
 
-constexpr int kMmaR = 8;                /* the band's radius: 2 kMmaR + 1 taps */
 constexpr int kHColumn = 36;            /* words per pixel column of h: 144
                                          * bytes >= staged rows, 4 banks on */
 static_assert (kTileRows + 2 * kMmaR <= 4 * kHColumn, "h columns hold the rows");
 static_assert ((kTileRows + 2 * kMmaR) % 8 == 0
     && kChunkRows % 8 == 0, "whole n tiles of staged rows");
+static_assert (kWPad + 4 * 3 + 16 + 8 <= kWRow, "fragment loads stay inside");
+
+/* How the tensor-core kernel splits a plan's weights into bytes. */
+enum MmaSplit {
+  kMmaNone,                     /* it cannot take the plan */
+  kMmaBlur,                     /* weights 0 .. 65535, results 0 .. 255
+                                 * without saturating */
+  kMmaUnsigned,                 /* weights 0 .. 65535, h 0 .. 65535 */
+  kMmaSigned                    /* weights and h within int16 */
+};
 
 template <int PB>
 struct MmaShape {
@@ -715,8 +749,8 @@ shared_layout_mma ()
   typedef MmaShape<PB> S;
   Shared s;
 
-  s.weights = 0;
-  s.rows = round16 (2 * CF_STENCIL_MAX_TAPS * 4);
+  s.weights = 0;                /* Args::wbytes */
+  s.rows = round16 (kWBytesWords * 4);
   s.out_shifts = s.rows + round16 (kChunkRows * (int) sizeof (Row));
   s.in = s.out_shifts + round16 (kTileRows * 4);
   /* staged rows 16 PB bytes apart modulo 128: the eight rows of a B
@@ -752,29 +786,38 @@ imma (int32_t (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 #undef CF_IMMA
 }
 
-/* This lane's A fragment of the band W[m][k] = w[k - m] (0 <= k - m <=
- * 2 kMmaR, else 0) as its low and high bytes. Register r holds row
- * m = g + 8 (r & 1), columns k = 4 q + 16 (r >> 1) .. + 3, byte i column
- * k + i (g = lane / 4, q = lane % 4: PTX's fragment layout). */
-__device__ __forceinline__ void
-band_fragment (const int32_t * w, int lane, uint32_t (&lo)[4],
-    uint32_t (&hi)[4])
+/* Where register @r of this lane's A fragment starts in a band: PTX's
+ * layout puts row m = g + 8 (r & 1), columns k = 4 q + 16 (r >> 1) .. + 3
+ * in it, byte i column k + i (g = lane / 4, q = lane % 4), so it holds
+ * taps k - m .. + 3 of the band W[m][k] = w[k - m]. */
+__device__ __forceinline__ int
+band_tap (int lane, int r)
 {
-  const int g = lane >> 2, q = lane & 3;
+  return 4 * (lane & 3) + 16 * (r >> 1) - (lane >> 2) - 8 * (r & 1);
+}
 
+/* This lane's A fragment of the band of the taps in @wb (one byte array
+ * of Args::wbytes): four consecutive bytes of it per register. */
+__device__ __forceinline__ void
+band_fragment (const uint8_t * wb, int lane, uint32_t (&f)[4])
+{
 UNROLL
   for (int r = 0; r < 4; r++) {
-    const int m = g + 8 * (r & 1), k0 = 4 * q + 16 * (r >> 1);
-    uint32_t l = 0, h = 0;
+    const int at = kWPad + band_tap (lane, r);
+    const uint32_t *w = (const uint32_t *) (wb + (at & ~3));
+    f[r] = __funnelshift_r (w[0], w[1], 8 * (at & 3));
+  }
+}
+
+/* The fragment of the delta band (tap kMmaR 1, the others 0): C is the
+ * staged sample at the output's own place. */
+__device__ __forceinline__ void
+delta_fragment (int lane, uint32_t (&f)[4])
+{
 UNROLL
-    for (int i = 0; i < 4; i++) {
-      const int t = k0 + i - m;
-      const int32_t v = t >= 0 && t <= 2 * kMmaR ? w[t] : 0;
-      l |= (uint32_t) (v & 255) << (8 * i);
-      h |= (uint32_t) ((v >> 8) & 255) << (8 * i);
-    }
-    lo[r] = l;
-    hi[r] = h;
+  for (int r = 0; r < 4; r++) {
+    const int i = kMmaR - band_tap (lane, r);
+    f[r] = i >= 0 && i < 4 ? 1u << (8 * i) : 0;
   }
 }
 
@@ -806,13 +849,15 @@ channel_words (const uint8_t * p, uint32_t (&c)[PB])
 /* Phase 2 on the tensor cores: staged rows c0 .. c0 + @rows - 1 into h.
  * A warp's item is 16 pixels (m tile mt) of 8 staged rows (n tile nt), all
  * channels. */
-template <int PB, bool SIGNED>
+template <int PB, int SPLIT>
 __device__ __forceinline__ void
-rows_pass_mma (const Shared & sh, uint8_t * smem, int c0, int rows,
-    const uint32_t (&wlo)[4], const uint32_t (&whi)[4], int warp, int lane)
+rows_pass_mma (const Args & a, const Shared & sh, uint8_t * smem, int c0,
+    int rows, const uint32_t (&wlo)[4], const uint32_t (&whi)[4],
+    const uint32_t (&delta)[4], int warp, int lane)
 {
   typedef MmaShape<PB> S;
   constexpr int kMTiles = S::kTilePixels / 16;
+  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
   const int g = lane >> 2, q = lane & 3;
   const Row *s_rows = (const Row *) (smem + sh.rows);
   uint8_t *h_lo = smem + sh.inter, *h_hi = h_lo + S::kPlaneBytes;
@@ -823,30 +868,42 @@ rows_pass_mma (const Shared & sh, uint8_t * smem, int c0, int rows,
     const int i = nt * 8 + g;
     const uint8_t *px = smem + sh.in + i * sh.in_stride + s_rows[i].shift +
         (mt * 16 + 4 * q) * PB;
+    /* C: pixel 16 mt + g + 8 e, staged rows c0 + 8 nt + 2 q and the next:
+     * two rows of a column of h */
+    const int at = 4 * (mt * 16 + g) * kHColumn + c0 + nt * 8 + 2 * q;
     uint32_t b0[PB], b1[PB];
 
     channel_words<PB> (px, b0);
     channel_words<PB> (px + 16 * PB, b1);
 UNROLL
     for (int c = 0; c < PB; c++) {
-      int32_t lo[4] = { 0, 0, 0, 0 }, hi[4] = { 0, 0, 0, 0 };
+      uint8_t *lo_c = h_lo + 4 * c * S::kChannelWords + at;
+      uint8_t *hi_c = h_hi + 4 * c * S::kChannelWords + at;
+
+      if (a.skip & (1u << c)) {
+        int32_t d[4] = { 0, 0, 0, 0 };
+
+        imma<false, false> (d, delta, b0[c], b1[c]);
+UNROLL
+        for (int e = 0; e < 2; e++)
+          *(uint16_t *) (lo_c + 4 * 8 * e * kHColumn) =
+              (uint16_t) __byte_perm (d[2 * e], d[2 * e + 1], 0x0040);
+        continue;
+      }
+      const int32_t r0 = 1 << (kShift - 1);
+      int32_t lo[4] = { r0, r0, r0, r0 }, hi[4] = { 0, 0, 0, 0 };
 
       imma<false, false> (lo, wlo, b0[c], b1[c]);
-      imma<SIGNED, false> (hi, whi, b0[c], b1[c]);
-      /* C: pixel 16 mt + g + 8 e, staged rows c0 + 8 nt + 2 q and the
-       * next, as h; their two low bytes and two high bytes stored as
-       * pairs of rows */
+      imma<SPLIT == kMmaSigned, false> (hi, whi, b0[c], b1[c]);
 UNROLL
       for (int e = 0; e < 2; e++) {
-        const int32_t h0 = round_shift (hi[2 * e] * 256 + lo[2 * e],
-            CF_STENCIL_WEIGHT_BITS_8 - kInterShift);
-        const int32_t h1 = round_shift (hi[2 * e + 1] * 256 + lo[2 * e + 1],
-            CF_STENCIL_WEIGHT_BITS_8 - kInterShift);
-        const int at = 4 * (c * S::kChannelWords +
-            (mt * 16 + g + 8 * e) * kHColumn) + c0 + nt * 8 + 2 * q;
+        const int32_t h0 = (hi[2 * e] * 256 + lo[2 * e]) >> kShift;
+        const int32_t h1 = (hi[2 * e + 1] * 256 + lo[2 * e + 1]) >> kShift;
 
-        *(uint16_t *) (h_lo + at) = (uint16_t) __byte_perm (h0, h1, 0x0040);
-        *(uint16_t *) (h_hi + at) = (uint16_t) __byte_perm (h0, h1, 0x0051);
+        *(uint16_t *) (lo_c + 4 * 8 * e * kHColumn) =
+            (uint16_t) __byte_perm (h0, h1, 0x0040);
+        *(uint16_t *) (hi_c + 4 * 8 * e * kHColumn) =
+            (uint16_t) __byte_perm (h0, h1, 0x0051);
       }
     }
   }
@@ -855,33 +912,39 @@ UNROLL
 /* Phase 3 on the tensor cores: h into s_out. A warp takes 8 samples (n
  * tile nt) down the whole tile, m tile by m tile: consecutive m tiles
  * share 16 rows of B. */
-template <int PB, bool SIGNED>
+template <int PB, int SPLIT>
 __device__ __forceinline__ void
-columns_pass_mma (const Args & a, const Tile & t, const Shared & sh,
-    uint8_t * smem, const uint32_t (&wlo)[4], const uint32_t (&whi)[4],
-    int warp, int lane)
+columns_pass_mma (const Args & a, const Shared & sh, uint8_t * smem,
+    const uint32_t (&wlo)[4], const uint32_t (&whi)[4], int warp, int lane)
 {
   typedef MmaShape<PB> S;
+  constexpr bool SIGNED = SPLIT == kMmaSigned;
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
   const int g = lane >> 2, q = lane & 3;
-  const int32_t *s_oshift = (const int32_t *) (smem + sh.out_shifts);
+  const uint8_t *h_lo = smem + sh.inter;
 
   for (int nt = warp; nt < S::kTilePixels * PB / 8; nt += kThreads / 32) {
     /* B: sample j = 8 nt + g of the tile, rows 4 q .. + 3 of each half */
     const int j = nt * 8 + g;
-    const uint32_t *col_lo = (const uint32_t *) (smem + sh.inter) +
+    const uint32_t *col_lo = (const uint32_t *) h_lo +
         (j % PB) * S::kChannelWords + (j / PB) * kHColumn + q;
     const uint32_t *col_hi = col_lo + S::kPlaneBytes / 4;
     uint32_t bl0 = col_lo[0], bh0 = col_hi[0];
-    /* C: samples 8 nt + 2 q and the next; the copied ones read back from
-     * the picture */
+    /* C: samples 8 nt + 2 q and the next; a copied one is its staged
+     * sample, kMmaR rows down its column of the low plane */
     const int js = nt * 8 + 2 * q;
     const bool keep0 = a.skip & (1u << (js % PB));
     const bool keep1 = a.skip & (1u << ((js + 1) % PB));
+    const uint8_t *raw0 = h_lo + 4 * ((js % PB) * S::kChannelWords +
+        (js / PB) * kHColumn) + kMmaR;
+    const uint8_t *raw1 = h_lo + 4 * (((js + 1) % PB) * S::kChannelWords +
+        ((js + 1) / PB) * kHColumn) + kMmaR;
 
+UNROLL
     for (int mt = 0; mt < kTileRows / 16; mt++) {
       const uint32_t bl1 = col_lo[4 * mt + 4], bh1 = col_hi[4 * mt + 4];
-      int32_t ll[4] = { 0, 0, 0, 0 }, mid[4] = { 0, 0, 0, 0 };
+      const int32_t r0 = 1 << (kShift - 1);
+      int32_t ll[4] = { r0, r0, r0, r0 }, mid[4] = { 0, 0, 0, 0 };
       int32_t hh[4] = { 0, 0, 0, 0 };
 
       imma<false, false> (ll, wlo, bl0, bl1);
@@ -896,55 +959,59 @@ UNROLL
         int32_t v[2];
 UNROLL
         for (int u = 0; u < 2; u++) {
-          const uint32_t s = ((uint32_t) hh[2 * e + u] << 16) +
-              ((uint32_t) mid[2 * e + u] << 8) + (uint32_t) ll[2 * e + u] +
-              (1u << (kShift - 1));
-          v[u] = saturate ((int32_t) s >> kShift, 255);
+          const uint32_t s = (uint32_t) hh[2 * e + u] * 65536u +
+              (uint32_t) mid[2 * e + u] * 256u + (uint32_t) ll[2 * e + u];
+          v[u] = (int32_t) s >> kShift;
+          if (SPLIT != kMmaBlur)
+            v[u] = saturate (v[u], 255);
         }
-        if ((keep0 || keep1) && r < t.out_rows && js < t.out_bytes) {
-          const uint8_t *in = a.src + (size_t) (t.y0 + r) * a.src_pitch +
-              (size_t) t.x0 * PB + js;
-          if (keep0)
-            v[0] = ld (in);
-          if (keep1 && js + 1 < t.out_bytes)
-            v[1] = ld (in + 1);
-        }
-        *(uint16_t *) (smem + sh.out + r * sh.out_stride + s_oshift[r] + js)
-            = (uint16_t) (v[0] | v[1] << 8);
+        if (keep0)
+          v[0] = raw0[r];
+        if (keep1)
+          v[1] = raw1[r];
+        *(uint16_t *) (smem + sh.out + r * sh.out_stride + js) =
+            (uint16_t) __byte_perm (v[0], v[1], 0x0040);
       }
     }
   }
 }
 
-template <int PB, bool SIGNED>
-__global__ void __launch_bounds__ (kThreads)
+template <int PB, int SPLIT>
+__global__ void __launch_bounds__ (kThreads, 3)
 stencil_mma_kernel (Args a)
 {
   extern __shared__ uint4 s_raw[];
   uint8_t *smem = (uint8_t *) s_raw;
   const Shared sh = shared_layout_mma<PB> ();
   const Tile t = tile_of<PB, 1> (a, blockIdx.x, blockIdx.y);
-  const int32_t *s_w = (const int32_t *) (smem + sh.weights);
+  const uint8_t *s_wb = smem + sh.weights;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  uint32_t wlo[4], whi[4];
+  uint32_t wlo[4], whi[4], delta[4];
 
-  load_weights<PB> (a, t, sh, smem, tid);
+  for (int i = tid; i < kWBytesWords; i += kThreads)
+    ((uint32_t *) (smem + sh.weights))[i] = a.wbytes[i];
+  /* aligned launches: every output row starts on 16 bytes */
+  for (int r = tid; r < kTileRows; r += kThreads)
+    ((int32_t *) (smem + sh.out_shifts))[r] = 0;
+  delta_fragment (lane, delta);
   __syncthreads ();
-  band_fragment (s_w, lane, wlo, whi);
+  band_fragment (s_wb, lane, wlo);
+  band_fragment (s_wb + kWRow, lane, whi);
   for (int c0 = 0; c0 < t.rows; c0 += kChunkRows) {
     __syncthreads ();           /* the previous chunk is used up */
-    stage_row_info<PB> (a, t, sh, smem, c0, tid);
+    const bool partial = __syncthreads_or (stage_row_info<PB> (a, t, sh,
+            smem, c0, tid));
+    stage_rows<PB, 1> (a, t, sh, smem, c0, tid, partial);
     __syncthreads ();
-    stage_rows<PB, 1> (a, t, sh, smem, c0, tid);
-    __syncthreads ();
-    rows_pass_mma<PB, SIGNED> (sh, smem, c0, imin (kChunkRows, t.rows - c0),
-        wlo, whi, warp, lane);
+    rows_pass_mma<PB, SPLIT> (a, sh, smem, c0, imin (kChunkRows,
+            t.rows - c0), wlo, whi, delta, warp, lane);
   }
-  band_fragment (s_w + CF_STENCIL_MAX_TAPS, lane, wlo, whi);
+  band_fragment (s_wb + 2 * kWRow, lane, wlo);
+  band_fragment (s_wb + 3 * kWRow, lane, whi);
   __syncthreads ();
-  columns_pass_mma<PB, SIGNED> (a, t, sh, smem, wlo, whi, warp, lane);
+  columns_pass_mma<PB, SPLIT> (a, sh, smem, wlo, whi, warp, lane);
   __syncthreads ();
-  store_tile<PB> (a, t, sh, smem, tid);
+  store_tile<PB> (a, t, sh, smem, tid, true);
 }
 
 /* One kernel of the family, as the host sees it. */
@@ -1023,32 +1090,36 @@ select_kernel (int pb, int sb, int dir, bool wide, int r, int rx, int ry)
   }
 }
 
-template <int PB, bool SIGNED>
+template <int PB, int SPLIT>
 void
 launch_mma (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
 {
-  stencil_mma_kernel<PB, SIGNED><<<grid, kThreads, shared, stream>>> (a);
+  stencil_mma_kernel<PB, SPLIT><<<grid, kThreads, shared, stream>>> (a);
 }
 
-template <int PB, bool SIGNED>
+template <int PB, int SPLIT>
 Kernel
 mma_kernel_of ()
 {
   Kernel k;
 
-  k.func = (const void *) stencil_mma_kernel<PB, SIGNED>;
-  k.launch = launch_mma<PB, SIGNED>;
+  k.func = (const void *) stencil_mma_kernel<PB, SPLIT>;
+  k.launch = launch_mma<PB, SPLIT>;
   k.tile_pixels = MmaShape<PB>::kTilePixels;
   k.shared_bytes = shared_layout_mma<PB> ().bytes;
   return k;
 }
 
-/* How the tensor-core kernel splits a plan's weights into bytes. */
-enum MmaSplit {
-  kMmaNone,                     /* it cannot take the plan */
-  kMmaUnsigned,                 /* weights 0 .. 65535, h 0 .. 65535 */
-  kMmaSigned                    /* weights and h within int16 */
-};
+template <int PB>
+Kernel
+mma_kernel_of_split (MmaSplit split)
+{
+  if (split == kMmaBlur)
+    return mma_kernel_of<PB, kMmaBlur> ();
+  if (split == kMmaUnsigned)
+    return mma_kernel_of<PB, kMmaUnsigned> ();
+  return mma_kernel_of<PB, kMmaSigned> ();
+}
 
 /* The tensor-core kernel for a plane of @pb-byte pixels of @sb-byte
  * samples; func NULL where it has none. */
@@ -1060,13 +1131,25 @@ select_mma_kernel (int pb, int sb, MmaSplit split)
   if (sb != 1 || split == kMmaNone)
     return none;
   switch (pb) {
-    case 1: return split == kMmaSigned ? mma_kernel_of<1, true> () :
-          mma_kernel_of<1, false> ();
-    case 2: return split == kMmaSigned ? mma_kernel_of<2, true> () :
-          mma_kernel_of<2, false> ();
-    case 4: return split == kMmaSigned ? mma_kernel_of<4, true> () :
-          mma_kernel_of<4, false> ();
+    case 1: return mma_kernel_of_split<1> (split);
+    case 2: return mma_kernel_of_split<2> (split);
+    case 4: return mma_kernel_of_split<4> (split);
     default: return none;
+  }
+}
+
+/* Args::wbytes from the taps @a holds (2 kMmaR + 1 per axis). */
+void
+mma_weight_bytes (Args * a)
+{
+  uint8_t *b = (uint8_t *) a->wbytes;
+
+  memset (a->wbytes, 0, sizeof (a->wbytes));
+  for (int t = 0; t <= 2 * kMmaR; t++) {
+    b[kWPad + t] = (uint8_t) (a->wx[t] & 255);
+    b[kWRow + kWPad + t] = (uint8_t) ((a->wx[t] >> 8) & 255);
+    b[2 * kWRow + kWPad + t] = (uint8_t) (a->wy[t] & 255);
+    b[3 * kWRow + kWPad + t] = (uint8_t) ((a->wy[t] >> 8) & 255);
   }
 }
 
@@ -1123,8 +1206,15 @@ mma_split (const CfStencilPlan * plan)
   const int64_t h_max = (255 * pos + (1 << (shift - 1))) >> shift;
   const int64_t h_min = -((255 * neg - (1 << (shift - 1)) +
           (1 << shift) - 1) >> shift);
-  if (lo >= 0 && hi <= 65535 && h_max <= 65535)
-    return kMmaUnsigned;
+  if (lo >= 0 && hi <= 65535 && h_max <= 65535) {
+    /* no result above 255 (none below 0 either): no saturation */
+    int64_t gy = 0;
+    for (int t = 0; t <= 2 * plan->radius_y; t++)
+      gy += plan->weights_y[t];
+    const int out_shift = plan->weight_bits + kInterShift;
+    return (gy * h_max + (INT64_C (1) << (out_shift - 1))) >> out_shift
+        <= 255 ? kMmaBlur : kMmaUnsigned;
+  }
   if (lo >= -32768 && hi <= 32767 && h_min >= -32768 && h_max <= 32767)
     return kMmaSigned;
   return kMmaNone;
@@ -1263,6 +1353,7 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       dp->kernel[p] = mma;
       a->rx = pad_taps (a->wx, plan->weights_x, a->rx, kMmaR);
       a->ry = pad_taps (a->wy, plan->weights_y, a->ry, kMmaR);
+      mma_weight_bytes (a);
       a = &dp->fb_args[p];
     }
     /* radius up to 8: the unrolled kernel of the next bucket, the taps

@@ -1559,20 +1559,21 @@ mma_planes (CfFormat format)
   return n;
 }
 
-/* Random taps of either sign for radius @r into @t, as given (not
- * normalized): each within +-0.45 and their gain (sum of |tap|) at most
- * 1.3, so that the weights, h and the columns' sums fit the tensor cores'
- * signed pieces. */
+/* Random taps for radius @r into @t, as given (not normalized), of either
+ * sign (@with_negative: each within +-0.45, gain at most 1.3) or positive
+ * (gain 1.3, so that results saturate): the weights, h and the columns'
+ * sums fit the tensor cores' signed or unsigned pieces. */
 static void
-signed_taps (int r, double *t)
+gain_taps (int r, double *t, gboolean with_negative)
 {
   double gain = 0;
 
   for (int i = 0; i <= 2 * r; i++) {
-    t[i] = g_rand_double_range (gpu_rand, -0.45, 0.45);
+    t[i] = with_negative ? g_rand_double_range (gpu_rand, -0.45, 0.45) :
+        g_rand_double_range (gpu_rand, 0.01, 1.0);
     gain += fabs (t[i]);
   }
-  for (int i = 0; gain > 1.3 && i <= 2 * r; i++)
+  for (int i = 0; (!with_negative || gain > 1.3) && i <= 2 * r; i++)
     t[i] *= 1.3 / gain;
 }
 
@@ -1601,19 +1602,20 @@ test_cuda_tensor_cores (void)
       for (z = 0; z < G_N_ELEMENTS (sizes); z++) {
         const int rx = pairs[n % G_N_ELEMENTS (pairs)][0];
         const int ry = pairs[n % G_N_ELEMENTS (pairs)][1];
-        const guint kind = n % 4;
+        const guint kind = n % 5;
         gboolean nx = TRUE, ny = TRUE;
         CfStencilParams s;
         char *what;
 
-        /* gaussian, box, random positive, or signed taps of at most
-         * 0.45, as given (the high byte of weight and h signed) */
+        /* gaussian, box, random positive (blurs: no saturation), signed
+         * taps of at most 0.45 (the high byte of weight and h signed), or
+         * positive taps of gain 1.3 (saturating) */
         if (kind < 3) {
           make_taps ((TapsKind) kind, rx, tx, gpu_rand);
           make_taps ((TapsKind) ((kind + 1) % 3), ry, ty, gpu_rand);
         } else {
-          signed_taps (rx, tx);
-          signed_taps (ry, ty);
+          gain_taps (rx, tx, kind == 3);
+          gain_taps (ry, ty, kind == 3);
           nx = ny = FALSE;
         }
         s = params_of (CF_STENCIL_BOTH, rx, tx, nx, ry, ty, ny, b);
@@ -1622,7 +1624,8 @@ test_cuda_tensor_cores (void)
         n++;
         what = g_strdup_printf ("tensor cores: %s %dx%d %s rx %d ry %d "
             "taps %s", cf_format_info (f)->name, sizes[z][0], sizes[z][1],
-            border_names[b], rx, ry, kind < 3 ? kind_names[kind] : "signed");
+            border_names[b], rx, ry, kind < 3 ? kind_names[kind] :
+            kind == 3 ? "signed" : "gain 1.3");
         gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
             CF_STENCIL_KERNELS_AUTO, TRUE, ALIGNED_PITCH, 0, what, &n_mma);
         want_mma += mma_planes (f);
