@@ -765,16 +765,20 @@ shared_layout_mma ()
   return s;
 }
 
-/* D += A B on mma.m16n8k32 with int32 sums; AS, BS: A, B signed bytes. */
+/* D = A B + C on mma.m16n8k32 with int32 sums; AS, BS: A, B signed
+ * bytes. C = 0 where left out (which the compiler can take from the zero
+ * register instead of four moves). */
 template <bool AS, bool BS>
 __device__ __forceinline__ void
-imma (int32_t (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
+imma (int32_t (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1,
+    int32_t c0 = 0, int32_t c1 = 0, int32_t c2 = 0, int32_t c3 = 0)
 {
 #define CF_IMMA(TA, TB) \
   asm ("mma.sync.aligned.m16n8k32.row.col.s32." TA "." TB ".s32 "       \
-      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};" \
-      : "+r" (d[0]), "+r" (d[1]), "+r" (d[2]), "+r" (d[3])              \
-      : "r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1))
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};" \
+      : "=r" (d[0]), "=r" (d[1]), "=r" (d[2]), "=r" (d[3])              \
+      : "r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1), \
+      "r" (c0), "r" (c1), "r" (c2), "r" (c3))
   if (AS && BS)
     CF_IMMA ("s8", "s8");
   else if (AS)
@@ -881,7 +885,7 @@ UNROLL
       uint8_t *hi_c = h_hi + 4 * c * S::kChannelWords + at;
 
       if (a.skip & (1u << c)) {
-        int32_t d[4] = { 0, 0, 0, 0 };
+        int32_t d[4];
 
         imma<false, false> (d, delta, b0[c], b1[c]);
 UNROLL
@@ -890,15 +894,16 @@ UNROLL
               (uint16_t) __byte_perm (d[2 * e], d[2 * e + 1], 0x0040);
         continue;
       }
-      const int32_t r0 = 1 << (kShift - 1);
-      int32_t lo[4] = { r0, r0, r0, r0 }, hi[4] = { 0, 0, 0, 0 };
+      int32_t lo[4], hi[4];
 
       imma<false, false> (lo, wlo, b0[c], b1[c]);
       imma<SPLIT == kMmaSigned, false> (hi, whi, b0[c], b1[c]);
 UNROLL
       for (int e = 0; e < 2; e++) {
-        const int32_t h0 = (hi[2 * e] * 256 + lo[2 * e]) >> kShift;
-        const int32_t h1 = (hi[2 * e + 1] * 256 + lo[2 * e + 1]) >> kShift;
+        const int32_t r0 = 1 << (kShift - 1);
+        const int32_t h0 = (hi[2 * e] * 256 + lo[2 * e] + r0) >> kShift;
+        const int32_t h1 = (hi[2 * e + 1] * 256 + lo[2 * e + 1] + r0) >>
+            kShift;
 
         *(uint16_t *) (lo_c + 4 * 8 * e * kHColumn) =
             (uint16_t) __byte_perm (h0, h1, 0x0040);
@@ -944,12 +949,12 @@ UNROLL
     for (int mt = 0; mt < kTileRows / 16; mt++) {
       const uint32_t bl1 = col_lo[4 * mt + 4], bh1 = col_hi[4 * mt + 4];
       const int32_t r0 = 1 << (kShift - 1);
-      int32_t ll[4] = { r0, r0, r0, r0 }, mid[4] = { 0, 0, 0, 0 };
-      int32_t hh[4] = { 0, 0, 0, 0 };
+      int32_t ll[4], mid[4], mid2[4], hh[4];
 
-      imma<false, false> (ll, wlo, bl0, bl1);
-      imma<SIGNED, false> (mid, whi, bl0, bl1);
-      imma<false, SIGNED> (mid, wlo, bh0, bh1);
+      imma<false, false> (ll, wlo, bl0, bl1, r0, r0, r0, r0);
+      imma<SIGNED, false> (mid2, whi, bl0, bl1);
+      imma<false, SIGNED> (mid, wlo, bh0, bh1, mid2[0], mid2[1], mid2[2],
+          mid2[3]);
       imma<SIGNED, SIGNED> (hh, whi, bh0, bh1);
       bl0 = bl1;
       bh0 = bh1;
