@@ -292,7 +292,7 @@ static void
 bench_kernels (double imad_peak, size_t l2_bytes, GRand * rand, int iters,
     int warmup)
 {
-  static const int radii[] = { 1, 4, 8, 16, 32, 64 };
+  static const int radii[] = { 1, 2, 4, 8, 16, 32, 64 };
   static const struct
   {
     CfFormat format;

@@ -136,6 +136,7 @@ border_index (int border, int i, int n)
  * high, tap t of 2 kMmaR + 1 at byte kWPad + t of its kWRow, zeros
  * around. */
 constexpr int kMmaR = 8;                /* the band's radius: 2 kMmaR + 1 taps */
+constexpr int kMmaMinR = 2;             /* the smallest radius it takes */
 constexpr int kWPad = 16;
 constexpr int kWRow = 56;
 constexpr int kWBytesWords = 4 * kWRow / 4;
@@ -1178,7 +1179,8 @@ columns_wide (const CfStencilPlan * plan)
 }
 
 /* How the tensor-core kernel can take @plan (MmaSplit): BOTH on 8-bit
- * samples, both radii up to kMmaR, the columns' sums within int32
+ * samples, the larger radius kMmaMinR .. kMmaR (at radius 1 the CUDA-core
+ * kernel is the faster: docs/PERFORMANCE.md), the columns' sums within int32
  * (columns_wide ()), and the weights and the rows' results h within the
  * two bytes it splits them into: every weight 0 .. 65535 with h 0 ..
  * 65535 (unsigned bytes), or every weight and h within int16 (the high
@@ -1194,6 +1196,7 @@ mma_split (const CfStencilPlan * plan)
   if (plan->direction != CF_STENCIL_BOTH
       || plan->weight_bits != CF_STENCIL_WEIGHT_BITS_8
       || plan->radius_x > kMmaR || plan->radius_y > kMmaR
+      || imax (plan->radius_x, plan->radius_y) < kMmaMinR
       || columns_wide (plan))
     return kMmaNone;
   for (int t = 0; t <= 2 * plan->radius_x; t++) {

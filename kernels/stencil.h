@@ -252,12 +252,15 @@ typedef struct CfStencilDevicePlan CfStencilDevicePlan;
 
 /* Which kernels filter the planes (stencil.cu describes them). */
 typedef enum {
-  /* BOTH on 8-bit samples in 1-, 2- or 4-byte pixels with radii up to 8:
-   * the integer tensor cores, where the weights and the intermediate fit
-   * their byte pieces (gaussians, boxes and other blurs; sharpening up to
-   * about twice the picture); on planes or pitches not aligned to 16 bytes
-   * a launch takes the CUDA-core kernel instead. Everything else: the
-   * CUDA-core kernel (int32 multiply-adds). The default. */
+  /* BOTH on 8-bit samples in 1-, 2- or 4-byte pixels, the larger radius
+   * 2 .. 8 (the smaller may be 0 .. 8): the integer tensor cores, where
+   * the weights and the intermediate fit their byte pieces (blurs:
+   * gaussian, box, any taps of one sign; taps of both signs when each
+   * weight is within +-0.5 and the gains stay near 1, which leaves out
+   * sharpening, whose centre tap is above 1); on planes or pitches not
+   * aligned to 16 bytes a launch takes the CUDA-core kernel instead.
+   * Everything else: the CUDA-core kernel (int32 multiply-adds). The
+   * default. */
   CF_STENCIL_KERNELS_AUTO,
   /* the CUDA-core kernel for every plane (tests and benchmarks compare
    * them) */
