@@ -1559,10 +1559,11 @@ mma_planes (CfFormat format)
   return n;
 }
 
-/* Random taps for radius @r into @t, as given (not normalized), of either
- * sign (@with_negative: each within +-0.45, gain at most 1.3) or positive
- * (gain 1.3, so that results saturate): the weights, h and the columns'
- * sums fit the tensor cores' signed or unsigned pieces. */
+/* Random taps for radius @r (at least 1) into @t, as given (not
+ * normalized), of either sign (@with_negative: each within +-0.45, gain at
+ * most 1.3) or positive (gain 1.3, so that results saturate; each tap
+ * below 1.3 / 1.6, so below 1): the weights, h and the columns' sums fit
+ * the tensor cores' signed or unsigned pieces. */
 static void
 gain_taps (int r, double *t, gboolean with_negative)
 {
@@ -1570,7 +1571,7 @@ gain_taps (int r, double *t, gboolean with_negative)
 
   for (int i = 0; i <= 2 * r; i++) {
     t[i] = with_negative ? g_rand_double_range (gpu_rand, -0.45, 0.45) :
-        g_rand_double_range (gpu_rand, 0.01, 1.0);
+        g_rand_double_range (gpu_rand, 0.3, 1.0);
     gain += fabs (t[i]);
   }
   for (int i = 0; (!with_negative || gain > 1.3) && i <= 2 * r; i++)
