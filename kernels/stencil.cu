@@ -198,24 +198,38 @@ struct Shared {
   int bytes;
 };
 
+/* The parts in order: @weights bytes of weights, staged rows of @in_row
+ * bytes (@in_mod >= 0: their stride that modulo 128), @inter bytes of
+ * intermediate, output rows of @out_row bytes. */
+__host__ __device__ __forceinline__ Shared
+layout_of (int weights, int in_row, int in_mod, int inter, int out_row)
+{
+  Shared s;
+
+  s.weights = 0;
+  s.rows = round16 (weights);
+  s.out_shifts = s.rows + round16 (kChunkRows * (int) sizeof (Row));
+  s.in = s.out_shifts + round16 (kTileRows * 4);
+  /* 15 more bytes: a row starts at its global address modulo 16 */
+  s.in_stride = round16 (in_row + 15);
+  while (in_mod >= 0 && s.in_stride % 128 != in_mod)
+    s.in_stride += 16;
+  s.inter = s.in + kChunkRows * s.in_stride;
+  s.out = s.inter + inter;
+  s.out_stride = round16 (out_row + 15);
+  s.bytes = s.out + kTileRows * s.out_stride;
+  return s;
+}
+
 template <int PB, int SB>
 __host__ __device__ __forceinline__ Shared
 shared_layout (int rx, int ry)
 {
   typedef Shape<PB, SB> S;
-  Shared s;
 
-  s.weights = 0;
-  s.rows = round16 (2 * CF_STENCIL_MAX_TAPS * 4);
-  s.out_shifts = s.rows + round16 (kChunkRows * (int) sizeof (Row));
-  s.in = s.out_shifts + round16 (kTileRows * 4);
-  /* 15 more bytes: a row starts at its global address modulo 16 */
-  s.in_stride = round16 ((S::kTilePixels + 2 * rx) * PB + 15);
-  s.inter = s.in + kChunkRows * s.in_stride;
-  s.out = s.inter + (kTileRows + 2 * ry) * S::kInterStride * 4;
-  s.out_stride = round16 (S::kTileWidth * SB + 15);
-  s.bytes = s.out + kTileRows * s.out_stride;
-  return s;
+  return layout_of (2 * CF_STENCIL_MAX_TAPS * 4, (S::kTilePixels + 2 * rx) *
+      PB, -1, (kTileRows + 2 * ry) * S::kInterStride * 4,
+      S::kTileWidth * SB);
 }
 
 /* The block's tile, and the byte ranges of its staged rows. */
@@ -743,27 +757,17 @@ static_assert (MmaShape<1>::kTilePixels % 16 == 0
     && MmaShape<2>::kTilePixels % 16 == 0
     && MmaShape<4>::kTilePixels % 16 == 0, "whole m tiles of pixels");
 
+/* Args::wbytes, then as shared_layout () with h's two planes as the
+ * intermediate; staged rows 16 PB bytes apart modulo 128, so that the
+ * eight rows of a B fragment's load meet no bank conflict. */
 template <int PB>
 __host__ __device__ __forceinline__ Shared
 shared_layout_mma ()
 {
   typedef MmaShape<PB> S;
-  Shared s;
 
-  s.weights = 0;                /* Args::wbytes */
-  s.rows = round16 (kWBytesWords * 4);
-  s.out_shifts = s.rows + round16 (kChunkRows * (int) sizeof (Row));
-  s.in = s.out_shifts + round16 (kTileRows * 4);
-  /* staged rows 16 PB bytes apart modulo 128: the eight rows of a B
-   * fragment's load meet no bank conflict */
-  s.in_stride = round16 ((S::kTilePixels + 2 * kMmaR) * PB + 15);
-  while (s.in_stride % 128 != 16 * PB % 128)
-    s.in_stride += 16;
-  s.inter = s.in + kChunkRows * s.in_stride;    /* h: low bytes, high */
-  s.out = s.inter + 2 * S::kPlaneBytes;
-  s.out_stride = round16 (S::kTilePixels * PB + 15);
-  s.bytes = s.out + kTileRows * s.out_stride;
-  return s;
+  return layout_of (kWBytesWords * 4, (S::kTilePixels + 2 * kMmaR) * PB,
+      16 * PB % 128, 2 * S::kPlaneBytes, S::kTilePixels * PB);
 }
 
 /* D = A B + C on mma.m16n8k32 with int32 sums; AS, BS: A, B signed
@@ -1190,7 +1194,7 @@ MmaSplit
 mma_split (const CfStencilPlan * plan)
 {
   const int shift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
-  int64_t pos = 0, neg = 0;
+  int64_t pos = 0, neg = 0, gy = 0;
   int32_t lo = 0, hi = 0;
 
   if (plan->direction != CF_STENCIL_BOTH
@@ -1208,6 +1212,7 @@ mma_split (const CfStencilPlan * plan)
   }
   for (int t = 0; t <= 2 * plan->radius_y; t++) {
     const int32_t w = plan->weights_y[t];
+    gy += w;
     lo = w < lo ? w : lo;
     hi = w > hi ? w : hi;
   }
@@ -1216,9 +1221,6 @@ mma_split (const CfStencilPlan * plan)
           (1 << shift) - 1) >> shift);
   if (lo >= 0 && hi <= 65535 && h_max <= 65535) {
     /* no result above 255 (none below 0 either): no saturation */
-    int64_t gy = 0;
-    for (int t = 0; t <= 2 * plan->radius_y; t++)
-      gy += plan->weights_y[t];
     const int out_shift = plan->weight_bits + kInterShift;
     return (gy * h_max + (INT64_C (1) << (out_shift - 1))) >> out_shift
         <= 255 ? kMmaBlur : kMmaUnsigned;
