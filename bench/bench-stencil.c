@@ -47,7 +47,7 @@
 #include "stencil.h"
 
 static gboolean opt_quick, opt_no_pipeline, opt_no_kernel, opt_cpu_only;
-static gint opt_frames, opt_iters;
+static gint opt_frames, opt_iters, opt_max_radius = CF_STENCIL_MAX_RADIUS;
 static gchar *opt_csv, *opt_commit;
 
 static GOptionEntry entries[] = {
@@ -68,6 +68,8 @@ static GOptionEntry entries[] = {
       "Skip the kernel and ceiling section", NULL},
   {"cpu-only", 0, 0, G_OPTION_ARG_NONE, &opt_cpu_only,
       "Only the cpu rows (backend=cpu): no CUDA device needed", NULL},
+  {"max-radius", 0, 0, G_OPTION_ARG_INT, &opt_max_radius,
+      "Kernel rows up to this radius only (default 64: all)", "R"},
   {NULL}
 };
 
@@ -307,7 +309,12 @@ bench_kernels (double imad_peak, size_t l2_bytes, GRand * rand, int iters,
   case_open (&c, CF_FORMAT_RGBA, W4K, H4K, imad_peak, l2_bytes, rand, iters,
       warmup);
   case_ceiling (&c);
+  guint n_radii = 0;
+
   for (guint k = 0; k < G_N_ELEMENTS (radii); k++) {
+    if (radii[k] > opt_max_radius)
+      break;
+    n_radii++;
     t[k] = case_stencil (&c, "kernel", CF_STENCIL_BOTH, radii[k],
         CF_STENCIL_CLAMP, CF_STENCIL_KERNELS_AUTO, radii[k] == 8 ?
         "; issue target on the H100: <= 40 us" : "");
@@ -315,26 +322,31 @@ bench_kernels (double imad_peak, size_t l2_bytes, GRand * rand, int iters,
       case_stencil (&c, "kernel", CF_STENCIL_BOTH, radii[k], CF_STENCIL_CLAMP,
           CF_STENCIL_KERNELS_CUDA_CORES, "");
   }
-  bound_row (&c, radii, t, G_N_ELEMENTS (radii));
-  case_stencil (&c, "kernel", CF_STENCIL_HORIZONTAL, 8, CF_STENCIL_CLAMP,
-      CF_STENCIL_KERNELS_AUTO, "");
-  case_stencil (&c, "kernel", CF_STENCIL_VERTICAL, 8, CF_STENCIL_CLAMP,
-      CF_STENCIL_KERNELS_AUTO, "");
-  /* the borders touch only the edges: near equal (clamp again, in the same
-   * series) */
-  for (int b = 0; b < CF_STENCIL_BORDER_COUNT; b++)
-    case_stencil (&c, "border", CF_STENCIL_BOTH, 8, b,
+  if (n_radii == G_N_ELEMENTS (radii))
+    bound_row (&c, radii, t, n_radii);
+  if (opt_max_radius >= 8) {
+    case_stencil (&c, "kernel", CF_STENCIL_HORIZONTAL, 8, CF_STENCIL_CLAMP,
         CF_STENCIL_KERNELS_AUTO, "");
+    case_stencil (&c, "kernel", CF_STENCIL_VERTICAL, 8, CF_STENCIL_CLAMP,
+        CF_STENCIL_KERNELS_AUTO, "");
+    /* the borders touch only the edges: near equal (clamp again, in the same
+     * series) */
+    for (int b = 0; b < CF_STENCIL_BORDER_COUNT; b++)
+      case_stencil (&c, "border", CF_STENCIL_BOTH, 8, b,
+          CF_STENCIL_KERNELS_AUTO, "");
+  }
   case_close (&c);
 
   for (guint k = 0; k < G_N_ELEMENTS (others); k++) {
     case_open (&c, others[k].format, others[k].width, others[k].height,
         imad_peak, l2_bytes, rand, iters, warmup);
     case_ceiling (&c);
-    case_stencil (&c, "kernel", CF_STENCIL_BOTH, 8, CF_STENCIL_CLAMP,
-        CF_STENCIL_KERNELS_AUTO, "");
-    case_stencil (&c, "kernel", CF_STENCIL_BOTH, 8, CF_STENCIL_CLAMP,
-        CF_STENCIL_KERNELS_CUDA_CORES, "");
+    for (int r = 1; r <= 8 && r <= opt_max_radius; r += 7) {
+      case_stencil (&c, "kernel", CF_STENCIL_BOTH, r, CF_STENCIL_CLAMP,
+          CF_STENCIL_KERNELS_AUTO, "");
+      case_stencil (&c, "kernel", CF_STENCIL_BOTH, r, CF_STENCIL_CLAMP,
+          CF_STENCIL_KERNELS_CUDA_CORES, "");
+    }
     case_close (&c);
   }
 }

@@ -61,7 +61,8 @@
  * 1.1e9 multiply-adds alone need 67 us; a copy of the frame takes 20 us.
  * BOTH on 8-bit samples at radius 2 .. 8 therefore runs on the integer
  * tensor cores (stencil_mma_kernel () below, about 1.7x faster), which
- * reuses phases 1 and 4.
+ * reuses phases 1 and 4, and at radius 1 in registers without the tile
+ * (stencil_window_kernel (), about 1.4x faster).
  */
 #include "stencil.h"
 #include "cuda-common.cuh"
@@ -87,8 +88,10 @@ static_assert (kTileRows % kM == 0, "whole groups of rows");
 /* The phases are compiled for the host too, where the pragma is unknown. */
 #ifdef __CUDA_ARCH__
 #define UNROLL _Pragma ("unroll")
+#define NO_UNROLL _Pragma ("unroll 1")
 #else
 #define UNROLL
+#define NO_UNROLL
 #endif
 
 __host__ __device__ __forceinline__ int
@@ -137,6 +140,7 @@ border_index (int border, int i, int n)
  * around. */
 constexpr int kMmaR = 8;                /* the band's radius: 2 kMmaR + 1 taps */
 constexpr int kMmaMinR = 2;             /* the smallest radius it takes */
+constexpr int kWinR = 1;                /* the sliding window's radius */
 constexpr int kWPad = 16;
 constexpr int kWRow = 56;
 constexpr int kWBytesWords = 4 * kWRow / 4;
@@ -159,6 +163,10 @@ struct Args {
   int32_t wx[CF_STENCIL_MAX_TAPS], wy[CF_STENCIL_MAX_TAPS];
   /* the tensor-core kernel's weights as bytes (mma_weight_bytes ()) */
   uint32_t wbytes[kWBytesWords];
+  /* the sliding-window kernel's: per axis (x, y) and channel of a pixel,
+   * 2 kWinR + 1 taps (win_weights ()); and its output rows per block */
+  int32_t wk[2][4][2 * kWinR + 1];
+  int strip;
 };
 
 /* The constants of a kernel for PB-byte pixels of SB-byte samples. */
@@ -1024,11 +1032,233 @@ stencil_mma_kernel (Args a)
   store_tile<PB> (a, t, sh, smem, tid, true);
 }
 
+/* ---- The sliding-window kernel: 8-bit samples, BOTH, radius 1 ----
+ *
+ * The tiled kernels above pay for their shared-memory phases (staging,
+ * the intermediate tile, the output tile and their barriers) more than for
+ * the arithmetic, which at radius 1 is little. Here a thread owns
+ * one aligned 16-byte vector of a row (16 samples) and walks down a strip
+ * of a.strip output rows, everything in registers, no shared memory and no
+ * barrier:
+ * - it loads each input row's vector 2 R rows ahead (a ring of 2 R + 1
+ *   vectors), with the R PB bytes on each side that its horizontal taps
+ *   need taken from the neighbouring lanes (shuffles); lanes 0 and 31 load
+ *   theirs, and the vectors at the picture's left and right edges and the
+ *   CONSTANT rows are made byte by byte through the border (win_fetch ());
+ * - the rows pass turns the vector into the 16 intermediates h (stencil.h),
+ *   kept for the 2 R + 1 latest rows (a second ring);
+ * - the columns pass makes the 16 output samples of the row R rows up from
+ *   those, and stores them as one vector.
+ * A copied sample (alpha) is filtered with the identity on both axes,
+ * which gives back its byte exactly: (2^16 (v 2^16 + 2^9 >> 10) + 2^21) >>
+ * 22 = v; so the weights are per channel (Args::wk) and every sample takes
+ * the same path. The sums are cf_stencil_cpu ()'s (int32: the plan's
+ * columns must fit, !columns_wide ()), so the bytes are the same. Launches
+ * take it on 16-byte aligned planes and pitches only (cf_stencil_cuda ()). */
+constexpr int kWinThreads = 64;         /* a block: 64 vectors of a row */
+
+template <int PB, int R>
+struct WinShape {
+  static constexpr int kTaps = 2 * R + 1;
+  static constexpr int kHalo = (R * PB + 3) / 4;        /* words each side */
+  static constexpr int kWords = 4 + 2 * kHalo;  /* halo, vector, halo */
+};
+
+/* Where the bytes of an edge vector's window come from (@edge: it meets
+ * the picture's left or right edge), once per thread: byte b of the
+ * window, at row byte x0 - 4 kHalo + b, reads row byte s_off[b][thread],
+ * or -1: CONSTANT's border. */
+template <int PB, int R>
+__device__ __forceinline__ void
+win_offsets (const Args & a, int x0, bool edge,
+    int32_t (*s_off)[kWinThreads])
+{
+  typedef WinShape<PB, R> W;
+
+  for (int b = 0; edge && b < 4 * W::kWords; b++) {
+    /* from -16 on, so that the division and modulo see no negative */
+    const int pos = x0 - 4 * W::kHalo + b + 16;
+    const int sx = border_index (a.border, pos / PB - 16 / PB, a.width);
+
+    s_off[b][threadIdx.x] = sx < 0 ? -1 : sx * PB + pos % PB;
+  }
+}
+
+/* The words of input row @y (picture row index, maybe outside) around the
+ * vector at byte @x0 into @e: halo, the vector, halo. A vector past the
+ * row's end gets zeros (no lane reads them). Lanes 0 and 31 load their
+ * outer halo; the other lanes' halos come from their neighbours later
+ * (win_rows ()), unless @edge: then every byte comes through the border
+ * (win_offsets (), all loads in flight at once). A CONSTANT row outside
+ * the picture is @cword, the border's bytes, in every word. */
+template <int PB, int R>
+__device__ __forceinline__ void
+win_fetch (const Args & a, int y, int x0, int lane, bool edge,
+    uint32_t cword, const int32_t (*s_off)[kWinThreads],
+    uint32_t (&e)[WinShape<PB, R>::kWords])
+{
+  typedef WinShape<PB, R> W;
+  const int sy = border_index (a.border, y, a.height);
+  const uint8_t *row = a.src + (size_t) imax (sy, 0) * a.src_pitch;
+
+UNROLL
+  for (int w = 0; w < W::kWords; w++)
+    e[w] = sy < 0 ? cword : 0;
+  if (sy < 0 || x0 >= a.width * PB)
+    return;
+  if (!edge) {
+    const uint4 v = ld ((const uint4 *) (row + x0));
+    e[W::kHalo] = v.x;
+    e[W::kHalo + 1] = v.y;
+    e[W::kHalo + 2] = v.z;
+    e[W::kHalo + 3] = v.w;
+UNROLL
+    for (int w = 0; w < W::kHalo; w++) {
+      if (lane == 0)
+        e[w] = ld ((const uint32_t *) (row + x0 - 4 * W::kHalo) + w);
+      if (lane == 31)
+        e[W::kHalo + 4 + w] = ld ((const uint32_t *) (row + x0 + 16) + w);
+    }
+    return;
+  }
+UNROLL
+  for (int b = 0; b < 4 * W::kWords; b++) {
+    const int32_t off = s_off[b][threadIdx.x];
+    const uint32_t v = off >= 0 ? ld (row + off) : cword >> 8 * (b % 4) & 255;
+    e[b / 4] |= v << 8 * (b % 4);
+  }
+}
+
+/* Sample @j of the extended vector @x (from its left halo on). */
+template <int PB, int R>
+__host__ __device__ __forceinline__ int32_t
+win_sample (const uint32_t (&x)[WinShape<PB, R>::kWords], int j)
+{
+  const int b = j + 4 * WinShape<PB, R>::kHalo;
+  return (int32_t) ((x[b >> 2] >> 8 * (b & 3)) & 255);
+}
+
+/* The rows pass of the vector in @e: its 16 intermediates into @h. The
+ * halos of lanes that did not load theirs come from the neighbouring
+ * lanes (every lane of the warp takes part in the shuffles). */
+template <int PB, int R>
+__device__ __forceinline__ void
+win_rows (const Args & a, const uint32_t (&e)[WinShape<PB, R>::kWords],
+    int lane, bool edge, int32_t (&h)[16])
+{
+  typedef WinShape<PB, R> W;
+  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
+  uint32_t x[W::kWords];
+
+UNROLL
+  for (int w = 0; w < W::kWords; w++)
+    x[w] = e[w];
+UNROLL
+  for (int w = 0; w < W::kHalo; w++) {
+    const uint32_t left = __shfl_up_sync (0xffffffffu, e[4 + w], 1);
+    const uint32_t right = __shfl_down_sync (0xffffffffu, e[W::kHalo + w],
+        1);
+    if (!edge && lane != 0)
+      x[w] = left;
+    if (!edge && lane != 31)
+      x[W::kHalo + 4 + w] = right;
+  }
+UNROLL
+  for (int j = 0; j < 16; j++) {
+    int32_t acc = 1 << (kShift - 1);
+UNROLL
+    for (int t = 0; t < W::kTaps; t++)
+      acc += a.wk[0][j % PB][t] * win_sample<PB, R> (x, j + (t - R) * PB);
+    h[j] = acc >> kShift;
+  }
+}
+
+/* The columns pass: the 16 output samples from the intermediates of 2 R +
+ * 1 rows (@h, the ring, the oldest row at slot @first), as a vector. */
+template <int PB, int R, bool SAT>
+__host__ __device__ __forceinline__ uint4
+win_columns (const Args & a, const int32_t (&h)[2 * R + 1][16], int first)
+{
+  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
+  uint32_t out[4] = { 0, 0, 0, 0 };
+
+UNROLL
+  for (int j = 0; j < 16; j++) {
+    int32_t acc = 1 << (kShift - 1);
+UNROLL
+    for (int t = 0; t < 2 * R + 1; t++)
+      acc += a.wk[1][j % PB][t] * h[(first + t) % (2 * R + 1)][j];
+    acc >>= kShift;
+    if (SAT)
+      acc = saturate (acc, 255);
+    out[j / 4] |= (uint32_t) acc << 8 * (j % 4);
+  }
+  return make_uint4 (out[0], out[1], out[2], out[3]);
+}
+
+template <int PB, int R, bool SAT>
+__global__ void __launch_bounds__ (kWinThreads)
+stencil_window_kernel (Args a)
+{
+  typedef WinShape<PB, R> W;
+  constexpr int kW = W::kTaps;
+  /* the ring of input rows: a deeper one (loads further ahead) measured
+   * slower, its registers costing more warps than it hides */
+  constexpr int Q = kW;
+  const int lane = threadIdx.x % 32;
+  const int x0 = 16 * (blockIdx.x * kWinThreads + threadIdx.x);
+  const int y0 = blockIdx.y * a.strip;
+  const int row_bytes = a.width * PB;
+  /* rows of the strip's input: its output rows and R more each side */
+  const int n = imin (a.strip, a.height - y0) + 2 * R;
+  /* this vector, or its halo, meets the picture's left or right edge */
+  const bool edge = x0 < 4 * W::kHalo || x0 + 16 + 4 * W::kHalo > row_bytes;
+  __shared__ int32_t s_off[4 * W::kWords][kWinThreads];
+  uint32_t raw[Q][W::kWords];
+  int32_t h[kW][16];
+  uint32_t cword = 0;
+
+  for (int i = 0; i < 4; i++)
+    cword |= ((uint32_t) a.border_sample[i % PB] & 255) << 8 * i;
+  win_offsets<PB, R> (a, x0, edge, s_off);
+UNROLL
+  for (int u = 0; u < Q - 1; u++)
+    if (u < n)
+      win_fetch<PB, R> (a, y0 - R + u, x0, lane, edge, cword, s_off,
+          raw[u]);
+  for (int base = 0; base < n; base += Q) {
+UNROLL
+    for (int u = 0; u < Q; u++) {
+      const int i = base + u;   /* the same in every thread of the block */
+
+      if (i >= n)
+        break;
+      /* the row Q - 1 ahead, into the slot row i - 1 left */
+      if (i + Q - 1 < n)
+        win_fetch<PB, R> (a, y0 - R + i + Q - 1, x0, lane, edge, cword,
+            s_off, raw[(u + Q - 1) % Q]);
+      win_rows<PB, R> (a, raw[u], lane, edge, h[u % kW]);
+      if (i >= 2 * R && x0 < row_bytes) {
+        const uint4 v = win_columns<PB, R, SAT> (a, h, (u + 1) % kW);
+        uint8_t *d = a.dst + (size_t) (y0 + i - 2 * R) * a.dst_pitch + x0;
+
+        if (x0 + 16 <= row_bytes) {
+          *(uint4 *) d = v;
+        } else {
+          const uint32_t o[4] = { v.x, v.y, v.z, v.w };
+          for (int b = 0; b < row_bytes - x0; b++)
+            d[b] = (uint8_t) (o[b / 4] >> 8 * (b % 4));
+        }
+      }
+    }
+  }
+}
+
 /* One kernel of the family, as the host sees it. */
 struct Kernel {
   const void *func;
   void (*launch) (const Args &, dim3, size_t, cudaStream_t);
-  int tile_pixels;
+  int tile_pixels, tile_rows;   /* a block's output */
   int shared_bytes;             /* for the plan's radii */
 };
 
@@ -1048,6 +1278,7 @@ kernel_of (int rx, int ry)
   k.func = (const void *) stencil_kernel<PB, SB, DIR, VWIDE, R>;
   k.launch = launch<PB, SB, DIR, VWIDE, R>;
   k.tile_pixels = Shape<PB, SB>::kTilePixels;
+  k.tile_rows = kTileRows;
   k.shared_bytes = shared_layout<PB, SB> (rx, ry).bytes;
   return k;
 }
@@ -1086,7 +1317,7 @@ kernel_of_dir (int dir, bool wide, int r, int rx, int ry)
 Kernel
 select_kernel (int pb, int sb, int dir, bool wide, int r, int rx, int ry)
 {
-  Kernel none = { NULL, NULL, 0, 0 };
+  Kernel none = { NULL, NULL, 0, 0, 0 };
 
   switch (pb * 10 + sb) {
     case 11: return kernel_of_dir<1, 1> (dir, wide, r, rx, ry);
@@ -1116,6 +1347,7 @@ mma_kernel_of ()
   k.func = (const void *) stencil_mma_kernel<PB, SPLIT>;
   k.launch = launch_mma<PB, SPLIT>;
   k.tile_pixels = MmaShape<PB>::kTilePixels;
+  k.tile_rows = kTileRows;
   k.shared_bytes = shared_layout_mma<PB> ().bytes;
   return k;
 }
@@ -1136,7 +1368,7 @@ mma_kernel_of_split (MmaSplit split)
 Kernel
 select_mma_kernel (int pb, int sb, MmaSplit split)
 {
-  Kernel none = { NULL, NULL, 0, 0 };
+  Kernel none = { NULL, NULL, 0, 0, 0 };
 
   if (sb != 1 || split == kMmaNone)
     return none;
@@ -1146,6 +1378,95 @@ select_mma_kernel (int pb, int sb, MmaSplit split)
     case 4: return mma_kernel_of_split<4> (split);
     default: return none;
   }
+}
+
+template <int PB, int R, bool SAT>
+void
+launch_window (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
+{
+  stencil_window_kernel<PB, R, SAT><<<grid, kWinThreads, shared, stream>>>
+      (a);
+}
+
+template <int PB, int R, bool SAT>
+Kernel
+window_kernel_of (int strip)
+{
+  Kernel k;
+
+  k.func = (const void *) stencil_window_kernel<PB, R, SAT>;
+  k.launch = launch_window<PB, R, SAT>;
+  k.tile_pixels = kWinThreads * 16 / PB;
+  k.tile_rows = strip;
+  k.shared_bytes = 0;
+  return k;
+}
+
+template <int PB>
+Kernel
+window_kernel_of_pb (bool sat, int strip)
+{
+  /* radius 2 was compiled and measured slower than the tensor cores (168
+   * to 208 registers a thread: too few warps) */
+  return sat ? window_kernel_of<PB, kWinR, true> (strip) :
+      window_kernel_of<PB, kWinR, false> (strip);
+}
+
+/* The sliding-window kernel on a plane of @pb-byte pixels of 8-bit
+ * samples, saturating (@sat) or not, @strip output rows a block; func NULL
+ * where it has none. */
+Kernel
+select_window_kernel (int pb, bool sat, int strip)
+{
+  Kernel none = { NULL, NULL, 0, 0, 0 };
+
+  switch (pb) {
+    case 1: return window_kernel_of_pb<1> (sat, strip);
+    case 2: return window_kernel_of_pb<2> (sat, strip);
+    case 4: return window_kernel_of_pb<4> (sat, strip);
+    default: return none;
+  }
+}
+
+/* Args::wk for the kernel of radius @r from the taps @a holds (rx, ry,
+ * wx, wy as the plan's, not padded): each channel's taps centred in 2 @r
+ * + 1, the identity (1 << B) for a copied one. */
+void
+win_weights (Args * a, int r)
+{
+  memset (a->wk, 0, sizeof (a->wk));
+  for (int k = 0; k < 4; k++)
+    for (int t = 0; t <= 2 * r; t++) {
+      const int dx = t - r + a->rx, dy = t - r + a->ry;
+      const bool copy = a->skip & (1u << k);
+
+      a->wk[0][k][t] = copy ? (t == r) << a->bits :
+          dx >= 0 && dx <= 2 * a->rx ? a->wx[dx] : 0;
+      a->wk[1][k][t] = copy ? (t == r) << a->bits :
+          dy >= 0 && dy <= 2 * a->ry ? a->wy[dy] : 0;
+    }
+}
+
+/* Output rows per block of the sliding-window kernel on a plane of
+ * @width x @height @pb-byte pixels: 8, the fastest measured on 4K and
+ * 1080p planes (docs/PERFORMANCE.md: longer strips leave too few warps to
+ * hide the loads, shorter ones filter more halo rows), halved down to 2
+ * while the plane gives the @sms multiprocessors less than one wave of 16
+ * warps each (NV12's chroma). CF_STENCIL_WINDOW_ROWS in the environment
+ * sets it (for measurements; 0 turns the kernel off). */
+int
+window_strip (int width, int height, int pb, int sms)
+{
+  const char *env = getenv ("CF_STENCIL_WINDOW_ROWS");
+  const long warps = (long) (width * pb + 16 * kWinThreads - 1) /
+      (16 * kWinThreads) * (kWinThreads / 32);
+  int strip = 8;
+
+  if (env && *env)
+    return (int) strtol (env, NULL, 10);
+  while (strip > 2 && warps * ((height + strip - 1) / strip) < 16L * sms)
+    strip /= 2;
+  return strip;
 }
 
 /* Args::wbytes from the taps @a holds (2 kMmaR + 1 per axis). */
@@ -1182,6 +1503,31 @@ columns_wide (const CfStencilPlan * plan)
       > INT32_MAX;
 }
 
+/* Whether BOTH on 8-bit samples with @plan's weights gives no value
+ * outside 0 .. 255 before saturating: every weight >= 0, and the largest
+ * h (255 times the x weights' sum, rounded) through the y weights at most
+ * 255. */
+bool
+never_saturates (const CfStencilPlan * plan)
+{
+  const int shift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
+  const int out_shift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
+  int64_t gx = 0, gy = 0;
+
+  for (int t = 0; t <= 2 * plan->radius_x; t++) {
+    if (plan->weights_x[t] < 0)
+      return false;
+    gx += plan->weights_x[t];
+  }
+  for (int t = 0; t <= 2 * plan->radius_y; t++) {
+    if (plan->weights_y[t] < 0)
+      return false;
+    gy += plan->weights_y[t];
+  }
+  const int64_t h_max = (255 * gx + (1 << (shift - 1))) >> shift;
+  return (gy * h_max + (INT64_C (1) << (out_shift - 1))) >> out_shift <= 255;
+}
+
 /* How the tensor-core kernel can take @plan (MmaSplit): BOTH on 8-bit
  * samples, the larger radius kMmaMinR .. kMmaR (at radius 1 the CUDA-core
  * kernel is the faster: docs/PERFORMANCE.md), the columns' sums within int32
@@ -1194,7 +1540,7 @@ MmaSplit
 mma_split (const CfStencilPlan * plan)
 {
   const int shift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
-  int64_t pos = 0, neg = 0, gy = 0;
+  int64_t pos = 0, neg = 0;
   int32_t lo = 0, hi = 0;
 
   if (plan->direction != CF_STENCIL_BOTH
@@ -1212,19 +1558,14 @@ mma_split (const CfStencilPlan * plan)
   }
   for (int t = 0; t <= 2 * plan->radius_y; t++) {
     const int32_t w = plan->weights_y[t];
-    gy += w;
     lo = w < lo ? w : lo;
     hi = w > hi ? w : hi;
   }
   const int64_t h_max = (255 * pos + (1 << (shift - 1))) >> shift;
   const int64_t h_min = -((255 * neg - (1 << (shift - 1)) +
           (1 << shift) - 1) >> shift);
-  if (lo >= 0 && hi <= 65535 && h_max <= 65535) {
-    /* no result above 255 (none below 0 either): no saturation */
-    const int out_shift = plan->weight_bits + kInterShift;
-    return (gy * h_max + (INT64_C (1) << (out_shift - 1))) >> out_shift
-        <= 255 ? kMmaBlur : kMmaUnsigned;
-  }
+  if (lo >= 0 && hi <= 65535 && h_max <= 65535)
+    return never_saturates (plan) ? kMmaBlur : kMmaUnsigned;
   if (lo >= -32768 && hi <= 32767 && h_min >= -32768 && h_max <= 32767)
     return kMmaSigned;
   return kMmaNone;
@@ -1271,9 +1612,12 @@ struct CfStencilDevicePlan {
   int n_planes;
   Args args[CF_MAX_PLANES];     /* without the images */
   Kernel kernel[CF_MAX_PLANES];
-  /* a plane on the tensor cores: the CUDA-core kernel, for a launch whose
-   * plane or pitch is not aligned to 16 bytes */
-  bool mma[CF_MAX_PLANES];
+  /* the kernel of each plane (cf_stencil_device_plan_describe ()); one
+   * that needs aligned rows (the tensor cores, the sliding window) keeps
+   * the tiled CUDA-core kernel for a launch whose plane or pitch is not
+   * aligned to 16 bytes */
+  const char *what[CF_MAX_PLANES];
+  bool aligned[CF_MAX_PLANES];
   Args fb_args[CF_MAX_PLANES];
   Kernel fallback[CF_MAX_PLANES];
 };
@@ -1334,6 +1678,19 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
   dp->height = plan->height;
   dp->n_planes = info->n_planes;
   split = kernels == CF_STENCIL_KERNELS_AUTO ? mma_split (plan) : kMmaNone;
+  /* the sliding window: BOTH on 8-bit samples, radii up to kWinR, int32
+   * columns */
+  const int win_r = kernels == CF_STENCIL_KERNELS_AUTO
+      && plan->direction == CF_STENCIL_BOTH
+      && plan->weight_bits == CF_STENCIL_WEIGHT_BITS_8
+      && !columns_wide (plan) ? imax (plan->radius_x, plan->radius_y) : 0;
+  const bool win_sat = !never_saturates (plan);
+  int sms = 0;
+  if (win_r >= 1 && win_r <= kWinR && (err = cudaDeviceGetAttribute (&sms,
+              cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) {
+    free (dp);
+    return err;
+  }
 
   for (int p = 0; p < dp->n_planes; p++) {
     const CfPlaneLayout *l = &info->plane[p];
@@ -1353,12 +1710,29 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       const int32_t value = plan->border_sample[p][k];
       a->border_sample[k] = (int32_t) CF_VALUE_SAMPLE (value, info->lsb);
     }
-    /* the tensor cores: both axes' taps centred in 2 kMmaR + 1; the
-     * CUDA-core kernel stays for unaligned launches */
-    const Kernel mma = select_mma_kernel (l->pixel_bytes, l->sample_bytes,
-        split);
-    if (mma.func) {
-      dp->mma[p] = true;
+    /* radius 1 .. kWinR: the sliding window, its weights per channel; 2
+     * .. kMmaR: the tensor cores, both axes' taps centred in 2 kMmaR + 1;
+     * the CUDA-core kernel stays for unaligned launches */
+    const int strip = win_r >= 1 && win_r <= kWinR && l->sample_bytes == 1 ?
+        window_strip (a->width, a->height, l->pixel_bytes, sms) : 0;
+    const Kernel win = strip > 0 ? select_window_kernel (l->pixel_bytes,
+        win_sat, strip) : Kernel { NULL, NULL, 0, 0, 0 };
+    const Kernel mma = win.func ? Kernel { NULL, NULL, 0, 0, 0 } :
+        select_mma_kernel (l->pixel_bytes, l->sample_bytes, split);
+    dp->what[p] = "cuda cores";
+    if (win.func) {
+      dp->what[p] = "sliding window";
+      dp->aligned[p] = true;
+      dp->fb_args[p] = *a;
+      dp->kernel[p] = win;
+      memcpy (a->wx, plan->weights_x, sizeof (a->wx));
+      memcpy (a->wy, plan->weights_y, sizeof (a->wy));
+      a->strip = strip;
+      win_weights (a, kWinR);
+      a = &dp->fb_args[p];
+    } else if (mma.func) {
+      dp->what[p] = "tensor cores";
+      dp->aligned[p] = true;
       dp->fb_args[p] = *a;
       dp->kernel[p] = mma;
       a->rx = pad_taps (a->wx, plan->weights_x, a->rx, kMmaR);
@@ -1373,12 +1747,13 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       a->rx = pad_taps (a->wx, plan->weights_x, a->rx, r);
     if (plan->direction != CF_STENCIL_HORIZONTAL)
       a->ry = pad_taps (a->wy, plan->weights_y, a->ry, r);
-    Kernel *k = dp->mma[p] ? &dp->fallback[p] : &dp->kernel[p];
+    Kernel *k = dp->aligned[p] ? &dp->fallback[p] : &dp->kernel[p];
     *k = select_kernel (l->pixel_bytes, l->sample_bytes, plan->direction,
         columns_wide (plan), r, a->rx, a->ry);
     if (!k->func)
       err = cudaErrorInvalidValue;
-    else if ((err = allow_shared (k, optin)) == cudaSuccess && dp->mma[p])
+    else if ((err = allow_shared (k, optin)) == cudaSuccess
+        && dp->aligned[p])
       err = allow_shared (&dp->kernel[p], optin);
     if (err != cudaSuccess) {
       free (dp);
@@ -1394,7 +1769,7 @@ cf_stencil_device_plan_describe (const CfStencilDevicePlan * d_plan, int p)
 {
   if (!d_plan || p < 0 || p >= d_plan->n_planes)
     return NULL;
-  return d_plan->mma[p] ? "tensor cores" : "cuda cores";
+  return d_plan->what[p];
 }
 
 extern "C" cudaError_t
@@ -1409,14 +1784,15 @@ cf_stencil_cuda (const CfStencilDevicePlan * d_plan, const CfImage * d_src,
     return cudaErrorInvalidValue;
 
   for (int p = 0; p < d_plan->n_planes; p++) {
-    /* the tensor cores read and write 16-byte aligned rows */
-    const bool fall = d_plan->mma[p] && (((uintptr_t) d_src->data[p]
+    /* the tensor cores and the sliding window read and write 16-byte
+     * aligned rows */
+    const bool fall = d_plan->aligned[p] && (((uintptr_t) d_src->data[p]
             | (uintptr_t) d_dst->data[p] | d_src->pitch[p]
             | d_dst->pitch[p]) & 15);
     const Kernel *k = fall ? &d_plan->fallback[p] : &d_plan->kernel[p];
     Args a = fall ? d_plan->fb_args[p] : d_plan->args[p];
     const dim3 grid ((a.width + k->tile_pixels - 1) / k->tile_pixels,
-        (a.height + kTileRows - 1) / kTileRows);
+        (a.height + k->tile_rows - 1) / k->tile_rows);
     cudaError_t err;
 
     a.src = (const uint8_t *) d_src->data[p];

@@ -252,15 +252,22 @@ typedef struct CfStencilDevicePlan CfStencilDevicePlan;
 
 /* Which kernels filter the planes (stencil.cu describes them). */
 typedef enum {
-  /* BOTH on 8-bit samples in 1-, 2- or 4-byte pixels, the larger radius
-   * 2 .. 8 (the smaller may be 0 .. 8): the integer tensor cores, where
-   * the weights and the intermediate fit their byte pieces (blurs:
-   * gaussian, box, any taps of one sign; taps of both signs when each
-   * weight is within +-0.5 and the gains stay near 1, which leaves out
-   * sharpening, whose centre tap is above 1); on planes or pitches not
-   * aligned to 16 bytes a launch takes the CUDA-core kernel instead.
-   * Everything else: the CUDA-core kernel (int32 multiply-adds). The
-   * default. */
+  /* BOTH on 8-bit samples in 1-, 2- or 4-byte pixels where the columns'
+   * sums stay within int32 (blurs, mild sharpening; not strong
+   * sharpening on both axes):
+   * - radius 1 (one axis may have 0): the sliding-window kernel (each
+   *   thread walks down a strip of rows with everything in registers; the
+   *   strip's height, 8 rows unless the plane is too small to fill the
+   *   device, is set by CF_STENCIL_WINDOW_ROWS in the environment, read
+   *   when the plan is made; 0 turns the kernel off: for measurements);
+   * - the larger radius 2 .. 8: the integer tensor cores, where the
+   *   weights and the intermediate fit their byte pieces (blurs: gaussian,
+   *   box, any taps of one sign; taps of both signs when each weight is
+   *   within +-0.5 and the gains stay near 1, which leaves out sharpening,
+   *   whose centre tap is above 1).
+   * On planes or pitches not aligned to 16 bytes a launch of either takes
+   * the CUDA-core kernel instead. Everything else: the CUDA-core kernel
+   * (int32 multiply-adds, a tile in shared memory). The default. */
   CF_STENCIL_KERNELS_AUTO,
   /* the CUDA-core kernel for every plane (tests and benchmarks compare
    * them) */
@@ -272,9 +279,9 @@ typedef enum {
  * frame). */
 cudaError_t cf_stencil_device_plan_new (const CfStencilPlan * plan,
     CfStencilKernels kernels, CfStencilDevicePlan ** d_plan);
-/* The kernel of plane @p: "tensor cores" (also where a launch on an
- * unaligned plane takes the CUDA-core kernel) or "cuda cores"; NULL for a
- * bad plane. */
+/* The kernel of plane @p: "sliding window" or "tensor cores" (also where
+ * a launch on an unaligned plane takes the CUDA-core kernel), or "cuda
+ * cores"; NULL for a bad plane. */
 const char *cf_stencil_device_plan_describe (const CfStencilDevicePlan *
     d_plan, int p);
 /* Safe on NULL. */

@@ -1398,15 +1398,28 @@ test_cpu_simd (void)
 static GRand *gpu_rand;
 static cudaStream_t gpu_stream;
 
+/* The kernels cf_stencil_device_plan_describe () names, in the order of
+ * gpu_check_kernels ()'s counts. */
+enum
+{
+  KERNEL_CUDA_CORES,
+  KERNEL_WINDOW,
+  KERNEL_TENSOR_CORES,
+  N_KERNELS
+};
+static const char *const kernel_names[N_KERNELS] = { "cuda cores",
+  "sliding window", "tensor cores"
+};
+
 /* Filters a @width x @height picture with @s on both backends and compares
  * every sample: a random picture in planes misaligned by @misalign with
  * pitches of row bytes + @extra, or a constant one. The device output is
  * poisoned before the launch: its padding must still hold POISON after
- * it. */
+ * it. @counts (or NULL): planes per kernel of the plan, added. */
 static void
 gpu_check_kernels (CfFormat format, int width, int height,
     const CfStencilParams * s, CfStencilKernels kernels, gboolean random,
-    size_t extra, int misalign, const char *what, guint * n_mma)
+    size_t extra, int misalign, const char *what, guint counts[N_KERNELS])
 {
   CfStencilDevicePlan *d_plan;
   CfStencilPlan plan;
@@ -1430,9 +1443,15 @@ gpu_check_kernels (CfFormat format, int width, int height,
   g_assert_cmpint (cf_stencil_cpu (&plan, &src.img, &want.img), ==, 0);
 
   CHECK_CUDA (cf_stencil_device_plan_new (&plan, kernels, &d_plan));
-  for (int p = 0; n_mma && p < src.n_planes; p++)
-    *n_mma += !strcmp (cf_stencil_device_plan_describe (d_plan, p),
-        "tensor cores");
+  for (int p = 0; counts && p < src.n_planes; p++) {
+    const char *name = cf_stencil_device_plan_describe (d_plan, p);
+    int k = 0;
+
+    while (k < N_KERNELS && strcmp (name, kernel_names[k]))
+      k++;
+    g_assert_cmpint (k, <, N_KERNELS);
+    counts[k]++;
+  }
   device_init (&src, &d_src, FALSE, gpu_stream);
   device_init (&got, &d_dst, TRUE, gpu_stream);
   CHECK_CUDA (cf_stencil_cuda (d_plan, &d_src.img, &d_dst.img, NULL,
@@ -1545,11 +1564,11 @@ test_cuda_large (void)
   gpu_end ();
 }
 
-/* Whether the tensor cores take 8-bit planes of @format (stencil.h: 1-,
- * 2- and 4-byte pixels), plane by plane: the count expected of
- * cf_stencil_device_plan_describe (). */
+/* How many planes of @format the tensor cores and the sliding window take
+ * (stencil.h: 8-bit samples in 1-, 2- and 4-byte pixels): the count
+ * expected of cf_stencil_device_plan_describe (). */
 static guint
-mma_planes (CfFormat format)
+fast_planes (CfFormat format)
 {
   const CfFormatInfo *info = cf_format_info (format);
   guint n = 0;
@@ -1578,24 +1597,25 @@ gain_taps (int r, double *t, gboolean with_negative)
     t[i] *= 1.3 / gain;
 }
 
-/* The tensor-core kernel (BOTH, 8-bit samples, radii up to 8) against the
- * CPU on 16-byte aligned planes and pitches, where it runs: every format,
- * border and size of the tile edges, radii 1 .. 8 on each axis, blurs
- * (unsigned byte pieces) and small signed taps (signed pieces), alpha
- * copied or filtered, random and constant pictures; then the CUDA-core
- * kernel on the same, which the plan must choose when asked, and an
- * unaligned launch of a tensor-core plan (its fallback). */
+/* The tensor-core kernel (BOTH, 8-bit samples, the larger radius 2 .. 8)
+ * against the CPU on 16-byte aligned planes and pitches, where it runs:
+ * every format, border and size of the tile edges, radii 0 .. 8 on the
+ * other axis, blurs (unsigned byte pieces) and small signed taps (signed
+ * pieces), alpha copied or filtered, random and constant pictures; then
+ * the CUDA-core kernel on the same, which the plan must choose when asked,
+ * and an unaligned launch of a tensor-core plan (its fallback). */
 static void
 test_cuda_tensor_cores (void)
 {
   static const int sizes[][2] = { {1, 1}, {7, 5}, {33, 70}, {131, 67},
   {257, 131}
   };
-  static const int pairs[][2] = { {1, 1}, {3, 8}, {8, 2}, {8, 8}, {1, 2},
-  {2, 1}
+  static const int pairs[][2] = { {2, 2}, {3, 8}, {8, 2}, {8, 8}, {1, 2},
+  {5, 3}
   };
   double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
-  guint f, b, z, n = 0, n_mma = 0, want_mma = 0, n_cuda = 0;
+  guint f, b, z, n = 0, want = 0;
+  guint counts[N_KERNELS] = { 0 }, cuda[N_KERNELS] = { 0 };
 
   gpu_begin ();
   CF_FOR_EACH_FORMAT (f) {
@@ -1606,6 +1626,7 @@ test_cuda_tensor_cores (void)
         const int rx = pairs[n % G_N_ELEMENTS (pairs)][0];
         const int ry = pairs[n % G_N_ELEMENTS (pairs)][1];
         const guint kind = n % 5;
+        const guint planes = fast_planes (f);
         gboolean nx = TRUE, ny = TRUE;
         CfStencilParams s;
         char *what;
@@ -1629,33 +1650,155 @@ test_cuda_tensor_cores (void)
             "taps %s", cf_format_info (f)->name, sizes[z][0], sizes[z][1],
             border_names[b], rx, ry, kind < 3 ? kind_names[kind] :
             kind == 3 ? "signed" : "gain 1.3");
-        /* radius 1 on both axes stays on the CUDA cores */
-        const guint planes = MAX (rx, ry) >= 2 ? mma_planes (f) : 0;
-
         gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
-            CF_STENCIL_KERNELS_AUTO, TRUE, ALIGNED_PITCH, 0, what, &n_mma);
-        want_mma += planes;
+            CF_STENCIL_KERNELS_AUTO, TRUE, ALIGNED_PITCH, 0, what, counts);
+        want += planes;
         if (z % 2 == 0) {
           gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
               CF_STENCIL_KERNELS_AUTO, FALSE, ALIGNED_PITCH, 0, what,
-              &n_mma);
-          want_mma += planes;
+              counts);
+          want += planes;
         }
         if (z == 3) {
           gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
               CF_STENCIL_KERNELS_CUDA_CORES, TRUE, ALIGNED_PITCH, 0, what,
-              &n_cuda);
+              cuda);
           gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
-              CF_STENCIL_KERNELS_AUTO, TRUE, 3, 7, what, &n_mma);
-          want_mma += planes;
+              CF_STENCIL_KERNELS_AUTO, TRUE, 3, 7, what, counts);
+          want += planes;
         }
         g_free (what);
       }
   }
-  g_test_message ("%u runs, %u planes on the tensor cores", n, n_mma);
-  g_assert_cmpuint (n_mma, ==, want_mma);
-  g_assert_cmpuint (n_mma, >, 0);
-  g_assert_cmpuint (n_cuda, ==, 0);
+  g_test_message ("%u runs, %u planes on the tensor cores", n,
+      counts[KERNEL_TENSOR_CORES]);
+  g_assert_cmpuint (counts[KERNEL_TENSOR_CORES], ==, want);
+  g_assert_cmpuint (counts[KERNEL_TENSOR_CORES], >, 0);
+  g_assert_cmpuint (counts[KERNEL_WINDOW], ==, 0);
+  g_assert_cmpuint (cuda[KERNEL_TENSOR_CORES] + cuda[KERNEL_WINDOW], ==, 0);
+  gpu_end ();
+}
+
+/* Taps of radius @r that sharpen one axis within the sliding window's
+ * int32 columns: 1.3 delta - 0.3 box (the centre tap above 1). */
+static void
+mild_sharpen (int r, double *t)
+{
+  for (int i = 0; i <= 2 * r; i++)
+    t[i] = (i == r ? 1.3 : 0.0) - 0.3 / (2 * r + 1);
+}
+
+/* The sliding-window kernel (BOTH, 8-bit samples, radius 1) against
+ * the CPU on 16-byte aligned planes and pitches: every format and border;
+ * widths inside one vector, across lanes, warps and blocks; heights below,
+ * at and across the strips, whose height CF_STENCIL_WINDOW_ROWS also sets
+ * to 1, 3 and 64; blurs (no saturation), a sharpened axis, signed taps and
+ * gain 1.3 (saturating), a derivative; alpha copied or filtered; random
+ * and constant pictures. Then the CUDA-core kernel on the same, and an
+ * unaligned launch of a window plan (its fallback). */
+static void
+test_cuda_window (void)
+{
+  static const int sizes[][2] = { {1, 1}, {3, 2}, {5, 70}, {129, 9},
+  {300, 33}, {513, 17}
+  };
+  static const int pairs[][2] = { {1, 1}, {0, 1}, {1, 0} };
+  static const char *const strips[] = { NULL, "1", "3", "64" };
+  static const char *const names[] = { "gaussian x box", "random x "
+        "gaussian", "sharpen x gaussian", "signed", "gain 1.3",
+    "derivative x box"
+  };
+  double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
+  guint f, b, z, n = 0, want = 0;
+  guint counts[N_KERNELS] = { 0 }, cuda[N_KERNELS] = { 0 };
+
+  gpu_begin ();
+  CF_FOR_EACH_FORMAT (f) {
+    if (cf_format_info (f)->depth != 8)
+      continue;
+    for (b = 0; b < N_BORDERS; b++)
+      for (z = 0; z < G_N_ELEMENTS (sizes); z++) {
+        const int rx = pairs[n % G_N_ELEMENTS (pairs)][0];
+        const int ry = pairs[n % G_N_ELEMENTS (pairs)][1];
+        const guint kind = n % G_N_ELEMENTS (names);
+        const char *strip = strips[(n / 3) % G_N_ELEMENTS (strips)];
+        const guint planes = fast_planes (f);
+        gboolean nx = TRUE, ny = TRUE;
+        CfStencilParams s;
+        char *what;
+
+        switch (kind) {
+          case 0:
+          case 1:
+            make_taps (kind ? TAPS_RANDOM : TAPS_GAUSSIAN, rx, tx, gpu_rand);
+            make_taps (kind ? TAPS_GAUSSIAN : TAPS_BOX, ry, ty, gpu_rand);
+            break;
+          case 2:
+            mild_sharpen (rx, tx);
+            make_taps (TAPS_GAUSSIAN, ry, ty, gpu_rand);
+            break;
+          case 3:
+          case 4:
+            gain_taps (rx, tx, kind == 3);
+            gain_taps (ry, ty, kind == 3);
+            nx = ny = FALSE;
+            break;
+          default:
+            nx = make_taps (TAPS_DERIVATIVE, rx, tx, gpu_rand);
+            make_taps (TAPS_BOX, ry, ty, gpu_rand);
+            break;
+        }
+        s = params_of (CF_STENCIL_BOTH, rx, tx, nx, ry, ty, ny, b);
+        set_border_values (&s, f);
+        s.filter_alpha = n % 2;
+        n++;
+        what = g_strdup_printf ("sliding window: %s %dx%d %s rx %d ry %d "
+            "taps %s, strip %s", cf_format_info (f)->name, sizes[z][0],
+            sizes[z][1], border_names[b], rx, ry, names[kind],
+            strip ? strip : "default");
+        if (strip)
+          g_setenv ("CF_STENCIL_WINDOW_ROWS", strip, TRUE);
+        gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
+            CF_STENCIL_KERNELS_AUTO, TRUE, ALIGNED_PITCH, 0, what, counts);
+        want += planes;
+        if (z % 2 == 0) {
+          gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
+              CF_STENCIL_KERNELS_AUTO, FALSE, ALIGNED_PITCH, 0, what,
+              counts);
+          want += planes;
+        }
+        if (z == 4) {
+          gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
+              CF_STENCIL_KERNELS_CUDA_CORES, TRUE, ALIGNED_PITCH, 0, what,
+              cuda);
+          gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
+              CF_STENCIL_KERNELS_AUTO, TRUE, 3, 7, what, counts);
+          want += planes;
+        }
+        g_unsetenv ("CF_STENCIL_WINDOW_ROWS");
+        g_free (what);
+      }
+  }
+  g_test_message ("%u runs, %u planes in the sliding window", n,
+      counts[KERNEL_WINDOW]);
+  g_assert_cmpuint (counts[KERNEL_WINDOW], ==, want);
+  g_assert_cmpuint (counts[KERNEL_WINDOW], >, 0);
+  g_assert_cmpuint (counts[KERNEL_TENSOR_CORES], ==, 0);
+  g_assert_cmpuint (cuda[KERNEL_TENSOR_CORES] + cuda[KERNEL_WINDOW], ==, 0);
+
+  /* CF_STENCIL_WINDOW_ROWS=0 turns it off: the tiled kernel */
+  {
+    double t[3] = { 1, 2, 1 };
+    CfStencilParams s = params_of (CF_STENCIL_BOTH, 1, t, TRUE, 1, t, TRUE,
+        CF_STENCIL_CLAMP);
+    guint off[N_KERNELS] = { 0 };
+
+    g_setenv ("CF_STENCIL_WINDOW_ROWS", "0", TRUE);
+    gpu_check_kernels (CF_FORMAT_RGBA, 67, 33, &s, CF_STENCIL_KERNELS_AUTO,
+        TRUE, ALIGNED_PITCH, 0, "window off", off);
+    g_unsetenv ("CF_STENCIL_WINDOW_ROWS");
+    g_assert_cmpuint (off[KERNEL_CUDA_CORES], ==, 1);
+  }
   gpu_end ();
 }
 
@@ -1816,6 +1959,7 @@ main (int argc, char **argv)
     g_test_add_func ("/stencil/cuda/matrix", test_cuda_matrix);
     g_test_add_func ("/stencil/cuda/large", test_cuda_large);
     g_test_add_func ("/stencil/cuda/tensor-cores", test_cuda_tensor_cores);
+    g_test_add_func ("/stencil/cuda/window", test_cuda_window);
     g_test_add_func ("/stencil/cuda/invalid", test_cuda_invalid);
   }
 #endif
