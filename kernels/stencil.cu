@@ -1037,43 +1037,52 @@ stencil_mma_kernel (Args a)
  * The tiled kernels above pay for their shared-memory phases (staging,
  * the intermediate tile, the output tile and their barriers) more than for
  * the arithmetic, which at radius 1 is little. Here a thread owns
- * one aligned 16-byte vector of a row (16 samples) and walks down a strip
- * of a.strip output rows, everything in registers, no shared memory and no
- * barrier:
+ * one aligned vector of kWinVec bytes of a row (as many samples) and walks
+ * down a strip of a.strip output rows, everything in registers, no shared
+ * tile and no barrier:
  * - it loads each input row's vector 2 R rows ahead (a ring of 2 R + 1
  *   vectors), with the R PB bytes on each side that its horizontal taps
  *   need taken from the neighbouring lanes (shuffles); lanes 0 and 31 load
- *   theirs, and the vectors at the picture's left and right edges and the
- *   CONSTANT rows are made byte by byte through the border (win_fetch ());
- * - the rows pass turns the vector into the 16 intermediates h (stencil.h),
+ *   theirs; the vectors at the picture's left and right edges read their
+ *   bytes through the border (a per-thread table of offsets made once,
+ *   all loads of a row in flight together), a CONSTANT row is a word of
+ *   border bytes (win_fetch ());
+ * - the rows pass turns the vector into its intermediates h (stencil.h),
  *   kept for the 2 R + 1 latest rows (a second ring);
- * - the columns pass makes the 16 output samples of the row R rows up from
+ * - the columns pass makes the output samples of the row R rows up from
  *   those, and stores them as one vector.
  * A copied sample (alpha) is filtered with the identity on both axes,
  * which gives back its byte exactly: (2^16 (v 2^16 + 2^9 >> 10) + 2^21) >>
  * 22 = v; so the weights are per channel (Args::wk) and every sample takes
  * the same path. The sums are cf_stencil_cpu ()'s (int32: the plan's
  * columns must fit, !columns_wide ()), so the bytes are the same. Launches
- * take it on 16-byte aligned planes and pitches only (cf_stencil_cuda ()). */
+ * take it on 16-byte aligned planes and pitches only (cf_stencil_cuda (),
+ * as for the tensor cores). */
 constexpr int kWinThreads = 64;         /* a block: 64 vectors of a row */
+/* bytes of a thread's vector: 8 measured faster than 16 (80 registers a
+ * thread against 116: half again as many warps to hide the loads) */
+constexpr int kWinVec = 8;
 
-template <int PB, int R>
+/* The window of a thread: VB bytes of a row (its vector) and the R PB
+ * bytes each side its horizontal taps read, in whole words. */
+template <int PB, int R, int VB>
 struct WinShape {
   static constexpr int kTaps = 2 * R + 1;
+  static constexpr int kVec = VB / 4;   /* words of the vector */
   static constexpr int kHalo = (R * PB + 3) / 4;        /* words each side */
-  static constexpr int kWords = 4 + 2 * kHalo;  /* halo, vector, halo */
+  static constexpr int kWords = kVec + 2 * kHalo;       /* halo, vector, halo */
 };
 
 /* Where the bytes of an edge vector's window come from (@edge: it meets
  * the picture's left or right edge), once per thread: byte b of the
  * window, at row byte x0 - 4 kHalo + b, reads row byte s_off[b][thread],
  * or -1: CONSTANT's border. */
-template <int PB, int R>
+template <int PB, int R, int VB>
 __device__ __forceinline__ void
 win_offsets (const Args & a, int x0, bool edge,
     int32_t (*s_off)[kWinThreads])
 {
-  typedef WinShape<PB, R> W;
+  typedef WinShape<PB, R, VB> W;
 
   for (int b = 0; edge && b < 4 * W::kWords; b++) {
     /* from -16 on, so that the division and modulo see no negative */
@@ -1091,13 +1100,13 @@ win_offsets (const Args & a, int x0, bool edge,
  * (win_rows ()), unless @edge: then every byte comes through the border
  * (win_offsets (), all loads in flight at once). A CONSTANT row outside
  * the picture is @cword, the border's bytes, in every word. */
-template <int PB, int R>
+template <int PB, int R, int VB>
 __device__ __forceinline__ void
 win_fetch (const Args & a, int y, int x0, int lane, bool edge,
     uint32_t cword, const int32_t (*s_off)[kWinThreads],
-    uint32_t (&e)[WinShape<PB, R>::kWords])
+    uint32_t (&e)[WinShape<PB, R, VB>::kWords])
 {
-  typedef WinShape<PB, R> W;
+  typedef WinShape<PB, R, VB> W;
   const int sy = border_index (a.border, y, a.height);
   const uint8_t *row = a.src + (size_t) imax (sy, 0) * a.src_pitch;
 
@@ -1107,17 +1116,24 @@ UNROLL
   if (sy < 0 || x0 >= a.width * PB)
     return;
   if (!edge) {
-    const uint4 v = ld ((const uint4 *) (row + x0));
-    e[W::kHalo] = v.x;
-    e[W::kHalo + 1] = v.y;
-    e[W::kHalo + 2] = v.z;
-    e[W::kHalo + 3] = v.w;
+    if constexpr (VB == 16) {
+      const uint4 v = ld ((const uint4 *) (row + x0));
+      e[W::kHalo] = v.x;
+      e[W::kHalo + 1] = v.y;
+      e[W::kHalo + 2] = v.z;
+      e[W::kHalo + 3] = v.w;
+    } else {
+      const uint2 v = ld ((const uint2 *) (row + x0));
+      e[W::kHalo] = v.x;
+      e[W::kHalo + 1] = v.y;
+    }
 UNROLL
     for (int w = 0; w < W::kHalo; w++) {
       if (lane == 0)
         e[w] = ld ((const uint32_t *) (row + x0 - 4 * W::kHalo) + w);
       if (lane == 31)
-        e[W::kHalo + 4 + w] = ld ((const uint32_t *) (row + x0 + 16) + w);
+        e[W::kHalo + W::kVec + w] = ld ((const uint32_t *) (row + x0 + VB) +
+            w);
     }
     return;
   }
@@ -1130,23 +1146,23 @@ UNROLL
 }
 
 /* Sample @j of the extended vector @x (from its left halo on). */
-template <int PB, int R>
+template <int PB, int R, int VB>
 __host__ __device__ __forceinline__ int32_t
-win_sample (const uint32_t (&x)[WinShape<PB, R>::kWords], int j)
+win_sample (const uint32_t (&x)[WinShape<PB, R, VB>::kWords], int j)
 {
-  const int b = j + 4 * WinShape<PB, R>::kHalo;
+  const int b = j + 4 * WinShape<PB, R, VB>::kHalo;
   return (int32_t) ((x[b >> 2] >> 8 * (b & 3)) & 255);
 }
 
-/* The rows pass of the vector in @e: its 16 intermediates into @h. The
+/* The rows pass of the vector in @e: its VB intermediates into @h. The
  * halos of lanes that did not load theirs come from the neighbouring
  * lanes (every lane of the warp takes part in the shuffles). */
-template <int PB, int R>
+template <int PB, int R, int VB>
 __device__ __forceinline__ void
-win_rows (const Args & a, const uint32_t (&e)[WinShape<PB, R>::kWords],
-    int lane, bool edge, int32_t (&h)[16])
+win_rows (const Args & a, const uint32_t (&e)[WinShape<PB, R, VB>::kWords],
+    int lane, bool edge, int32_t (&h)[VB])
 {
-  typedef WinShape<PB, R> W;
+  typedef WinShape<PB, R, VB> W;
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
   uint32_t x[W::kWords];
 
@@ -1155,35 +1171,39 @@ UNROLL
     x[w] = e[w];
 UNROLL
   for (int w = 0; w < W::kHalo; w++) {
-    const uint32_t left = __shfl_up_sync (0xffffffffu, e[4 + w], 1);
+    const uint32_t left = __shfl_up_sync (0xffffffffu, e[W::kVec + w], 1);
     const uint32_t right = __shfl_down_sync (0xffffffffu, e[W::kHalo + w],
         1);
     if (!edge && lane != 0)
       x[w] = left;
     if (!edge && lane != 31)
-      x[W::kHalo + 4 + w] = right;
+      x[W::kHalo + W::kVec + w] = right;
   }
 UNROLL
-  for (int j = 0; j < 16; j++) {
+  for (int j = 0; j < VB; j++) {
     int32_t acc = 1 << (kShift - 1);
 UNROLL
     for (int t = 0; t < W::kTaps; t++)
-      acc += a.wk[0][j % PB][t] * win_sample<PB, R> (x, j + (t - R) * PB);
+      acc += a.wk[0][j % PB][t] * win_sample<PB, R, VB> (x,
+          j + (t - R) * PB);
     h[j] = acc >> kShift;
   }
 }
 
-/* The columns pass: the 16 output samples from the intermediates of 2 R +
- * 1 rows (@h, the ring, the oldest row at slot @first), as a vector. */
-template <int PB, int R, bool SAT>
-__host__ __device__ __forceinline__ uint4
-win_columns (const Args & a, const int32_t (&h)[2 * R + 1][16], int first)
+/* The columns pass: the VB output samples from the intermediates of 2 R +
+ * 1 rows (@h, the ring, the oldest row at slot @first), as words. */
+template <int PB, int R, int VB, bool SAT>
+__host__ __device__ __forceinline__ void
+win_columns (const Args & a, const int32_t (&h)[2 * R + 1][VB], int first,
+    uint32_t (&out)[VB / 4])
 {
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
-  uint32_t out[4] = { 0, 0, 0, 0 };
 
 UNROLL
-  for (int j = 0; j < 16; j++) {
+  for (int w = 0; w < VB / 4; w++)
+    out[w] = 0;
+UNROLL
+  for (int j = 0; j < VB; j++) {
     int32_t acc = 1 << (kShift - 1);
 UNROLL
     for (int t = 0; t < 2 * R + 1; t++)
@@ -1193,38 +1213,37 @@ UNROLL
       acc = saturate (acc, 255);
     out[j / 4] |= (uint32_t) acc << 8 * (j % 4);
   }
-  return make_uint4 (out[0], out[1], out[2], out[3]);
 }
 
-template <int PB, int R, bool SAT>
+template <int PB, int R, int VB, bool SAT>
 __global__ void __launch_bounds__ (kWinThreads)
 stencil_window_kernel (Args a)
 {
-  typedef WinShape<PB, R> W;
+  typedef WinShape<PB, R, VB> W;
   constexpr int kW = W::kTaps;
   /* the ring of input rows: a deeper one (loads further ahead) measured
    * slower, its registers costing more warps than it hides */
   constexpr int Q = kW;
   const int lane = threadIdx.x % 32;
-  const int x0 = 16 * (blockIdx.x * kWinThreads + threadIdx.x);
+  const int x0 = VB * (blockIdx.x * kWinThreads + threadIdx.x);
   const int y0 = blockIdx.y * a.strip;
   const int row_bytes = a.width * PB;
   /* rows of the strip's input: its output rows and R more each side */
   const int n = imin (a.strip, a.height - y0) + 2 * R;
   /* this vector, or its halo, meets the picture's left or right edge */
-  const bool edge = x0 < 4 * W::kHalo || x0 + 16 + 4 * W::kHalo > row_bytes;
+  const bool edge = x0 < 4 * W::kHalo || x0 + VB + 4 * W::kHalo > row_bytes;
   __shared__ int32_t s_off[4 * W::kWords][kWinThreads];
   uint32_t raw[Q][W::kWords];
-  int32_t h[kW][16];
+  int32_t h[kW][VB];
   uint32_t cword = 0;
 
   for (int i = 0; i < 4; i++)
     cword |= ((uint32_t) a.border_sample[i % PB] & 255) << 8 * i;
-  win_offsets<PB, R> (a, x0, edge, s_off);
+  win_offsets<PB, R, VB> (a, x0, edge, s_off);
 UNROLL
   for (int u = 0; u < Q - 1; u++)
     if (u < n)
-      win_fetch<PB, R> (a, y0 - R + u, x0, lane, edge, cword, s_off,
+      win_fetch<PB, R, VB> (a, y0 - R + u, x0, lane, edge, cword, s_off,
           raw[u]);
   for (int base = 0; base < n; base += Q) {
 UNROLL
@@ -1235,20 +1254,21 @@ UNROLL
         break;
       /* the row Q - 1 ahead, into the slot row i - 1 left */
       if (i + Q - 1 < n)
-        win_fetch<PB, R> (a, y0 - R + i + Q - 1, x0, lane, edge, cword,
+        win_fetch<PB, R, VB> (a, y0 - R + i + Q - 1, x0, lane, edge, cword,
             s_off, raw[(u + Q - 1) % Q]);
-      win_rows<PB, R> (a, raw[u], lane, edge, h[u % kW]);
+      win_rows<PB, R, VB> (a, raw[u], lane, edge, h[u % kW]);
       if (i >= 2 * R && x0 < row_bytes) {
-        const uint4 v = win_columns<PB, R, SAT> (a, h, (u + 1) % kW);
+        uint32_t o[VB / 4];
         uint8_t *d = a.dst + (size_t) (y0 + i - 2 * R) * a.dst_pitch + x0;
 
-        if (x0 + 16 <= row_bytes) {
-          *(uint4 *) d = v;
-        } else {
-          const uint32_t o[4] = { v.x, v.y, v.z, v.w };
+        win_columns<PB, R, VB, SAT> (a, h, (u + 1) % kW, o);
+        if (x0 + VB > row_bytes)
           for (int b = 0; b < row_bytes - x0; b++)
             d[b] = (uint8_t) (o[b / 4] >> 8 * (b % 4));
-        }
+        else if constexpr (VB == 16)
+          *(uint4 *) d = make_uint4 (o[0], o[1], o[2], o[3]);
+        else
+          *(uint2 *) d = make_uint2 (o[0], o[1]);
       }
     }
   }
@@ -1380,12 +1400,12 @@ select_mma_kernel (int pb, int sb, MmaSplit split)
   }
 }
 
-template <int PB, int R, bool SAT>
+template <int PB, int R, int VB, bool SAT>
 void
 launch_window (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
 {
-  stencil_window_kernel<PB, R, SAT><<<grid, kWinThreads, shared, stream>>>
-      (a);
+  stencil_window_kernel<PB, R, VB, SAT><<<grid, kWinThreads, shared,
+      stream>>> (a);
 }
 
 template <int PB, int R, bool SAT>
@@ -1394,9 +1414,9 @@ window_kernel_of (int strip)
 {
   Kernel k;
 
-  k.func = (const void *) stencil_window_kernel<PB, R, SAT>;
-  k.launch = launch_window<PB, R, SAT>;
-  k.tile_pixels = kWinThreads * 16 / PB;
+  k.func = (const void *) stencil_window_kernel<PB, R, kWinVec, SAT>;
+  k.launch = launch_window<PB, R, kWinVec, SAT>;
+  k.tile_pixels = kWinThreads * kWinVec / PB;
   k.tile_rows = strip;
   k.shared_bytes = 0;
   return k;
@@ -1448,24 +1468,24 @@ win_weights (Args * a, int r)
 }
 
 /* Output rows per block of the sliding-window kernel on a plane of
- * @width x @height @pb-byte pixels: 8, the fastest measured on 4K and
- * 1080p planes (docs/PERFORMANCE.md: longer strips leave too few warps to
- * hide the loads, shorter ones filter more halo rows), halved down to 2
- * while the plane gives the @sms multiprocessors less than one wave of 16
- * warps each (NV12's chroma). CF_STENCIL_WINDOW_ROWS in the environment
- * sets it (for measurements; 0 turns the kernel off). */
+ * @width x @height @pb-byte pixels: 8, the fastest measured on 4K RGBA
+ * (docs/PERFORMANCE.md: longer strips leave too few warps to hide the
+ * loads, shorter ones filter more halo rows again), or 4 where 8 would
+ * give the @sms multiprocessors less than two waves of 24 warps (1080p
+ * RGBA, NV12's chroma: faster with 4). CF_STENCIL_WINDOW_ROWS in the
+ * environment sets it (for measurements; 0 turns the kernel off). */
 int
 window_strip (int width, int height, int pb, int sms)
 {
   const char *env = getenv ("CF_STENCIL_WINDOW_ROWS");
-  const long warps = (long) (width * pb + 16 * kWinThreads - 1) /
-      (16 * kWinThreads) * (kWinThreads / 32);
+  const long warps = (long) (width * pb + kWinVec * kWinThreads - 1) /
+      (kWinVec * kWinThreads) * (kWinThreads / 32);
   int strip = 8;
 
   if (env && *env)
     return (int) strtol (env, NULL, 10);
-  while (strip > 2 && warps * ((height + strip - 1) / strip) < 16L * sms)
-    strip /= 2;
+  if (warps * ((height + strip - 1) / strip) < 48L * sms)
+    strip = 4;
   return strip;
 }
 
