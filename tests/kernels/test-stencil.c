@@ -1597,6 +1597,36 @@ gain_taps (int r, double *t, gboolean with_negative)
     t[i] *= 1.3 / gain;
 }
 
+/* The runs of one case of the kernels that need aligned planes (the
+ * tensor cores, the sliding window): @s on a random picture, aligned; a
+ * constant one where @constant; where @compare, the CUDA-core kernel
+ * (counted into @cuda) and an unaligned launch (the fallback). Returns how
+ * many planes the runs of AUTO count into @counts when each run's @planes
+ * take the aligned kernel. */
+static guint
+aligned_runs (CfFormat f, int width, int height, const CfStencilParams * s,
+    gboolean constant, gboolean compare, const char *what, guint planes,
+    guint counts[N_KERNELS], guint cuda[N_KERNELS])
+{
+  guint want = planes;
+
+  gpu_check_kernels (f, width, height, s, CF_STENCIL_KERNELS_AUTO, TRUE,
+      ALIGNED_PITCH, 0, what, counts);
+  if (constant) {
+    gpu_check_kernels (f, width, height, s, CF_STENCIL_KERNELS_AUTO, FALSE,
+        ALIGNED_PITCH, 0, what, counts);
+    want += planes;
+  }
+  if (compare) {
+    gpu_check_kernels (f, width, height, s, CF_STENCIL_KERNELS_CUDA_CORES,
+        TRUE, ALIGNED_PITCH, 0, what, cuda);
+    gpu_check_kernels (f, width, height, s, CF_STENCIL_KERNELS_AUTO, TRUE, 3,
+        7, what, counts);
+    want += planes;
+  }
+  return want;
+}
+
 /* The tensor-core kernel (BOTH, 8-bit samples, the larger radius 2 .. 8)
  * against the CPU on 16-byte aligned planes and pitches, where it runs:
  * every format, border and size of the tile edges, radii 0 .. 8 on the
@@ -1650,23 +1680,8 @@ test_cuda_tensor_cores (void)
             "taps %s", cf_format_info (f)->name, sizes[z][0], sizes[z][1],
             border_names[b], rx, ry, kind < 3 ? kind_names[kind] :
             kind == 3 ? "signed" : "gain 1.3");
-        gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
-            CF_STENCIL_KERNELS_AUTO, TRUE, ALIGNED_PITCH, 0, what, counts);
-        want += planes;
-        if (z % 2 == 0) {
-          gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
-              CF_STENCIL_KERNELS_AUTO, FALSE, ALIGNED_PITCH, 0, what,
-              counts);
-          want += planes;
-        }
-        if (z == 3) {
-          gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
-              CF_STENCIL_KERNELS_CUDA_CORES, TRUE, ALIGNED_PITCH, 0, what,
-              cuda);
-          gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
-              CF_STENCIL_KERNELS_AUTO, TRUE, 3, 7, what, counts);
-          want += planes;
-        }
+        want += aligned_runs (f, sizes[z][0], sizes[z][1], &s, z % 2 == 0,
+            z == 3, what, planes, counts, cuda);
         g_free (what);
       }
   }
@@ -1758,23 +1773,8 @@ test_cuda_window (void)
             strip ? strip : "default");
         if (strip)
           g_setenv ("CF_STENCIL_WINDOW_ROWS", strip, TRUE);
-        gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
-            CF_STENCIL_KERNELS_AUTO, TRUE, ALIGNED_PITCH, 0, what, counts);
-        want += planes;
-        if (z % 2 == 0) {
-          gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
-              CF_STENCIL_KERNELS_AUTO, FALSE, ALIGNED_PITCH, 0, what,
-              counts);
-          want += planes;
-        }
-        if (z == 4) {
-          gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
-              CF_STENCIL_KERNELS_CUDA_CORES, TRUE, ALIGNED_PITCH, 0, what,
-              cuda);
-          gpu_check_kernels (f, sizes[z][0], sizes[z][1], &s,
-              CF_STENCIL_KERNELS_AUTO, TRUE, 3, 7, what, counts);
-          want += planes;
-        }
+        want += aligned_runs (f, sizes[z][0], sizes[z][1], &s, z % 2 == 0,
+            z == 4, what, planes, counts, cuda);
         g_unsetenv ("CF_STENCIL_WINDOW_ROWS");
         g_free (what);
       }
