@@ -746,6 +746,12 @@ typedef struct CfResizeSimdWeights
   int direct;                   /* outputs 0 .. direct - 1 read their
                                  * halves x 8 bytes within the row */
   int direct16;                 /* ... and 8 more (AVX2's 16-byte loads) */
+  /* 4-byte pixels, 1 half (2 taps): outputs 0 .. quads - 1 (a multiple of
+   * 4) read their pixels in groups of 4 outputs from 8 pixels (32 bytes)
+   * within the row from the group's first[]; quad_perm, per group, the
+   * pixels' order for avx2_quads () */
+  int quads;
+  int32_t *quad_perm;           /* [quads / 4][8], 32-byte aligned */
   int16_t *w;                   /* [out_size][halves][8], 16-byte aligned */
 } SimdWeights;
 
@@ -761,7 +767,25 @@ static void
 simd_weights_clear (SimdWeights * sw)
 {
   free (sw->w);
+  free (sw->quad_perm);
   sw->w = NULL;
+  sw->quad_perm = NULL;
+}
+
+/* Whether outputs @x .. @x + 3 of @ax (2 taps) read their pixels from the
+ * 8 at first[x], all within the row. */
+static int
+quad_fits (const CfResizeAxis * ax, int x)
+{
+  int k;
+
+  if (x + 3 >= ax->out_size || (int64_t) ax->first[x] + 8 > ax->in_size)
+    return 0;
+  for (k = 1; k < 4; k++)
+    if (ax->first[x + k] < ax->first[x] || ax->first[x + k] + 1 -
+        ax->first[x] >= 8)
+      return 0;
+  return 1;
 }
 
 /* Arranges @ax's weights for @pb-byte pixels. Returns 0 or -1 (no
@@ -794,6 +818,34 @@ simd_weights_init (SimdWeights * sw, const CfResizeAxis * ax, int pb)
     if ((int64_t) ax->first[sw->direct16] * pb + 8 * sw->halves + 8 >
         (int64_t) ax->in_size * pb)
       break;
+  /* groups of 4 outputs whose two pixels each lie in the 8 from the
+   * group's first (downscales up to 2x and upscales) */
+  sw->quads = 0;
+  sw->quad_perm = NULL;
+  if (pb != 4 || sw->halves != 1)
+    return 0;
+  while (quad_fits (ax, sw->quads))
+    sw->quads += 4;
+  if (sw->quads == 0)
+    return 0;
+  sw->quad_perm = aligned_alloc (64, round64 ((size_t) sw->quads * 2 *
+          sizeof (int32_t)));
+  if (!sw->quad_perm) {
+    sw->quads = 0;
+    return -1;
+  }
+  for (x = 0; x < sw->quads; x += 4) {
+    /* the 128-bit lanes: outputs x and x + 2 | x + 1 and x + 3, each as
+     * its two pixels */
+    static const int order[4] = { 0, 2, 1, 3 };
+
+    for (j = 0; j < 4; j++) {
+      const int d = ax->first[x + order[j]] - ax->first[x];
+
+      sw->quad_perm[2 * x + 2 * j] = d;
+      sw->quad_perm[2 * x + 2 * j + 1] = d + 1;
+    }
+  }
   return 0;
 }
 
@@ -1004,19 +1056,62 @@ avx2_pair (const CfResizeAxis * ax, const __m128i * w, const uint8_t * row,
   return _mm256_sra_epi32 (a, shift);
 }
 
-/* Outputs 0 .. sw->direct16 rounded down to 4 of one row, @halves
- * multiply-adds each (a constant where inlined so); returns how many. */
+/* Outputs 0 .. sw->quads - 1 of one row (2 taps), four at a time from one
+ * 32-byte load: one permute puts each output's two pixels in place (as
+ * quad_perm says; the 128-bit lanes take outputs x and x + 2 | x + 1 and
+ * x + 3), two byte shuffles arrange them as avx2_pair () does, and the
+ * multiply-adds, rounding and stores are avx2_outputs4 ()'s: the same
+ * integers, half the loads and shuffles. Returns sw->quads. */
+__attribute__ ((target ("avx2")))
+static int
+avx2_quads (const CfResizeAxis * ax, const SimdWeights * sw,
+    const uint8_t * row, int16_t * h)
+{
+  const __m256i lo = _mm256_setr_epi8 (0, -1, 4, -1, 1, -1, 5, -1,
+      2, -1, 6, -1, 3, -1, 7, -1, 0, -1, 4, -1, 1, -1, 5, -1,
+      2, -1, 6, -1, 3, -1, 7, -1);
+  const __m256i hi = _mm256_setr_epi8 (8, -1, 12, -1, 9, -1, 13, -1,
+      10, -1, 14, -1, 11, -1, 15, -1, 8, -1, 12, -1, 9, -1, 13, -1,
+      10, -1, 14, -1, 11, -1, 15, -1);
+  const __m256i bias = _mm256_set1_epi32 (1 << (H_SHIFT (ax) - 1));
+  const __m128i shift = _mm_cvtsi32_si128 (H_SHIFT (ax));
+  const __m256i *w = (const __m256i *) sw->w;
+  const __m256i *perm = (const __m256i *) sw->quad_perm;
+  int x;
+
+  for (x = 0; x < sw->quads; x += 4) {
+    const uint8_t *s = row + (size_t) ax->first[x] * 4;
+    const __m256i v = _mm256_permutevar8x32_epi32 (_mm256_loadu_si256
+        ((const __m256i *) s), _mm256_load_si256 (perm + x / 4));
+    __m256i a = _mm256_add_epi32 (bias, _mm256_madd_epi16
+        (_mm256_shuffle_epi8 (v, lo), _mm256_load_si256 (w + x / 2)));
+    __m256i b = _mm256_add_epi32 (bias, _mm256_madd_epi16
+        (_mm256_shuffle_epi8 (v, hi), _mm256_load_si256 (w + x / 2 + 1)));
+
+    prefetch_ahead (s);
+    a = _mm256_sra_epi32 (a, shift);
+    b = _mm256_sra_epi32 (b, shift);
+    _mm256_storeu_si256 ((__m256i *) (h + 4 * x),
+        _mm256_permute4x64_epi64 (_mm256_packs_epi32 (a, b),
+            _MM_SHUFFLE (3, 1, 2, 0)));
+  }
+  return x;
+}
+
+/* Outputs @x0 .. sw->direct16 rounded down to 4 of one row (@x0 a
+ * multiple of 4), @halves multiply-adds each (a constant where inlined
+ * so); returns how far it got. */
 __attribute__ ((target ("avx2"), always_inline))
 static inline int
 avx2_outputs4 (const CfResizeAxis * ax, const SimdWeights * sw,
-    const uint8_t * row, const int halves, int16_t * h)
+    const uint8_t * row, const int halves, int x0, int16_t * h)
 {
   const __m256i bias = _mm256_set1_epi32 (1 << (H_SHIFT (ax) - 1));
   const __m128i shift = _mm_cvtsi32_si128 (H_SHIFT (ax));
   const __m128i *w = (const __m128i *) sw->w;
   int x;
 
-  for (x = 0; x + 3 < sw->direct16; x += 4) {
+  for (x = x0; x + 3 < sw->direct16; x += 4) {
     const __m256i a = avx2_pair (ax, w, row, halves, x, bias, shift);
     const __m256i b = avx2_pair (ax, w, row, halves, x + 2, bias, shift);
 
@@ -1039,19 +1134,19 @@ avx2_horizontal_row4 (const CfResizeAxis * ax, const SimdWeights * sw,
 
   switch (sw->halves) {
     case 1:
-      x = avx2_outputs4 (ax, sw, row, 1, h);
+      x = avx2_outputs4 (ax, sw, row, 1, avx2_quads (ax, sw, row, h), h);
       break;
     case 2:
-      x = avx2_outputs4 (ax, sw, row, 2, h);
+      x = avx2_outputs4 (ax, sw, row, 2, 0, h);
       break;
     case 3:
-      x = avx2_outputs4 (ax, sw, row, 3, h);
+      x = avx2_outputs4 (ax, sw, row, 3, 0, h);
       break;
     case 4:
-      x = avx2_outputs4 (ax, sw, row, 4, h);
+      x = avx2_outputs4 (ax, sw, row, 4, 0, h);
       break;
     default:
-      x = avx2_outputs4 (ax, sw, row, sw->halves, h);
+      x = avx2_outputs4 (ax, sw, row, sw->halves, 0, h);
       break;
   }
   simd_outputs (ax, sw, row, 4, sw->halves, 0, x, sw->direct, h);
