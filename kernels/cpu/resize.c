@@ -668,7 +668,9 @@ round64 (size_t bytes)
  * - On a CPU with AVX2 (a run-time check, so baseline builds run
  *   everywhere) 4-byte pixels (RGBA and kin) take the horizontal
  *   avx2_horizontal_row4 (): two outputs per 256-bit multiply-add, one
- *   byte shuffle where the 128-bit code needs three.
+ *   byte shuffle where the 128-bit code needs three; with 2 taps, four
+ *   outputs whose pixels lie within 8 take one 32-byte load and a permute
+ *   (avx2_quads ()).
  *   CF_RESIZE_CPU_SIMD128 keeps the baseline's 128-bit code in both
  *   passes, for the tests. */
 /* The pixel size the SIMD code filters a plane of @pb-byte pixels at:
