@@ -755,6 +755,10 @@ typedef struct CfResizeSimdWeights
   int quads;
   int32_t *quad_perm;           /* [quads / 4][8], 32-byte aligned */
   int16_t *w;                   /* [out_size][halves][8], 16-byte aligned */
+  /* 4-byte pixels: the same per pair of outputs x, x + 1 (x even), half j
+   * of both side by side, as avx2_pair () reads them:
+   * [out_size / 2][halves][2][8], 32-byte aligned */
+  int16_t *w_pairs;
 } SimdWeights;
 
 /* The pixel (tap, relative to the first of the 8 bytes) whose sample lane
@@ -770,8 +774,10 @@ simd_weights_clear (SimdWeights * sw)
 {
   free (sw->w);
   free (sw->quad_perm);
+  free (sw->w_pairs);
   sw->w = NULL;
   sw->quad_perm = NULL;
+  sw->w_pairs = NULL;
 }
 
 /* Whether outputs @x .. @x + 3 of @ax (2 taps) read their pixels from the
@@ -820,11 +826,27 @@ simd_weights_init (SimdWeights * sw, const CfResizeAxis * ax, int pb)
     if ((int64_t) ax->first[sw->direct16] * pb + 8 * sw->halves + 8 >
         (int64_t) ax->in_size * pb)
       break;
-  /* groups of 4 outputs whose two pixels each lie in the 8 from the
-   * group's first (downscales up to 2x and upscales) */
   sw->quads = 0;
   sw->quad_perm = NULL;
-  if (pb != 4 || sw->halves != 1)
+  sw->w_pairs = NULL;
+  if (pb != 4)
+    return 0;
+  sw->w_pairs = aligned_alloc (64, round64 ((size_t) (ax->out_size + 1) / 2
+          * sw->halves * 16 * sizeof (int16_t)));
+  if (!sw->w_pairs)
+    return -1;
+  for (x = 0; x < ax->out_size; x++)
+    for (j = 0; j < sw->halves; j++)
+      memcpy (sw->w_pairs + (((size_t) (x / 2) * sw->halves + j) * 2 +
+              x % 2) * 8, sw->w + ((size_t) x * sw->halves + j) * 8,
+          8 * sizeof (int16_t));
+  if (ax->out_size % 2)         /* the missing partner of the last */
+    for (j = 0; j < sw->halves; j++)
+      memset (sw->w_pairs + (((size_t) (ax->out_size / 2) * sw->halves + j)
+              * 2 + 1) * 8, 0, 8 * sizeof (int16_t));
+  /* groups of 4 outputs whose two pixels each lie in the 8 from the
+   * group's first (downscales up to 2x and upscales) */
+  if (sw->halves != 1)
     return 0;
   while (quad_fits (ax, sw->quads))
     sw->quads += 4;
@@ -1023,37 +1045,53 @@ simd_horizontal_row (const CfResizeAxis * ax, const SimdWeights * sw,
 #include <immintrin.h>
 
 /* 4-byte pixels on AVX2, two outputs per 256-bit multiply-add: each
- * 128-bit lane takes one output's 8 input bytes (read as 16, so only the
- * outputs before sw->direct16), arranged by one byte shuffle (vpshufb:
+ * 128-bit lane takes one output's 16 input bytes (so only the outputs
+ * before sw->direct16), arranged 8 at a time by one byte shuffle (vpshufb:
  * zero-extended, the two taps of each sample side by side, as arrange ()
  * does in three), against that output's weights; four outputs are rounded,
  * packed and stored at once. The same integers as simd_outputs (), which
  * makes the rest of the row. Called only where the CPU has AVX2
  * (cf_resize_cpu_path ()). */
-/* Outputs @x and @x + 1: their @halves multiply-adds, biased, shifted. */
+/* The byte shuffle that arranges the 8 bytes from @from of each 128-bit
+ * lane (two 4-byte pixels a b) as arrange () does: a0 b0 a1 b1 a2 b2 a3
+ * b3, zero-extended to int16. */
 __attribute__ ((target ("avx2"), always_inline))
 static inline __m256i
-avx2_pair (const CfResizeAxis * ax, const __m128i * w, const uint8_t * row,
+avx2_arrange (const char from)
+{
+  const __m128i order = _mm_add_epi8 (_mm_setr_epi8 (0, -128, 4, -128, 1,
+          -128, 5, -128, 2, -128, 6, -128, 3, -128, 7, -128),
+      _mm_set1_epi8 (from));
+
+  return _mm256_broadcastsi128_si256 (order);
+}
+
+/* Outputs @x and @x + 1 (@x even): their @halves multiply-adds, biased,
+ * shifted. Each 16-byte load (4 pixels of each output) serves two halves,
+ * the low 8 bytes through one shuffle, the high 8 through the other, and
+ * the weights of both outputs come as one vector (sw->w_pairs). */
+__attribute__ ((target ("avx2"), always_inline))
+static inline __m256i
+avx2_pair (const CfResizeAxis * ax, const __m256i * wp, const uint8_t * row,
     const int halves, int x, __m256i bias, __m128i shift)
 {
-  const __m256i order = _mm256_setr_epi8 (0, -1, 4, -1, 1, -1, 5, -1,
-      2, -1, 6, -1, 3, -1, 7, -1, 0, -1, 4, -1, 1, -1, 5, -1,
-      2, -1, 6, -1, 3, -1, 7, -1);
+  const __m256i lo = avx2_arrange (0), hi = avx2_arrange (8);
   const uint8_t *sa = row + (size_t) ax->first[x] * 4;
   const uint8_t *sb = row + (size_t) ax->first[x + 1] * 4;
-  const __m128i *wa = w + (size_t) x * halves, *wb = wa + halves;
+  const __m256i *w = wp + (size_t) (x / 2) * halves;
   __m256i a = bias;
   int j;
 
-  for (j = 0; j < halves; j++) {
+  for (j = 0; j < halves; j += 2) {
     const __m256i v = _mm256_inserti128_si256 (_mm256_castsi128_si256
         (_mm_loadu_si128 ((const __m128i *) (sa + 8 * j))),
         _mm_loadu_si128 ((const __m128i *) (sb + 8 * j)), 1);
-    const __m256i wt = _mm256_inserti128_si256 (_mm256_castsi128_si256
-        (_mm_load_si128 (wa + j)), _mm_load_si128 (wb + j), 1);
 
-    a = _mm256_add_epi32 (a, _mm256_madd_epi16 (_mm256_shuffle_epi8 (v,
-                order), wt));
+    a = _mm256_add_epi32 (a, _mm256_madd_epi16 (_mm256_shuffle_epi8 (v, lo),
+            _mm256_load_si256 (w + j)));
+    if (j + 1 < halves)
+      a = _mm256_add_epi32 (a, _mm256_madd_epi16 (_mm256_shuffle_epi8 (v,
+                  hi), _mm256_load_si256 (w + j + 1)));
   }
   return _mm256_sra_epi32 (a, shift);
 }
@@ -1069,12 +1107,7 @@ static int
 avx2_quads (const CfResizeAxis * ax, const SimdWeights * sw,
     const uint8_t * row, int16_t * h)
 {
-  const __m256i lo = _mm256_setr_epi8 (0, -1, 4, -1, 1, -1, 5, -1,
-      2, -1, 6, -1, 3, -1, 7, -1, 0, -1, 4, -1, 1, -1, 5, -1,
-      2, -1, 6, -1, 3, -1, 7, -1);
-  const __m256i hi = _mm256_setr_epi8 (8, -1, 12, -1, 9, -1, 13, -1,
-      10, -1, 14, -1, 11, -1, 15, -1, 8, -1, 12, -1, 9, -1, 13, -1,
-      10, -1, 14, -1, 11, -1, 15, -1);
+  const __m256i lo = avx2_arrange (0), hi = avx2_arrange (8);
   const __m256i bias = _mm256_set1_epi32 (1 << (H_SHIFT (ax) - 1));
   const __m128i shift = _mm_cvtsi32_si128 (H_SHIFT (ax));
   const __m256i *w = (const __m256i *) sw->w;
@@ -1110,7 +1143,7 @@ avx2_outputs4 (const CfResizeAxis * ax, const SimdWeights * sw,
 {
   const __m256i bias = _mm256_set1_epi32 (1 << (H_SHIFT (ax) - 1));
   const __m128i shift = _mm_cvtsi32_si128 (H_SHIFT (ax));
-  const __m128i *w = (const __m128i *) sw->w;
+  const __m256i *w = (const __m256i *) sw->w_pairs;
   int x;
 
   for (x = x0; x + 3 < sw->direct16; x += 4) {
