@@ -1059,16 +1059,18 @@ stencil_mma_kernel (Args a)
  * take it on 16-byte aligned planes and pitches only (cf_stencil_cuda (),
  * as for the tensor cores). */
 constexpr int kWinThreads = 64;         /* a block: 64 vectors of a row */
-/* bytes of a thread's vector: 8 measured faster than 16 (80 registers a
- * thread against 116: half again as many warps to hide the loads) */
+/* bytes of a thread's vector (one uint2 load and store): 8 measured
+ * faster than 16 (80 registers a thread against 116: half again as many
+ * warps to hide the loads) */
 constexpr int kWinVec = 8;
+static_assert (kWinVec == 8, "win_fetch () and the store move one uint2");
 
-/* The window of a thread: VB bytes of a row (its vector) and the R PB
+/* The window of a thread: kWinVec bytes of a row (its vector) and the R PB
  * bytes each side its horizontal taps read, in whole words. */
-template <int PB, int R, int VB>
+template <int PB, int R>
 struct WinShape {
   static constexpr int kTaps = 2 * R + 1;
-  static constexpr int kVec = VB / 4;   /* words of the vector */
+  static constexpr int kVec = kWinVec / 4;   /* words of the vector */
   static constexpr int kHalo = (R * PB + 3) / 4;        /* words each side */
   static constexpr int kWords = kVec + 2 * kHalo;       /* halo, vector, halo */
 };
@@ -1077,12 +1079,12 @@ struct WinShape {
  * the picture's left or right edge), once per thread: byte b of the
  * window, at row byte x0 - 4 kHalo + b, reads row byte s_off[b][thread],
  * or -1: CONSTANT's border. */
-template <int PB, int R, int VB>
+template <int PB, int R>
 __device__ __forceinline__ void
 win_offsets (const Args & a, int x0, bool edge,
     int32_t (*s_off)[kWinThreads])
 {
-  typedef WinShape<PB, R, VB> W;
+  typedef WinShape<PB, R> W;
 
   for (int b = 0; edge && b < 4 * W::kWords; b++) {
     /* from -16 on, so that the division and modulo see no negative */
@@ -1100,13 +1102,13 @@ win_offsets (const Args & a, int x0, bool edge,
  * (win_rows ()), unless @edge: then every byte comes through the border
  * (win_offsets (), all loads in flight at once). A CONSTANT row outside
  * the picture is @cword, the border's bytes, in every word. */
-template <int PB, int R, int VB>
+template <int PB, int R>
 __device__ __forceinline__ void
 win_fetch (const Args & a, int y, int x0, int lane, bool edge,
     uint32_t cword, const int32_t (*s_off)[kWinThreads],
-    uint32_t (&e)[WinShape<PB, R, VB>::kWords])
+    uint32_t (&e)[WinShape<PB, R>::kWords])
 {
-  typedef WinShape<PB, R, VB> W;
+  typedef WinShape<PB, R> W;
   const int sy = border_index (a.border, y, a.height);
   const uint8_t *row = a.src + (size_t) imax (sy, 0) * a.src_pitch;
 
@@ -1116,24 +1118,17 @@ UNROLL
   if (sy < 0 || x0 >= a.width * PB)
     return;
   if (!edge) {
-    if constexpr (VB == 16) {
-      const uint4 v = ld ((const uint4 *) (row + x0));
-      e[W::kHalo] = v.x;
-      e[W::kHalo + 1] = v.y;
-      e[W::kHalo + 2] = v.z;
-      e[W::kHalo + 3] = v.w;
-    } else {
-      const uint2 v = ld ((const uint2 *) (row + x0));
-      e[W::kHalo] = v.x;
-      e[W::kHalo + 1] = v.y;
-    }
+    const uint2 v = ld ((const uint2 *) (row + x0));
+
+    e[W::kHalo] = v.x;
+    e[W::kHalo + 1] = v.y;
 UNROLL
     for (int w = 0; w < W::kHalo; w++) {
       if (lane == 0)
         e[w] = ld ((const uint32_t *) (row + x0 - 4 * W::kHalo) + w);
       if (lane == 31)
-        e[W::kHalo + W::kVec + w] = ld ((const uint32_t *) (row + x0 + VB) +
-            w);
+        e[W::kHalo + W::kVec + w] = ld ((const uint32_t *) (row + x0 +
+                kWinVec) + w);
     }
     return;
   }
@@ -1146,23 +1141,23 @@ UNROLL
 }
 
 /* Sample @j of the extended vector @x (from its left halo on). */
-template <int PB, int R, int VB>
+template <int PB, int R>
 __host__ __device__ __forceinline__ int32_t
-win_sample (const uint32_t (&x)[WinShape<PB, R, VB>::kWords], int j)
+win_sample (const uint32_t (&x)[WinShape<PB, R>::kWords], int j)
 {
-  const int b = j + 4 * WinShape<PB, R, VB>::kHalo;
+  const int b = j + 4 * WinShape<PB, R>::kHalo;
   return (int32_t) ((x[b >> 2] >> 8 * (b & 3)) & 255);
 }
 
-/* The rows pass of the vector in @e: its VB intermediates into @h. The
+/* The rows pass of the vector in @e: its kWinVec intermediates into @h. The
  * halos of lanes that did not load theirs come from the neighbouring
  * lanes (every lane of the warp takes part in the shuffles). */
-template <int PB, int R, int VB>
+template <int PB, int R>
 __device__ __forceinline__ void
-win_rows (const Args & a, const uint32_t (&e)[WinShape<PB, R, VB>::kWords],
-    int lane, bool edge, int32_t (&h)[VB])
+win_rows (const Args & a, const uint32_t (&e)[WinShape<PB, R>::kWords],
+    int lane, bool edge, int32_t (&h)[kWinVec])
 {
-  typedef WinShape<PB, R, VB> W;
+  typedef WinShape<PB, R> W;
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
   uint32_t x[W::kWords];
 
@@ -1180,30 +1175,30 @@ UNROLL
       x[W::kHalo + W::kVec + w] = right;
   }
 UNROLL
-  for (int j = 0; j < VB; j++) {
+  for (int j = 0; j < kWinVec; j++) {
     int32_t acc = 1 << (kShift - 1);
 UNROLL
     for (int t = 0; t < W::kTaps; t++)
-      acc += a.wk[0][j % PB][t] * win_sample<PB, R, VB> (x,
+      acc += a.wk[0][j % PB][t] * win_sample<PB, R> (x,
           j + (t - R) * PB);
     h[j] = acc >> kShift;
   }
 }
 
-/* The columns pass: the VB output samples from the intermediates of 2 R +
+/* The columns pass: the kWinVec output samples from the intermediates of 2 R +
  * 1 rows (@h, the ring, the oldest row at slot @first), as words. */
-template <int PB, int R, int VB, bool SAT>
+template <int PB, int R, bool SAT>
 __host__ __device__ __forceinline__ void
-win_columns (const Args & a, const int32_t (&h)[2 * R + 1][VB], int first,
-    uint32_t (&out)[VB / 4])
+win_columns (const Args & a, const int32_t (&h)[2 * R + 1][kWinVec], int first,
+    uint32_t (&out)[kWinVec / 4])
 {
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
 
 UNROLL
-  for (int w = 0; w < VB / 4; w++)
+  for (int w = 0; w < kWinVec / 4; w++)
     out[w] = 0;
 UNROLL
-  for (int j = 0; j < VB; j++) {
+  for (int j = 0; j < kWinVec; j++) {
     int32_t acc = 1 << (kShift - 1);
 UNROLL
     for (int t = 0; t < 2 * R + 1; t++)
@@ -1215,60 +1210,59 @@ UNROLL
   }
 }
 
-template <int PB, int R, int VB, bool SAT>
+template <int PB, int R, bool SAT>
 __global__ void __launch_bounds__ (kWinThreads)
 stencil_window_kernel (Args a)
 {
-  typedef WinShape<PB, R, VB> W;
+  typedef WinShape<PB, R> W;
+  /* the rings of input rows and of their intermediates: 2 R + 1 rows (a
+   * deeper input ring, loads further ahead, measured slower: its
+   * registers cost more warps than it hides) */
   constexpr int kW = W::kTaps;
-  /* the ring of input rows: a deeper one (loads further ahead) measured
-   * slower, its registers costing more warps than it hides */
-  constexpr int Q = kW;
   const int lane = threadIdx.x % 32;
-  const int x0 = VB * (blockIdx.x * kWinThreads + threadIdx.x);
+  const int x0 = kWinVec * (blockIdx.x * kWinThreads + threadIdx.x);
   const int y0 = blockIdx.y * a.strip;
   const int row_bytes = a.width * PB;
   /* rows of the strip's input: its output rows and R more each side */
   const int n = imin (a.strip, a.height - y0) + 2 * R;
   /* this vector, or its halo, meets the picture's left or right edge */
-  const bool edge = x0 < 4 * W::kHalo || x0 + VB + 4 * W::kHalo > row_bytes;
+  const bool edge = x0 < 4 * W::kHalo
+      || x0 + kWinVec + 4 * W::kHalo > row_bytes;
   __shared__ int32_t s_off[4 * W::kWords][kWinThreads];
-  uint32_t raw[Q][W::kWords];
-  int32_t h[kW][VB];
+  uint32_t raw[kW][W::kWords];
+  int32_t h[kW][kWinVec];
   uint32_t cword = 0;
 
   for (int i = 0; i < 4; i++)
     cword |= ((uint32_t) a.border_sample[i % PB] & 255) << 8 * i;
-  win_offsets<PB, R, VB> (a, x0, edge, s_off);
+  win_offsets<PB, R> (a, x0, edge, s_off);
 UNROLL
-  for (int u = 0; u < Q - 1; u++)
+  for (int u = 0; u < kW - 1; u++)
     if (u < n)
-      win_fetch<PB, R, VB> (a, y0 - R + u, x0, lane, edge, cword, s_off,
+      win_fetch<PB, R> (a, y0 - R + u, x0, lane, edge, cword, s_off,
           raw[u]);
-  for (int base = 0; base < n; base += Q) {
+  for (int base = 0; base < n; base += kW) {
 UNROLL
-    for (int u = 0; u < Q; u++) {
+    for (int u = 0; u < kW; u++) {
       const int i = base + u;   /* the same in every thread of the block */
 
       if (i >= n)
         break;
-      /* the row Q - 1 ahead, into the slot row i - 1 left */
-      if (i + Q - 1 < n)
-        win_fetch<PB, R, VB> (a, y0 - R + i + Q - 1, x0, lane, edge, cword,
-            s_off, raw[(u + Q - 1) % Q]);
-      win_rows<PB, R, VB> (a, raw[u], lane, edge, h[u % kW]);
+      /* the row 2 R ahead, into the slot row i - 1 left */
+      if (i + kW - 1 < n)
+        win_fetch<PB, R> (a, y0 - R + i + kW - 1, x0, lane, edge, cword,
+            s_off, raw[(u + kW - 1) % kW]);
+      win_rows<PB, R> (a, raw[u], lane, edge, h[u]);
       if (i >= 2 * R && x0 < row_bytes) {
-        uint32_t o[VB / 4];
+        uint32_t o[kWinVec / 4];
         uint8_t *d = a.dst + (size_t) (y0 + i - 2 * R) * a.dst_pitch + x0;
 
-        win_columns<PB, R, VB, SAT> (a, h, (u + 1) % kW, o);
-        if (x0 + VB > row_bytes)
+        win_columns<PB, R, SAT> (a, h, (u + 1) % kW, o);
+        if (x0 + kWinVec <= row_bytes)
+          *(uint2 *) d = make_uint2 (o[0], o[1]);
+        else
           for (int b = 0; b < row_bytes - x0; b++)
             d[b] = (uint8_t) (o[b / 4] >> 8 * (b % 4));
-        else if constexpr (VB == 16)
-          *(uint4 *) d = make_uint4 (o[0], o[1], o[2], o[3]);
-        else
-          *(uint2 *) d = make_uint2 (o[0], o[1]);
       }
     }
   }
@@ -1400,12 +1394,12 @@ select_mma_kernel (int pb, int sb, MmaSplit split)
   }
 }
 
-template <int PB, int R, int VB, bool SAT>
+template <int PB, int R, bool SAT>
 void
 launch_window (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
 {
-  stencil_window_kernel<PB, R, VB, SAT><<<grid, kWinThreads, shared,
-      stream>>> (a);
+  stencil_window_kernel<PB, R, SAT><<<grid, kWinThreads, shared, stream>>>
+      (a);
 }
 
 template <int PB, int R, bool SAT>
@@ -1414,8 +1408,8 @@ window_kernel_of (int strip)
 {
   Kernel k;
 
-  k.func = (const void *) stencil_window_kernel<PB, R, kWinVec, SAT>;
-  k.launch = launch_window<PB, R, kWinVec, SAT>;
+  k.func = (const void *) stencil_window_kernel<PB, R, SAT>;
+  k.launch = launch_window<PB, R, SAT>;
   k.tile_pixels = kWinThreads * kWinVec / PB;
   k.tile_rows = strip;
   k.shared_bytes = 0;
@@ -1426,8 +1420,8 @@ template <int PB>
 Kernel
 window_kernel_of_pb (bool sat, int strip)
 {
-  /* radius 2 was compiled and measured slower than the tensor cores (168
-   * to 208 registers a thread: too few warps) */
+  /* radius 2 was compiled and measured no faster than the tensor cores
+   * (docs/PERFORMANCE.md) */
   return sat ? window_kernel_of<PB, kWinR, true> (strip) :
       window_kernel_of<PB, kWinR, false> (strip);
 }
@@ -1448,22 +1442,23 @@ select_window_kernel (int pb, bool sat, int strip)
   }
 }
 
-/* Args::wk for the kernel of radius @r from the taps @a holds (rx, ry,
- * wx, wy as the plan's, not padded): each channel's taps centred in 2 @r
- * + 1, the identity (1 << B) for a copied one. */
+/* Args::wk from @plan's taps (BOTH, radii up to kWinR; @a's skip and
+ * bits set): each channel's taps centred in 2 kWinR + 1, the identity
+ * (1 << B) for a copied one. */
 void
-win_weights (Args * a, int r)
+win_weights (Args * a, const CfStencilPlan * plan)
 {
-  memset (a->wk, 0, sizeof (a->wk));
+  const int rx = plan->radius_x, ry = plan->radius_y;
+
   for (int k = 0; k < 4; k++)
-    for (int t = 0; t <= 2 * r; t++) {
-      const int dx = t - r + a->rx, dy = t - r + a->ry;
+    for (int t = 0; t <= 2 * kWinR; t++) {
+      const int dx = t - kWinR + rx, dy = t - kWinR + ry;
       const bool copy = a->skip & (1u << k);
 
-      a->wk[0][k][t] = copy ? (t == r) << a->bits :
-          dx >= 0 && dx <= 2 * a->rx ? a->wx[dx] : 0;
-      a->wk[1][k][t] = copy ? (t == r) << a->bits :
-          dy >= 0 && dy <= 2 * a->ry ? a->wy[dy] : 0;
+      a->wk[0][k][t] = copy ? (t == kWinR) << a->bits :
+          dx >= 0 && dx <= 2 * rx ? plan->weights_x[dx] : 0;
+      a->wk[1][k][t] = copy ? (t == kWinR) << a->bits :
+          dy >= 0 && dy <= 2 * ry ? plan->weights_y[dy] : 0;
     }
 }
 
@@ -1698,15 +1693,15 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
   dp->height = plan->height;
   dp->n_planes = info->n_planes;
   split = kernels == CF_STENCIL_KERNELS_AUTO ? mma_split (plan) : kMmaNone;
-  /* the sliding window: BOTH on 8-bit samples, radii up to kWinR, int32
+  /* the sliding window: BOTH on 8-bit samples, radius kWinR, int32
    * columns */
-  const int win_r = kernels == CF_STENCIL_KERNELS_AUTO
+  const bool win = kernels == CF_STENCIL_KERNELS_AUTO
       && plan->direction == CF_STENCIL_BOTH
       && plan->weight_bits == CF_STENCIL_WEIGHT_BITS_8
-      && !columns_wide (plan) ? imax (plan->radius_x, plan->radius_y) : 0;
-  const bool win_sat = !never_saturates (plan);
+      && imax (plan->radius_x, plan->radius_y) == kWinR
+      && !columns_wide (plan);
   int sms = 0;
-  if (win_r >= 1 && win_r <= kWinR && (err = cudaDeviceGetAttribute (&sms,
+  if (win && (err = cudaDeviceGetAttribute (&sms,
               cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) {
     free (dp);
     return err;
@@ -1733,31 +1728,27 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
     /* radius 1 .. kWinR: the sliding window, its weights per channel; 2
      * .. kMmaR: the tensor cores, both axes' taps centred in 2 kMmaR + 1;
      * the CUDA-core kernel stays for unaligned launches */
-    const int strip = win_r >= 1 && win_r <= kWinR && l->sample_bytes == 1 ?
+    const int strip = win && l->sample_bytes == 1 ?
         window_strip (a->width, a->height, l->pixel_bytes, sms) : 0;
-    const Kernel win = strip > 0 ? select_window_kernel (l->pixel_bytes,
-        win_sat, strip) : Kernel { NULL, NULL, 0, 0, 0 };
-    const Kernel mma = win.func ? Kernel { NULL, NULL, 0, 0, 0 } :
+    const Kernel wk = strip > 0 ? select_window_kernel (l->pixel_bytes,
+        !never_saturates (plan), strip) : Kernel { NULL, NULL, 0, 0, 0 };
+    const Kernel fast = wk.func ? wk :
         select_mma_kernel (l->pixel_bytes, l->sample_bytes, split);
     dp->what[p] = "cuda cores";
-    if (win.func) {
-      dp->what[p] = "sliding window";
+    if (fast.func) {
       dp->aligned[p] = true;
       dp->fb_args[p] = *a;
-      dp->kernel[p] = win;
-      memcpy (a->wx, plan->weights_x, sizeof (a->wx));
-      memcpy (a->wy, plan->weights_y, sizeof (a->wy));
-      a->strip = strip;
-      win_weights (a, kWinR);
-      a = &dp->fb_args[p];
-    } else if (mma.func) {
-      dp->what[p] = "tensor cores";
-      dp->aligned[p] = true;
-      dp->fb_args[p] = *a;
-      dp->kernel[p] = mma;
-      a->rx = pad_taps (a->wx, plan->weights_x, a->rx, kMmaR);
-      a->ry = pad_taps (a->wy, plan->weights_y, a->ry, kMmaR);
-      mma_weight_bytes (a);
+      dp->kernel[p] = fast;
+      if (wk.func) {
+        dp->what[p] = "sliding window";
+        a->strip = strip;
+        win_weights (a, plan);
+      } else {
+        dp->what[p] = "tensor cores";
+        a->rx = pad_taps (a->wx, plan->weights_x, a->rx, kMmaR);
+        a->ry = pad_taps (a->wy, plan->weights_y, a->ry, kMmaR);
+        mma_weight_bytes (a);
+      }
       a = &dp->fb_args[p];
     }
     /* radius up to 8: the unrolled kernel of the next bucket, the taps

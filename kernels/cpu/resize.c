@@ -831,19 +831,17 @@ simd_weights_init (SimdWeights * sw, const CfResizeAxis * ax, int pb)
   sw->w_pairs = NULL;
   if (pb != 4)
     return 0;
-  sw->w_pairs = aligned_alloc (64, round64 ((size_t) (ax->out_size + 1) / 2
-          * sw->halves * 16 * sizeof (int16_t)));
+  bytes = round64 ((size_t) (ax->out_size + 1) / 2 * sw->halves * 16 *
+      sizeof (int16_t));
+  sw->w_pairs = aligned_alloc (64, bytes);
   if (!sw->w_pairs)
     return -1;
+  memset (sw->w_pairs, 0, bytes);       /* an odd last output's partner */
   for (x = 0; x < ax->out_size; x++)
     for (j = 0; j < sw->halves; j++)
       memcpy (sw->w_pairs + (((size_t) (x / 2) * sw->halves + j) * 2 +
               x % 2) * 8, sw->w + ((size_t) x * sw->halves + j) * 8,
           8 * sizeof (int16_t));
-  if (ax->out_size % 2)         /* the missing partner of the last */
-    for (j = 0; j < sw->halves; j++)
-      memset (sw->w_pairs + (((size_t) (ax->out_size / 2) * sw->halves + j)
-              * 2 + 1) * 8, 0, 8 * sizeof (int16_t));
   /* groups of 4 outputs whose two pixels each lie in the 8 from the
    * group's first (downscales up to 2x and upscales) */
   if (sw->halves != 1)
