@@ -135,6 +135,7 @@ typedef struct
   CfStats *d_stats;             /* frame i: 4K at i, 1080p at n + i */
   void *d_ws;                   /* cf_stats_cuda ()'s workspace */
   void *d_resize_ws;
+  void *d_stencil_ws;
   CfResizePlan resize;
   CfResizeDevicePlan *d_resize;
   CfStencilPlan stencil;
@@ -175,7 +176,8 @@ run_step (const Chain * c, Step step, int i)
       return cf_resize_cuda (c->d_resize, &src, &mid, c->d_resize_ws,
           bench_stream);
     case STEP_STENCIL:
-      return cf_stencil_cuda (c->d_stencil, &mid, &out, NULL, bench_stream);
+      return cf_stencil_cuda (c->d_stencil, &mid, &out, c->d_stencil_ws,
+          bench_stream);
     case STEP_STATS_1080:
       return cf_stats_cuda (&out, c->d_ws, stats_1080, bench_stream);
     case STEP_OVERLAY:
@@ -279,6 +281,9 @@ chain_open (Chain * c, size_t l2_bytes, GRand * rand, int iters, int warmup)
   ws = cf_resize_device_plan_workspace_bytes (c->d_resize);
   if (ws)
     CHECK_CUDA (cudaMalloc (&c->d_resize_ws, ws));
+  ws = cf_stencil_device_plan_workspace_bytes (c->d_stencil);
+  if (ws)
+    CHECK_CUDA (cudaMalloc (&c->d_stencil_ws, ws));
   CHECK_CUDA (cudaStreamSynchronize (bench_stream));
 }
 
@@ -287,6 +292,8 @@ chain_close (Chain * c)
 {
   if (c->d_resize_ws)
     CHECK_CUDA (cudaFree (c->d_resize_ws));
+  if (c->d_stencil_ws)
+    CHECK_CUDA (cudaFree (c->d_stencil_ws));
   CHECK_CUDA (cudaFree (c->d_ws));
   CHECK_CUDA (cudaFree (c->d_stats));
   cf_resize_device_plan_free (c->d_resize);

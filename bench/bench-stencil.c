@@ -47,7 +47,8 @@
 #include "stencil.h"
 
 static gboolean opt_quick, opt_no_pipeline, opt_no_kernel, opt_cpu_only;
-static gint opt_frames, opt_iters, opt_max_radius = CF_STENCIL_MAX_RADIUS;
+static gint opt_frames, opt_iters, opt_min_radius = 1,
+    opt_max_radius = CF_STENCIL_MAX_RADIUS;
 static gchar *opt_csv, *opt_commit;
 
 static GOptionEntry entries[] = {
@@ -68,6 +69,8 @@ static GOptionEntry entries[] = {
       "Skip the kernel and ceiling section", NULL},
   {"cpu-only", 0, 0, G_OPTION_ARG_NONE, &opt_cpu_only,
       "Only the cpu rows (backend=cpu): no CUDA device needed", NULL},
+  {"min-radius", 0, 0, G_OPTION_ARG_INT, &opt_min_radius,
+      "Kernel rows from this radius on only (default 1: all)", "R"},
   {"max-radius", 0, 0, G_OPTION_ARG_INT, &opt_max_radius,
       "Kernel rows up to this radius only (default 64: all)", "R"},
   {NULL}
@@ -224,7 +227,7 @@ case_stencil (Case * c, const char *section, CfStencilDirection direction,
   }
   CHECK_CUDA (cf_stencil_device_plan_new (&plan, kernels, &d_plan));
   w.d_plan = d_plan;
-  if ((ws = cf_stencil_workspace_bytes (&plan)))
+  if ((ws = cf_stencil_device_plan_workspace_bytes (d_plan)))
     CHECK_CUDA (cudaMalloc (&w.d_ws, ws));
 
   CHECK_CUDA (launch (&w, last));
@@ -314,17 +317,20 @@ bench_kernels (double imad_peak, size_t l2_bytes, GRand * rand, int iters,
   for (guint k = 0; k < G_N_ELEMENTS (radii); k++) {
     if (radii[k] > opt_max_radius)
       break;
+    if (radii[k] < opt_min_radius)
+      continue;
     n_radii++;
     t[k] = case_stencil (&c, "kernel", CF_STENCIL_BOTH, radii[k],
         CF_STENCIL_CLAMP, CF_STENCIL_KERNELS_AUTO, radii[k] == 8 ?
-        "; issue target on the H100: <= 40 us" : "");
-    if (radii[k] <= 8)
-      case_stencil (&c, "kernel", CF_STENCIL_BOTH, radii[k], CF_STENCIL_CLAMP,
-          CF_STENCIL_KERNELS_CUDA_CORES, "");
+        "; issue target on the H100: <= 40 us" : radii[k] == 1 ?
+        "; target on the H100: <= 30 us" : radii[k] == 64 ?
+        "; target on the H100: <= 200 us" : "");
+    case_stencil (&c, "kernel", CF_STENCIL_BOTH, radii[k], CF_STENCIL_CLAMP,
+        CF_STENCIL_KERNELS_CUDA_CORES, "");
   }
   if (n_radii == G_N_ELEMENTS (radii))
     bound_row (&c, radii, t, n_radii);
-  if (opt_max_radius >= 8) {
+  if (opt_max_radius >= 8 && opt_min_radius <= 8) {
     case_stencil (&c, "kernel", CF_STENCIL_HORIZONTAL, 8, CF_STENCIL_CLAMP,
         CF_STENCIL_KERNELS_AUTO, "");
     case_stencil (&c, "kernel", CF_STENCIL_VERTICAL, 8, CF_STENCIL_CLAMP,
@@ -341,7 +347,11 @@ bench_kernels (double imad_peak, size_t l2_bytes, GRand * rand, int iters,
     case_open (&c, others[k].format, others[k].width, others[k].height,
         imad_peak, l2_bytes, rand, iters, warmup);
     case_ceiling (&c);
-    for (int r = 1; r <= 8 && r <= opt_max_radius; r += 7) {
+    static const int some[] = { 1, 8, 64 };
+    for (guint i = 0; i < G_N_ELEMENTS (some); i++) {
+      const int r = some[i];
+      if (r < opt_min_radius || r > opt_max_radius)
+        continue;
       case_stencil (&c, "kernel", CF_STENCIL_BOTH, r, CF_STENCIL_CLAMP,
           CF_STENCIL_KERNELS_AUTO, "");
       case_stencil (&c, "kernel", CF_STENCIL_BOTH, r, CF_STENCIL_CLAMP,

@@ -307,6 +307,7 @@ free_slots (GstCfBaseFilter * self)
     if (slot->user && klass->slot_free)
       klass->slot_free (self, slot->user, cuda);
     cf_stream_free (slot->stream);
+    cf_grow_buffer_clear (&slot->d_workspace);
     cf_grow_buffer_clear (&slot->d_frame);
     cf_grow_buffer_clear (&slot->d_out_frame);
     cf_grow_buffer_clear (&slot->staging);

@@ -79,6 +79,9 @@ typedef struct {
   CfImage d_image;
   CfImage d_out;
   CfStream *stream;             /* CUDA: the stream the frame's work goes on */
+  /* CUDA: the subclass's device scratch for this frame (a kernel's
+   * workspace), grown by its process_cuda (cf_grow_buffer_reserve ()) */
+  CfGrowBuffer d_workspace;
 
   /* the base class's own */
   GstBuffer *outbuf;            /* pushed instead of @buffer, when set */

@@ -465,38 +465,17 @@ ensure_plan (GstCfResize * self, CfRect r)
   return make_plan (self, r.width, r.height);
 }
 
+#ifdef HAVE_CUDA
 /* Device scratch of one frame in flight (the two-pass kernels' rows; most
- * plans need none): a CfGrowBuffer, grown to what the current plan needs.
- * Plans change only at negotiation and when a crop's size changes, after
- * the frames in flight are done, so it grows only then. */
+ * plans need none): the slot's workspace, grown to what the current plan
+ * needs. Plans change only at negotiation and when a crop's size changes,
+ * after the frames in flight are done, so it grows only then. */
 static gsize
 workspace_bytes (GstCfResize * self)
 {
-#ifdef HAVE_CUDA
   return cf_resize_device_plan_workspace_bytes (self->d_plan);
-#else
-  return 0;
+}
 #endif
-}
-
-static gboolean
-gst_cf_resize_slot_alloc (GstCfBaseFilter * base, gboolean cuda,
-    gpointer * user)
-{
-  CfGrowBuffer *ws = g_new0 (CfGrowBuffer, 1);
-
-  *user = ws;
-  return !cuda || GST_CF_OK (base, cf_grow_buffer_reserve (ws,
-          workspace_bytes (GST_CF_RESIZE (base))));
-}
-
-static void
-gst_cf_resize_slot_free (GstCfBaseFilter * base, gpointer user,
-    gboolean cuda)
-{
-  cf_grow_buffer_clear (user);
-  g_free (user);
-}
 
 #ifdef HAVE_CUDA
 static CfDeviceError
@@ -505,7 +484,7 @@ gst_cf_resize_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
   GstCfResize *self = GST_CF_RESIZE (base);
   const CfRect r = input_rect (self, slot->buffer);
   cudaStream_t stream = cf_stream_handle (slot->stream);
-  CfGrowBuffer *ws = slot->user;
+  CfGrowBuffer *ws = &slot->d_workspace;
   CfImage src, inner;
   cudaError_t err;
   guint i;
@@ -704,8 +683,6 @@ gst_cf_resize_class_init (GstCfResizeClass * klass)
 
   gst_cf_base_filter_class_set_kind (filter_class, GST_CF_FILTER_TRANSFORM);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cf_resize_set_info);
-  filter_class->slot_alloc = GST_DEBUG_FUNCPTR (gst_cf_resize_slot_alloc);
-  filter_class->slot_free = GST_DEBUG_FUNCPTR (gst_cf_resize_slot_free);
 #ifdef HAVE_CUDA
   filter_class->process_cuda =
       GST_DEBUG_FUNCPTR (gst_cf_resize_process_cuda);

@@ -286,8 +286,14 @@ gst_cf_stencil_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
   if (plan_changed (self) && make_plan (self, FALSE) == PLAN_NEW &&
       (err = make_device_plan (self)) != cudaSuccess)
     return err;
-  return cf_stencil_cuda (self->d_plan, &slot->d_image, &slot->d_out, NULL,
-      cf_stream_handle (slot->stream));
+  /* the two-pass kernels' intermediate (radii above 8): the slot's own,
+   * grown on the first frame of a plan that needs more */
+  err = cf_grow_buffer_reserve (&slot->d_workspace,
+      cf_stencil_device_plan_workspace_bytes (self->d_plan));
+  if (err != cudaSuccess)
+    return err;
+  return cf_stencil_cuda (self->d_plan, &slot->d_image, &slot->d_out,
+      slot->d_workspace.data, cf_stream_handle (slot->stream));
 }
 #endif
 

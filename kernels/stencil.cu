@@ -135,14 +135,16 @@ border_index (int border, int i, int n)
   return -1;
 }
 
-/* The tensor-core kernel's taps as bytes: axis x then y, low bytes then
- * high, tap t of 2 kMmaR + 1 at byte kWPad + t of its kWRow, zeros
- * around. */
+/* The tensor-core kernels' taps as bytes: axis x then y, low bytes then
+ * high, tap t of the band at byte kWPad + t of its kWRow, zeros around
+ * (mma_weight_bytes ()). */
 constexpr int kMmaR = 8;                /* the band's radius: 2 kMmaR + 1 taps */
 constexpr int kMmaMinR = 2;             /* the smallest radius it takes */
 constexpr int kWinR = 1;                /* the sliding window's radius */
 constexpr int kWPad = 16;
-constexpr int kWRow = 56;
+constexpr int kLongTiles = 5;           /* k tiles of the two-pass kernels'
+                                         * band: 2 r + 1 <= 32 x 5 - 15 */
+constexpr int kWRow = kWPad + 32 * kLongTiles + 16;
 constexpr int kWBytesWords = 4 * kWRow / 4;
 
 /* Everything a launch needs; the weights travel with it (kernel arguments
@@ -167,6 +169,13 @@ struct Args {
    * 2 kWinR + 1 taps (win_weights ()); and its output rows per block */
   int32_t wk[2][4][2 * kWinR + 1];
   int strip;
+  /* the two-pass tensor-core kernels' workspace: h's low and high byte
+   * planes, each h_rows rows in quads (long_layout ()); and the k tiles of
+   * each axis's band */
+  uint8_t *h;
+  size_t h_pitch, h_plane;
+  int h_rows;
+  int k_tiles_x, k_tiles_y;
 };
 
 /* The constants of a kernel for PB-byte pixels of SB-byte samples. */
@@ -199,25 +208,26 @@ struct Row {
 struct Shared {
   int weights;                  /* int32 wx[MAX_TAPS], wy[MAX_TAPS] */
   int rows;                     /* Row [kChunkRows]: the staged rows */
-  int out_shifts;               /* int32 [kTileRows]: out_shift () per row */
+  int out_shifts;               /* int32 [out rows]: out_shift () per row */
   int in, in_stride;            /* kChunkRows staged input rows */
   int inter;                    /* int32 [kTileRows + 2 ry][kInterStride] */
-  int out, out_stride;          /* kTileRows output rows */
+  int out, out_stride;          /* the output rows (kTileRows unless told) */
   int bytes;
 };
 
 /* The parts in order: @weights bytes of weights, staged rows of @in_row
  * bytes (@in_mod >= 0: their stride that modulo 128), @inter bytes of
- * intermediate, output rows of @out_row bytes. */
+ * intermediate, @out_rows output rows of @out_row bytes. */
 __host__ __device__ __forceinline__ Shared
-layout_of (int weights, int in_row, int in_mod, int inter, int out_row)
+layout_of (int weights, int in_row, int in_mod, int inter, int out_row,
+    int out_rows = kTileRows)
 {
   Shared s;
 
   s.weights = 0;
   s.rows = round16 (weights);
   s.out_shifts = s.rows + round16 (kChunkRows * (int) sizeof (Row));
-  s.in = s.out_shifts + round16 (kTileRows * 4);
+  s.in = s.out_shifts + round16 (out_rows * 4);
   /* 15 more bytes: a row starts at its global address modulo 16 */
   s.in_stride = round16 (in_row + 15);
   while (in_mod >= 0 && s.in_stride % 128 != in_mod)
@@ -225,7 +235,7 @@ layout_of (int weights, int in_row, int in_mod, int inter, int out_row)
   s.inter = s.in + kChunkRows * s.in_stride;
   s.out = s.inter + inter;
   s.out_stride = round16 (out_row + 15);
-  s.bytes = s.out + kTileRows * s.out_stride;
+  s.bytes = s.out + out_rows * s.out_stride;
   return s;
 }
 
@@ -741,7 +751,10 @@ constexpr int kHColumn = 36;            /* words per pixel column of h: 144
 static_assert (kTileRows + 2 * kMmaR <= 4 * kHColumn, "h columns hold the rows");
 static_assert ((kTileRows + 2 * kMmaR) % 8 == 0
     && kChunkRows % 8 == 0, "whole n tiles of staged rows");
-static_assert (kWPad + 4 * 3 + 16 + 8 <= kWRow, "fragment loads stay inside");
+/* the bytes of a row of Args::wbytes that the fused kernel's band reads */
+constexpr int kWFused = 56;
+static_assert (kWPad + 4 * 3 + 16 + 8 <= kWFused && kWFused % 4 == 0,
+    "fragment loads stay inside");
 
 /* How the tensor-core kernel splits a plan's weights into bytes. */
 enum MmaSplit {
@@ -765,7 +778,8 @@ static_assert (MmaShape<1>::kTilePixels % 16 == 0
     && MmaShape<2>::kTilePixels % 16 == 0
     && MmaShape<4>::kTilePixels % 16 == 0, "whole m tiles of pixels");
 
-/* Args::wbytes, then as shared_layout () with h's two planes as the
+/* The first kWFused bytes of each row of Args::wbytes, then as
+ * shared_layout () with h's two planes as the
  * intermediate; staged rows 16 PB bytes apart modulo 128, so that the
  * eight rows of a B fragment's load meet no bank conflict. */
 template <int PB>
@@ -774,7 +788,7 @@ shared_layout_mma ()
 {
   typedef MmaShape<PB> S;
 
-  return layout_of (kWBytesWords * 4, (S::kTilePixels + 2 * kMmaR) * PB,
+  return layout_of (4 * kWFused, (S::kTilePixels + 2 * kMmaR) * PB,
       16 * PB % 128, 2 * S::kPlaneBytes, S::kTilePixels * PB);
 }
 
@@ -863,6 +877,66 @@ channel_words (const uint8_t * p, uint32_t (&c)[PB])
   }
 }
 
+/* h (stencil.h) of accumulator @i of the rows' products: the low and high
+ * bytes' sums of the taps (hi x 256 + lo), rounded. */
+__device__ __forceinline__ int32_t
+h_of (const int32_t (&lo)[4], const int32_t (&hi)[4], int i)
+{
+  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
+
+  return (hi[i] * 256 + lo[i] + (1 << (kShift - 1))) >> kShift;
+}
+
+/* The columns' three sums of products: low by low bytes (with the
+ * rounding constant), the two mixed ones, high by high. */
+struct ColumnSums {
+  int32_t ll[4], mid[4], hh[4];
+};
+
+/* The columns' products of one k tile (rows 32 of h: words b0, b1 of its
+ * low plane, bh0, bh1 of its high) with the weights' bytes, into @s;
+ * @start: the first k tile, which starts the sums. */
+template <int SPLIT>
+__device__ __forceinline__ void
+column_products (const uint32_t (&wlo)[4], const uint32_t (&whi)[4],
+    uint32_t bl0, uint32_t bl1, uint32_t bh0, uint32_t bh1, ColumnSums & s,
+    bool start = true)
+{
+  constexpr bool SIGNED = SPLIT == kMmaSigned;
+  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
+  const int32_t r0 = 1 << (kShift - 1);
+
+  if (start) {
+    imma<false, false> (s.ll, wlo, bl0, bl1, r0, r0, r0, r0);
+    imma<SIGNED, false> (s.mid, whi, bl0, bl1);
+    imma<SIGNED, SIGNED> (s.hh, whi, bh0, bh1);
+  } else {
+    imma<false, false> (s.ll, wlo, bl0, bl1, s.ll[0], s.ll[1], s.ll[2],
+        s.ll[3]);
+    imma<SIGNED, false> (s.mid, whi, bl0, bl1, s.mid[0], s.mid[1], s.mid[2],
+        s.mid[3]);
+    imma<SIGNED, SIGNED> (s.hh, whi, bh0, bh1, s.hh[0], s.hh[1], s.hh[2],
+        s.hh[3]);
+  }
+  imma<false, SIGNED> (s.mid, wlo, bh0, bh1, s.mid[0], s.mid[1], s.mid[2],
+      s.mid[3]);
+}
+
+/* Output sample @i of the columns' sums: put together modulo 2^32 (exact:
+ * the plan bounds the true sum within int32), shifted, saturated unless
+ * the plan never needs it. */
+template <int SPLIT>
+__device__ __forceinline__ int32_t
+column_result (const ColumnSums & s, int i)
+{
+  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
+  const uint32_t sum = (uint32_t) s.hh[i] * 65536u +
+      (uint32_t) s.mid[i] * 256u + (uint32_t) s.ll[i];
+  const int32_t v = (int32_t) sum >> kShift;
+
+  return SPLIT == kMmaBlur ? v : saturate (v, 255);
+}
+
 /* Phase 2 on the tensor cores: staged rows c0 .. c0 + @rows - 1 into h.
  * A warp's item is 16 pixels (m tile mt) of 8 staged rows (n tile nt), all
  * channels. */
@@ -874,7 +948,6 @@ rows_pass_mma (const Args & a, const Shared & sh, uint8_t * smem, int c0,
 {
   typedef MmaShape<PB> S;
   constexpr int kMTiles = S::kTilePixels / 16;
-  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
   const int g = lane >> 2, q = lane & 3;
   const Row *s_rows = (const Row *) (smem + sh.rows);
   uint8_t *h_lo = smem + sh.inter, *h_hi = h_lo + S::kPlaneBytes;
@@ -913,10 +986,8 @@ UNROLL
       imma<SPLIT == kMmaSigned, false> (hi, whi, b0[c], b1[c]);
 UNROLL
       for (int e = 0; e < 2; e++) {
-        const int32_t r0 = 1 << (kShift - 1);
-        const int32_t h0 = (hi[2 * e] * 256 + lo[2 * e] + r0) >> kShift;
-        const int32_t h1 = (hi[2 * e + 1] * 256 + lo[2 * e + 1] + r0) >>
-            kShift;
+        const int32_t h0 = h_of (lo, hi, 2 * e);
+        const int32_t h1 = h_of (lo, hi, 2 * e + 1);
 
         *(uint16_t *) (lo_c + 4 * 8 * e * kHColumn) =
             (uint16_t) __byte_perm (h0, h1, 0x0040);
@@ -936,8 +1007,6 @@ columns_pass_mma (const Args & a, const Shared & sh, uint8_t * smem,
     const uint32_t (&wlo)[4], const uint32_t (&whi)[4], int warp, int lane)
 {
   typedef MmaShape<PB> S;
-  constexpr bool SIGNED = SPLIT == kMmaSigned;
-  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
   const int g = lane >> 2, q = lane & 3;
   const uint8_t *h_lo = smem + sh.inter;
 
@@ -961,28 +1030,16 @@ columns_pass_mma (const Args & a, const Shared & sh, uint8_t * smem,
 UNROLL
     for (int mt = 0; mt < kTileRows / 16; mt++) {
       const uint32_t bl1 = col_lo[4 * mt + 4], bh1 = col_hi[4 * mt + 4];
-      const int32_t r0 = 1 << (kShift - 1);
-      int32_t ll[4], mid[4], mid2[4], hh[4];
+      ColumnSums sums;
 
-      imma<false, false> (ll, wlo, bl0, bl1, r0, r0, r0, r0);
-      imma<SIGNED, false> (mid2, whi, bl0, bl1);
-      imma<false, SIGNED> (mid, wlo, bh0, bh1, mid2[0], mid2[1], mid2[2],
-          mid2[3]);
-      imma<SIGNED, SIGNED> (hh, whi, bh0, bh1);
+      column_products<SPLIT> (wlo, whi, bl0, bl1, bh0, bh1, sums);
       bl0 = bl1;
       bh0 = bh1;
 UNROLL
       for (int e = 0; e < 2; e++) {
         const int r = mt * 16 + g + 8 * e;
-        int32_t v[2];
-UNROLL
-        for (int u = 0; u < 2; u++) {
-          const uint32_t s = (uint32_t) hh[2 * e + u] * 65536u +
-              (uint32_t) mid[2 * e + u] * 256u + (uint32_t) ll[2 * e + u];
-          v[u] = (int32_t) s >> kShift;
-          if (SPLIT != kMmaBlur)
-            v[u] = saturate (v[u], 255);
-        }
+        int32_t v[2] = { column_result<SPLIT> (sums, 2 * e),
+          column_result<SPLIT> (sums, 2 * e + 1) };
         if (keep0)
           v[0] = raw0[r];
         if (keep1)
@@ -1006,15 +1063,17 @@ stencil_mma_kernel (Args a)
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   uint32_t wlo[4], whi[4], delta[4];
 
-  for (int i = tid; i < kWBytesWords; i += kThreads)
-    ((uint32_t *) (smem + sh.weights))[i] = a.wbytes[i];
+  /* the first kWFused bytes of each row */
+  for (int i = tid; i < 4 * (kWFused / 4); i += kThreads)
+    ((uint32_t *) (smem + sh.weights))[i] =
+        a.wbytes[i / (kWFused / 4) * (kWRow / 4) + i % (kWFused / 4)];
   /* aligned launches: every output row starts on 16 bytes */
   for (int r = tid; r < kTileRows; r += kThreads)
     ((int32_t *) (smem + sh.out_shifts))[r] = 0;
   delta_fragment (lane, delta);
   __syncthreads ();
   band_fragment (s_wb, lane, wlo);
-  band_fragment (s_wb + kWRow, lane, whi);
+  band_fragment (s_wb + kWFused, lane, whi);
   for (int c0 = 0; c0 < t.rows; c0 += kChunkRows) {
     __syncthreads ();           /* the previous chunk is used up */
     const bool partial = __syncthreads_or (stage_row_info<PB> (a, t, sh,
@@ -1024,10 +1083,358 @@ stencil_mma_kernel (Args a)
     rows_pass_mma<PB, SPLIT> (a, sh, smem, c0, imin (kChunkRows,
             t.rows - c0), wlo, whi, delta, warp, lane);
   }
-  band_fragment (s_wb + 2 * kWRow, lane, wlo);
-  band_fragment (s_wb + 3 * kWRow, lane, whi);
+  band_fragment (s_wb + 2 * kWFused, lane, wlo);
+  band_fragment (s_wb + 3 * kWFused, lane, whi);
   __syncthreads ();
   columns_pass_mma<PB, SPLIT> (a, sh, smem, wlo, whi, warp, lane);
+  __syncthreads ();
+  store_tile<PB> (a, t, sh, smem, tid, true);
+}
+
+/* ---- The two-pass tensor-core kernels: 8-bit samples, BOTH, radii
+ * above kMmaR ----
+ *
+ * At larger radii the fused kernel's tile would filter its 2 ry halo rows
+ * again (3x the rows of a 64-row tile at radius 64) and stage 2 rx halo
+ * pixels for every 32 output pixels. So the passes are two launches here,
+ * through a workspace (cf_stencil_device_plan_workspace_bytes ()), with
+ * the same products and sums as the fused kernel:
+ * - stencil_rows_mma_kernel (): h of every row of the picture and of
+ *   ry' rows above and below it (rows through the border, as the fused
+ *   kernel stages them), into the workspace as the fused kernel's two byte
+ *   planes, in quads: word (Q, j) of a plane holds sample j of h rows 4 Q
+ *   .. 4 Q + 3 (h row i is picture row i - ry'), which is a columns B
+ *   fragment's register;
+ * - stencil_columns_mma_kernel (): the columns from those words, copied
+ *   to shared memory and from there into registers, each word into the
+ *   products of several m tiles and k tiles; the output tile through
+ *   shared memory as whole vectors.
+ * A copied channel (alpha) skips the products: the rows kernel puts its
+ * staged sample in h's low byte, and the columns kernel takes it back
+ * from the h row of the output row.
+ * A band longer than 32 takes k_tiles k tiles of 32: the taps of an axis
+ * of radius r are centred in r' = 16 k_tiles - 8 (long_radius ()), so
+ * that a m tile's 16 outputs read exactly k_tiles x 32 inputs. */
+constexpr int kLongSamples = 256;       /* a rows block's output samples */
+constexpr int kLongOut = 128;           /* a columns block's output samples */
+constexpr int kLongColRows = 128;       /* and rows: the taller, the fewer
+                                         * halo rows read again */
+constexpr int kLongRows = kChunkRows;   /* a rows block's h rows */
+static_assert (kLongRows % 8 == 0 && kLongColRows % 16 == 0,
+    "whole n tiles of h rows, whole m tiles of output rows");
+/* the columns kernel's h tile: the quad rows its longest band reads, each
+ * kLongOut words and a pad that puts the four quad rows of a B fragment's
+ * load 8 banks apart */
+constexpr int kColQuadRows = kLongColRows / 4 + 8 * kLongTiles - 4;
+constexpr int kColQuadWords = kLongOut + 8;
+
+template <int PB>
+struct LongShape {
+  static constexpr int kTilePixels = kLongSamples / PB;
+  static constexpr int kStaged = kTilePixels + 32 * kLongTiles - 16;
+  /* words of a quad row of the h tile; the pad keeps the rows' stores
+   * (lanes PB words apart, two quad rows) free of bank conflicts */
+  static constexpr int kQuadWords = kLongSamples + (PB == 4 ? 2 : 8 * PB);
+  static constexpr int kPlaneBytes = kLongRows / 4 * kQuadWords * 4;
+  /* the A fragments of each k tile of the band, per lane (uint4) */
+  static constexpr int kFragBytes = 2 * kLongTiles * 32 * 16;
+};
+
+/* The k tiles of 32 inputs that the 16 outputs of a m tile read at
+ * radius @r, and the radius of the band they hold, which the taps are
+ * centred in: 16 + 2 r' = 32 k_tiles. r' is a multiple of 8, so staged
+ * rows keep the alignment the B loads need, and h rows their quads. */
+__host__ __device__ __forceinline__ int
+long_k_tiles (int r)
+{
+  return (16 + 2 * r + 31) / 32;
+}
+
+__host__ __device__ __forceinline__ int
+long_radius (int r)
+{
+  return 16 * long_k_tiles (r) - 8;
+}
+
+/* Layout of the rows kernel's shared memory: weights and fragments, the
+ * staged rows (16 PB bytes apart modulo 128, as in the fused kernel), h's
+ * tile. The columns kernel's: weights and fragments, its output tile. */
+template <int PB>
+__host__ __device__ __forceinline__ Shared
+shared_layout_long (bool rows)
+{
+  typedef LongShape<PB> L;
+
+  return rows ? layout_of (kWBytesWords * 4 + L::kFragBytes,
+      L::kStaged * PB, 16 * PB % 128, 2 * L::kPlaneBytes, 0) :
+      layout_of (kWBytesWords * 4 + L::kFragBytes, 0, -1,
+      2 * kColQuadRows * kColQuadWords * 4, kLongOut, kLongColRows);
+}
+
+/* The workspace of a plane of @width x @height PB-byte pixels whose
+ * columns take @k_tiles_y k tiles: @rows h rows (the rows kernel's whole
+ * tiles, at least what the columns kernel reads), @pitch bytes a quad
+ * row; returns the bytes of both planes. */
+__host__ __forceinline__ size_t
+long_layout (int width, int height, int pb, int k_tiles_y, int *rows,
+    size_t * pitch)
+{
+  const int pixels = kLongSamples / pb;
+  const int read = (height + 15) / 16 * 16 + 32 * k_tiles_y - 16;
+
+  *rows = (read + kLongRows - 1) / kLongRows * kLongRows;
+  *pitch = (size_t) 4 * ((width + pixels - 1) / pixels * pixels) * pb;
+  return 2 * (size_t) (*rows / 4) * *pitch;
+}
+
+/* Stages every k tile's A fragments of the band at byte row @row of the
+ * weights (0: x, 2: y) into shared memory, warp by warp. */
+template <int PB>
+__device__ __forceinline__ void
+long_fragments (const Args & a, uint8_t * smem, const Shared & sh,
+    int row, int k_tiles, int warp, int lane)
+{
+  const uint8_t *s_wb = smem + sh.weights;
+  uint4 *s_frag = (uint4 *) (smem + sh.weights + kWBytesWords * 4);
+
+  for (int i = warp; i < 2 * k_tiles; i += kThreads / 32) {
+    uint32_t f[4];
+
+    band_fragment (s_wb + (row + (i & 1)) * kWRow + 32 * (i >> 1), lane, f);
+    s_frag[i * 32 + lane] = make_uint4 (f[0], f[1], f[2], f[3]);
+  }
+}
+
+/* The rows kernel: h rows 32 by .. + 31 of pixels kTilePixels bx .. */
+template <int PB, int SPLIT>
+__global__ void __launch_bounds__ (kThreads)
+stencil_rows_mma_kernel (Args a)
+{
+  typedef LongShape<PB> L;
+  extern __shared__ uint4 s_raw[];
+  uint8_t *smem = (uint8_t *) s_raw;
+  const Shared sh = shared_layout_long<PB> (true);
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int g = lane >> 2, q = lane & 3;
+  const uint4 *s_frag = (const uint4 *) (smem + sh.weights +
+      kWBytesWords * 4);
+  Tile t;
+
+  /* staged pixel i is picture pixel x0 - rx + i, staged row i picture row
+   * y0 - ry + i (row_of ()) */
+  t.x0 = blockIdx.x * L::kTilePixels;
+  t.y0 = blockIdx.y * kLongRows;
+  t.rows = kLongRows;
+  t.seg = (L::kTilePixels + 32 * a.k_tiles_x - 16) * PB;
+  t.b_lo = imax (0, a.rx - t.x0) * PB;
+  t.b_hi = imin (t.seg / PB, a.width - t.x0 + a.rx) * PB;
+  t.out_rows = t.out_bytes = t.out_lg = 0;
+  t.in_lg = 0;
+  while ((1 << t.in_lg) < (15 + t.seg + 15) / 16)
+    t.in_lg++;
+
+  for (int i = tid; i < kWBytesWords; i += kThreads)
+    ((uint32_t *) (smem + sh.weights))[i] = a.wbytes[i];
+  const bool partial = __syncthreads_or (stage_row_info<PB> (a, t, sh,
+          smem, 0, tid));
+  long_fragments<PB> (a, smem, sh, 0, a.k_tiles_x, warp, lane);
+  stage_rows<PB, 1> (a, t, sh, smem, 0, tid, partial);
+  __syncthreads ();
+
+  /* a warp's item: 16 pixels (m tile mt) of 8 rows (n tile nt), all
+   * channels, k tile by k tile */
+  const Row *s_rows = (const Row *) (smem + sh.rows);
+  uint8_t *h_lo = smem + sh.inter, *h_hi = h_lo + L::kPlaneBytes;
+  constexpr int kMTiles = L::kTilePixels / 16;
+
+  for (int it = warp; it < kLongRows / 8 * kMTiles; it += kThreads / 32) {
+    const int nt = it / kMTiles, mt = it - nt * kMTiles;
+    const int i = nt * 8 + g;
+    const uint8_t *px = smem + sh.in + i * sh.in_stride + s_rows[i].shift +
+        (mt * 16 + 4 * q) * PB;
+    int32_t lo[PB][4], hi[PB][4];
+
+    for (int kt = 0; kt < a.k_tiles_x; kt++) {
+      const uint4 fl = s_frag[2 * kt * 32 + lane];
+      const uint4 fh = s_frag[(2 * kt + 1) * 32 + lane];
+      const uint32_t wlo[4] = { fl.x, fl.y, fl.z, fl.w };
+      const uint32_t whi[4] = { fh.x, fh.y, fh.z, fh.w };
+      uint32_t b0[PB], b1[PB];
+
+      channel_words<PB> (px + 32 * kt * PB, b0);
+      channel_words<PB> (px + (32 * kt + 16) * PB, b1);
+UNROLL
+      for (int c = 0; c < PB; c++) {
+        if (a.skip & (1u << c))
+          continue;
+        if (kt == 0) {
+          imma<false, false> (lo[c], wlo, b0[c], b1[c]);
+          imma<SPLIT == kMmaSigned, false> (hi[c], whi, b0[c], b1[c]);
+        } else {
+          imma<false, false> (lo[c], wlo, b0[c], b1[c], lo[c][0], lo[c][1],
+              lo[c][2], lo[c][3]);
+          imma<SPLIT == kMmaSigned, false> (hi[c], whi, b0[c], b1[c],
+              hi[c][0], hi[c][1], hi[c][2], hi[c][3]);
+        }
+      }
+    }
+    /* C: pixels 16 mt + g (+ 8), rows 8 nt + 2 q and the next: half of
+     * quad row 2 nt + q / 2; a copied channel's h is its staged sample */
+    const int r0 = nt * 8 + 2 * q;
+    const uint8_t *raw0 = smem + sh.in + r0 * sh.in_stride +
+        s_rows[r0].shift + (mt * 16 + g + a.rx) * PB;
+    const uint8_t *raw1 = smem + sh.in + (r0 + 1) * sh.in_stride +
+        s_rows[r0 + 1].shift + (mt * 16 + g + a.rx) * PB;
+UNROLL
+    for (int c = 0; c < PB; c++) {
+      const bool copy = a.skip & (1u << c);
+UNROLL
+      for (int e = 0; e < 2; e++) {
+        int32_t h0, h1;
+
+        if (copy) {
+          h0 = raw0[8 * e * PB + c];
+          h1 = raw1[8 * e * PB + c];
+        } else {
+          h0 = h_of (lo[c], hi[c], 2 * e);
+          h1 = h_of (lo[c], hi[c], 2 * e + 1);
+        }
+        const int at = 4 * ((2 * nt + (q >> 1)) * L::kQuadWords +
+            (mt * 16 + g + 8 * e) * PB + c) + 2 * (q & 1);
+
+        *(uint16_t *) (h_lo + at) = (uint16_t) __byte_perm (h0, h1, 0x0040);
+        *(uint16_t *) (h_hi + at) = (uint16_t) __byte_perm (h0, h1, 0x0051);
+      }
+    }
+  }
+  __syncthreads ();
+
+  /* the tile's quad rows to the workspace, 8-byte vectors (the pad
+   * leaves a quad row on 8 bytes) */
+  constexpr int kVectors = kLongSamples * 4 / 8;       /* of a quad row */
+  for (int v = tid; v < 2 * kLongRows / 4 * kVectors; v += kThreads) {
+    const int plane = v / (kLongRows / 4 * kVectors);
+    const int qr = v / kVectors % (kLongRows / 4), x = v % kVectors;
+
+    *(uint2 *) (a.h + plane * a.h_plane + (size_t) (t.y0 / 4 + qr) *
+        a.h_pitch + (size_t) t.x0 * PB * 4 + 8 * x) =
+        *(const uint2 *) (smem + sh.inter + plane * L::kPlaneBytes +
+        4 * qr * L::kQuadWords + 8 * x);
+  }
+}
+
+/* The columns kernel, for bands of NK k tiles: output rows kLongColRows
+ * by .., samples kLongOut bx .. The h words the tile reads are copied to
+ * shared memory first (asynchronously, all at once). A warp takes 8
+ * samples (n tile) down the tile's m tiles, with every word of h they read
+ * in registers (m tile mt and k tile kt read words mt + 2 kt and the next)
+ * and the band's fragments too. */
+template <int PB, int SPLIT, int NK>
+__global__ void __launch_bounds__ (kThreads, 2)
+stencil_columns_mma_kernel (Args a)
+{
+  constexpr int kMTiles = kLongColRows / 16;
+  constexpr int kWords = kMTiles + 2 * NK - 1;
+  extern __shared__ uint4 s_raw[];
+  uint8_t *smem = (uint8_t *) s_raw;
+  const Shared sh = shared_layout_long<PB> (false);
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int g = lane >> 2, q = lane & 3;
+  const uint4 *s_frag = (const uint4 *) (smem + sh.weights +
+      kWBytesWords * 4);
+  const uint32_t *s_h = (const uint32_t *) (smem + sh.inter);
+  Tile t;
+
+  t.x0 = blockIdx.x * (kLongOut / PB);
+  t.y0 = blockIdx.y * kLongColRows;
+  t.out_rows = imin (kLongColRows, a.height - t.y0);
+  t.out_bytes = imin (kLongOut / PB, a.width - t.x0) * PB;
+  t.out_lg = 0;
+  while ((1 << t.out_lg) < kLongOut / 16)
+    t.out_lg++;
+  /* m tiles inside the picture, and the quad rows they read */
+  const int m_tiles = imin (kMTiles, (a.height - t.y0 + 15) / 16);
+  const int quads = 4 * m_tiles + 8 * NK - 4;
+
+  /* h's quad rows y0 / 4 .., samples x0 PB .. + kLongOut - 1 */
+  constexpr int kVectors = kLongOut * 4 / 16;  /* of a quad row */
+  for (int v = tid; v < 2 * quads * kVectors; v += kThreads) {
+    const int plane = v / (quads * kVectors);
+    const int qr = v / kVectors % quads, x = v % kVectors;
+    uint8_t *s_vec = smem + sh.inter + 4 * ((plane * kColQuadRows + qr) *
+        kColQuadWords) + 16 * x;
+    const uint8_t *src = a.h + plane * a.h_plane + (size_t) (t.y0 / 4 +
+        qr) * a.h_pitch + (size_t) t.x0 * PB * 4 + 16 * x;
+
+    __pipeline_memcpy_async (s_vec, src, 16);
+  }
+  __pipeline_commit ();
+  for (int i = tid; i < kWBytesWords; i += kThreads)
+    ((uint32_t *) (smem + sh.weights))[i] = a.wbytes[i];
+  /* aligned launches: every output row starts on 16 bytes */
+  for (int r = tid; r < kLongColRows; r += kThreads)
+    ((int32_t *) (smem + sh.out_shifts))[r] = 0;
+  __syncthreads ();
+  long_fragments<PB> (a, smem, sh, 2, NK, warp, lane);
+  __pipeline_wait_prior (0);
+  __syncthreads ();
+
+  uint32_t wlo[NK][4], whi[NK][4];
+UNROLL
+  for (int kt = 0; kt < NK; kt++) {
+    const uint4 fl = s_frag[2 * kt * 32 + lane];
+    const uint4 fh = s_frag[(2 * kt + 1) * 32 + lane];
+
+    wlo[kt][0] = fl.x; wlo[kt][1] = fl.y; wlo[kt][2] = fl.z; wlo[kt][3] = fl.w;
+    whi[kt][0] = fh.x; whi[kt][1] = fh.y; whi[kt][2] = fh.z; whi[kt][3] = fh.w;
+  }
+
+  for (int nt = warp; nt < kLongOut / 8; nt += kThreads / 32) {
+    /* B of k tile kt of m tile mt: sample 8 nt + g of the tile's quad rows
+     * q + 4 (mt + 2 kt) and + 4: words wl[mt + 2 kt], wl[mt + 2 kt + 1] */
+    const uint32_t *col = s_h + q * kColQuadWords + nt * 8 + g;
+    uint32_t wl[kWords], wh[kWords];
+
+UNROLL
+    for (int u = 0; u < kWords; u++)
+      if (u < m_tiles + 2 * NK - 1) {
+        wl[u] = col[4 * u * kColQuadWords];
+        wh[u] = col[(kColQuadRows + 4 * u) * kColQuadWords];
+      }
+    /* C: rows 16 mt + g (+ 8), samples 8 nt + 2 q and the next; a copied
+     * sample is the low byte of its h, the picture's sample (the rows
+     * kernel's), ry h rows down */
+    const int js = nt * 8 + 2 * q;
+    const bool keep0 = a.skip & (1u << (js % PB));
+    const bool keep1 = a.skip & (1u << ((js + 1) % PB));
+    const uint8_t *raw = (const uint8_t *) (s_h + js + a.ry / 4 *
+        kColQuadWords);
+UNROLL
+    for (int mt = 0; mt < kMTiles; mt++) {
+      if (mt >= m_tiles)
+        break;
+      ColumnSums sums;
+UNROLL
+      for (int kt = 0; kt < NK; kt++)
+        column_products<SPLIT> (wlo[kt], whi[kt], wl[mt + 2 * kt],
+            wl[mt + 2 * kt + 1], wh[mt + 2 * kt], wh[mt + 2 * kt + 1], sums,
+            kt == 0);
+UNROLL
+      for (int e = 0; e < 2; e++) {
+        const int r = mt * 16 + g + 8 * e;
+        const int at = 4 * ((r & ~3) / 4 * kColQuadWords) + (r & 3);
+        int32_t v[2] = { column_result<SPLIT> (sums, 2 * e),
+          column_result<SPLIT> (sums, 2 * e + 1) };
+
+        if (keep0)
+          v[0] = raw[at];
+        if (keep1)
+          v[1] = raw[at + 4];
+        *(uint16_t *) (smem + sh.out + r * sh.out_stride + js) =
+            (uint16_t) __byte_perm (v[0], v[1], 0x0040);
+      }
+    }
+  }
   __syncthreads ();
   store_tile<PB> (a, t, sh, smem, tid, true);
 }
@@ -1345,53 +1752,110 @@ select_kernel (int pb, int sb, int dir, bool wide, int r, int rx, int ry)
   }
 }
 
-template <int PB, int SPLIT>
+/* The tensor-core kernels: the fused one (radii up to kMmaR), the two
+ * passes' (above; the columns' for NK k tiles). */
+enum MmaKind { kMmaFused, kMmaRows, kMmaColumns };
+
+template <int PB, int SPLIT, int KIND, int NK>
 void
 launch_mma (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
 {
-  stencil_mma_kernel<PB, SPLIT><<<grid, kThreads, shared, stream>>> (a);
+  if constexpr (KIND == kMmaFused)
+    stencil_mma_kernel<PB, SPLIT><<<grid, kThreads, shared, stream>>> (a);
+  else if constexpr (KIND == kMmaRows)
+    stencil_rows_mma_kernel<PB, SPLIT><<<grid, kThreads, shared, stream>>>
+        (a);
+  else
+    stencil_columns_mma_kernel<PB, SPLIT, NK><<<grid, kThreads, shared,
+        stream>>> (a);
 }
 
-template <int PB, int SPLIT>
+template <int PB, int SPLIT, int KIND, int NK>
 Kernel
 mma_kernel_of ()
 {
   Kernel k;
 
-  k.func = (const void *) stencil_mma_kernel<PB, SPLIT>;
-  k.launch = launch_mma<PB, SPLIT>;
-  k.tile_pixels = MmaShape<PB>::kTilePixels;
-  k.tile_rows = kTileRows;
-  k.shared_bytes = shared_layout_mma<PB> ().bytes;
+  k.launch = launch_mma<PB, SPLIT, KIND, NK>;
+  if constexpr (KIND == kMmaFused) {
+    k.func = (const void *) stencil_mma_kernel<PB, SPLIT>;
+    k.tile_pixels = MmaShape<PB>::kTilePixels;
+    k.tile_rows = kTileRows;
+    k.shared_bytes = shared_layout_mma<PB> ().bytes;
+  } else if constexpr (KIND == kMmaRows) {
+    k.func = (const void *) stencil_rows_mma_kernel<PB, SPLIT>;
+    k.tile_pixels = LongShape<PB>::kTilePixels;
+    k.tile_rows = kLongRows;
+    k.shared_bytes = shared_layout_long<PB> (true).bytes;
+  } else {
+    k.func = (const void *) stencil_columns_mma_kernel<PB, SPLIT, NK>;
+    k.tile_pixels = kLongOut / PB;
+    k.tile_rows = kLongColRows;
+    k.shared_bytes = shared_layout_long<PB> (false).bytes;
+  }
   return k;
 }
 
-template <int PB>
+template <int PB, int SPLIT, int KIND>
 Kernel
-mma_kernel_of_split (MmaSplit split)
+mma_kernel_of_tiles (int k_tiles)
 {
-  if (split == kMmaBlur)
-    return mma_kernel_of<PB, kMmaBlur> ();
-  if (split == kMmaUnsigned)
-    return mma_kernel_of<PB, kMmaUnsigned> ();
-  return mma_kernel_of<PB, kMmaSigned> ();
+  static_assert (kLongTiles == 5, "a kernel for each count of k tiles");
+  if constexpr (KIND != kMmaColumns) {
+    return mma_kernel_of<PB, SPLIT, KIND, 0> ();
+  } else {
+    switch (k_tiles) {
+      case 1: return mma_kernel_of<PB, SPLIT, KIND, 1> ();
+      case 2: return mma_kernel_of<PB, SPLIT, KIND, 2> ();
+      case 3: return mma_kernel_of<PB, SPLIT, KIND, 3> ();
+      case 4: return mma_kernel_of<PB, SPLIT, KIND, 4> ();
+      default: return mma_kernel_of<PB, SPLIT, KIND, 5> ();
+    }
+  }
 }
 
-/* The tensor-core kernel for a plane of @pb-byte pixels of @sb-byte
- * samples; func NULL where it has none. */
+template <int PB, int KIND>
 Kernel
-select_mma_kernel (int pb, int sb, MmaSplit split)
+mma_kernel_of_split (MmaSplit split, int k_tiles)
+{
+  if (split == kMmaBlur)
+    return mma_kernel_of_tiles<PB, kMmaBlur, KIND> (k_tiles);
+  if (split == kMmaUnsigned)
+    return mma_kernel_of_tiles<PB, kMmaUnsigned, KIND> (k_tiles);
+  return mma_kernel_of_tiles<PB, kMmaSigned, KIND> (k_tiles);
+}
+
+template <int KIND>
+Kernel
+mma_kernel_of_pb (int pb, MmaSplit split, int k_tiles)
 {
   Kernel none = { NULL, NULL, 0, 0, 0 };
 
-  if (sb != 1 || split == kMmaNone)
-    return none;
   switch (pb) {
-    case 1: return mma_kernel_of_split<1> (split);
-    case 2: return mma_kernel_of_split<2> (split);
-    case 4: return mma_kernel_of_split<4> (split);
+    case 1: return mma_kernel_of_split<1, KIND> (split, k_tiles);
+    case 2: return mma_kernel_of_split<2, KIND> (split, k_tiles);
+    case 4: return mma_kernel_of_split<4, KIND> (split, k_tiles);
     default: return none;
   }
+}
+
+/* The tensor-core kernel @kind for a plane of @pb-byte pixels of @sb-byte
+ * samples (the columns': for bands of @k_tiles k tiles, 1 .. kLongTiles);
+ * func NULL where it has none. */
+Kernel
+select_mma_kernel (int pb, int sb, MmaSplit split, MmaKind kind,
+    int k_tiles = 0)
+{
+  Kernel none = { NULL, NULL, 0, 0, 0 };
+
+  if (sb != 1 || split == kMmaNone
+      || (kind == kMmaColumns && (k_tiles < 1 || k_tiles > kLongTiles)))
+    return none;
+  if (kind == kMmaFused)
+    return mma_kernel_of_pb<kMmaFused> (pb, split, 0);
+  if (kind == kMmaRows)
+    return mma_kernel_of_pb<kMmaRows> (pb, split, 0);
+  return mma_kernel_of_pb<kMmaColumns> (pb, split, k_tiles);
 }
 
 template <int PB, int R, bool SAT>
@@ -1484,19 +1948,25 @@ window_strip (int width, int height, int pb, int sms)
   return strip;
 }
 
-/* Args::wbytes from the taps @a holds (2 kMmaR + 1 per axis). */
+/* Args::wbytes from @plan's taps, each axis's centred in the band of
+ * radius @a's rx, ry (kMmaR for the fused kernel, long_radius () for the
+ * two passes'). */
 void
-mma_weight_bytes (Args * a)
+mma_weight_bytes (Args * a, const CfStencilPlan * plan)
 {
   uint8_t *b = (uint8_t *) a->wbytes;
+  const int32_t *w[2] = { plan->weights_x, plan->weights_y };
+  const int r[2] = { plan->radius_x, plan->radius_y };
+  const int band[2] = { a->rx, a->ry };
 
   memset (a->wbytes, 0, sizeof (a->wbytes));
-  for (int t = 0; t <= 2 * kMmaR; t++) {
-    b[kWPad + t] = (uint8_t) (a->wx[t] & 255);
-    b[kWRow + kWPad + t] = (uint8_t) ((a->wx[t] >> 8) & 255);
-    b[2 * kWRow + kWPad + t] = (uint8_t) (a->wy[t] & 255);
-    b[3 * kWRow + kWPad + t] = (uint8_t) ((a->wy[t] >> 8) & 255);
-  }
+  for (int axis = 0; axis < 2; axis++)
+    for (int t = 0; t <= 2 * r[axis]; t++) {
+      uint8_t *at = b + 2 * axis * kWRow + kWPad + band[axis] - r[axis] + t;
+
+      at[0] = (uint8_t) (w[axis][t] & 255);
+      at[kWRow] = (uint8_t) ((w[axis][t] >> 8) & 255);
+    }
 }
 
 /* Whether the columns pass of BOTH on 8-bit samples can leave int32: its
@@ -1543,9 +2013,9 @@ never_saturates (const CfStencilPlan * plan)
   return (gy * h_max + (INT64_C (1) << (out_shift - 1))) >> out_shift <= 255;
 }
 
-/* How the tensor-core kernel can take @plan (MmaSplit): BOTH on 8-bit
- * samples, the larger radius kMmaMinR .. kMmaR (at radius 1 the CUDA-core
- * kernel is the faster: docs/PERFORMANCE.md), the columns' sums within int32
+/* How the tensor-core kernels can take @plan (MmaSplit): BOTH on 8-bit
+ * samples, the larger radius at least kMmaMinR (at radius 1 the sliding
+ * window is the faster: docs/PERFORMANCE.md), the columns' sums within int32
  * (columns_wide ()), and the weights and the rows' results h within the
  * two bytes it splits them into: every weight 0 .. 65535 with h 0 ..
  * 65535 (unsigned bytes), or every weight and h within int16 (the high
@@ -1560,7 +2030,6 @@ mma_split (const CfStencilPlan * plan)
 
   if (plan->direction != CF_STENCIL_BOTH
       || plan->weight_bits != CF_STENCIL_WEIGHT_BITS_8
-      || plan->radius_x > kMmaR || plan->radius_y > kMmaR
       || imax (plan->radius_x, plan->radius_y) < kMmaMinR
       || columns_wide (plan))
     return kMmaNone;
@@ -1635,13 +2104,17 @@ struct CfStencilDevicePlan {
   bool aligned[CF_MAX_PLANES];
   Args fb_args[CF_MAX_PLANES];
   Kernel fallback[CF_MAX_PLANES];
+  /* the two passes' rows kernel, launched before kernel[p] (func NULL
+   * where the plane takes one kernel), and the workspace they need: the
+   * largest plane's, the planes one after the other on the stream */
+  Kernel rows[CF_MAX_PLANES];
+  size_t workspace;
 };
 
 extern "C" size_t
-cf_stencil_workspace_bytes (const CfStencilPlan * plan)
+cf_stencil_device_plan_workspace_bytes (const CfStencilDevicePlan * d_plan)
 {
-  (void) plan;
-  return 0;
+  return d_plan ? d_plan->workspace : 0;
 }
 
 extern "C" void
@@ -1693,6 +2166,7 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
   dp->height = plan->height;
   dp->n_planes = info->n_planes;
   split = kernels == CF_STENCIL_KERNELS_AUTO ? mma_split (plan) : kMmaNone;
+  const bool two_pass = imax (plan->radius_x, plan->radius_y) > kMmaR;
   /* the sliding window: BOTH on 8-bit samples, radius kWinR, int32
    * columns */
   const bool win = kernels == CF_STENCIL_KERNELS_AUTO
@@ -1726,14 +2200,16 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       a->border_sample[k] = (int32_t) CF_VALUE_SAMPLE (value, info->lsb);
     }
     /* radius 1 .. kWinR: the sliding window, its weights per channel; 2
-     * .. kMmaR: the tensor cores, both axes' taps centred in 2 kMmaR + 1;
-     * the CUDA-core kernel stays for unaligned launches */
+     * .. kMmaR: the fused tensor-core kernel, both axes' taps centred in
+     * 2 kMmaR + 1; above: the two passes on the tensor cores; the CUDA-core
+     * kernel stays for unaligned launches */
     const int strip = win && l->sample_bytes == 1 ?
         window_strip (a->width, a->height, l->pixel_bytes, sms) : 0;
     const Kernel wk = strip > 0 ? select_window_kernel (l->pixel_bytes,
         !never_saturates (plan), strip) : Kernel { NULL, NULL, 0, 0, 0 };
     const Kernel fast = wk.func ? wk :
-        select_mma_kernel (l->pixel_bytes, l->sample_bytes, split);
+        select_mma_kernel (l->pixel_bytes, l->sample_bytes, split,
+        two_pass ? kMmaColumns : kMmaFused, long_k_tiles (a->ry));
     dp->what[p] = "cuda cores";
     if (fast.func) {
       dp->aligned[p] = true;
@@ -1743,11 +2219,27 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
         dp->what[p] = "sliding window";
         a->strip = strip;
         win_weights (a, plan);
-      } else {
+      } else if (!two_pass) {
         dp->what[p] = "tensor cores";
-        a->rx = pad_taps (a->wx, plan->weights_x, a->rx, kMmaR);
-        a->ry = pad_taps (a->wy, plan->weights_y, a->ry, kMmaR);
-        mma_weight_bytes (a);
+        a->rx = a->ry = kMmaR;
+        mma_weight_bytes (a, plan);
+      } else {
+        dp->what[p] = "tensor cores, two passes";
+        dp->rows[p] = select_mma_kernel (l->pixel_bytes, l->sample_bytes,
+            split, kMmaRows);
+        a->k_tiles_x = long_k_tiles (a->rx);
+        a->k_tiles_y = long_k_tiles (a->ry);
+        a->rx = long_radius (a->rx);
+        a->ry = long_radius (a->ry);
+        mma_weight_bytes (a, plan);
+        const size_t bytes = long_layout (a->width, a->height,
+            l->pixel_bytes, a->k_tiles_y, &a->h_rows, &a->h_pitch);
+        a->h_plane = bytes / 2;
+        dp->workspace = bytes > dp->workspace ? bytes : dp->workspace;
+        if ((err = allow_shared (&dp->rows[p], optin)) != cudaSuccess) {
+          free (dp);
+          return err;
+        }
       }
       a = &dp->fb_args[p];
     }
@@ -1787,8 +2279,8 @@ extern "C" cudaError_t
 cf_stencil_cuda (const CfStencilDevicePlan * d_plan, const CfImage * d_src,
     const CfImage * d_dst, void *d_workspace, cudaStream_t stream)
 {
-  (void) d_workspace;
   if (!d_plan || cf_image_check (d_src) != 0 || cf_image_check (d_dst) != 0
+      || (d_plan->workspace && (!d_workspace || (uintptr_t) d_workspace % 16))
       || d_src->format != d_plan->format || d_dst->format != d_plan->format
       || d_src->width != d_plan->width || d_src->height != d_plan->height
       || d_dst->width != d_plan->width || d_dst->height != d_plan->height)
@@ -1801,6 +2293,7 @@ cf_stencil_cuda (const CfStencilDevicePlan * d_plan, const CfImage * d_src,
             | (uintptr_t) d_dst->data[p] | d_src->pitch[p]
             | d_dst->pitch[p]) & 15);
     const Kernel *k = fall ? &d_plan->fallback[p] : &d_plan->kernel[p];
+    const Kernel *rows = fall ? NULL : &d_plan->rows[p];
     Args a = fall ? d_plan->fb_args[p] : d_plan->args[p];
     const dim3 grid ((a.width + k->tile_pixels - 1) / k->tile_pixels,
         (a.height + k->tile_rows - 1) / k->tile_rows);
@@ -1810,6 +2303,15 @@ cf_stencil_cuda (const CfStencilDevicePlan * d_plan, const CfImage * d_src,
     a.src_pitch = d_src->pitch[p];
     a.dst = (uint8_t *) d_dst->data[p];
     a.dst_pitch = d_dst->pitch[p];
+    if (rows && rows->func) {
+      const dim3 h_grid ((a.width + rows->tile_pixels - 1) /
+          rows->tile_pixels, a.h_rows / rows->tile_rows);
+
+      a.h = (uint8_t *) d_workspace;
+      rows->launch (a, h_grid, rows->shared_bytes, stream);
+      if ((err = cudaGetLastError ()) != cudaSuccess)
+        return err;
+    }
     k->launch (a, grid, k->shared_bytes, stream);
     if ((err = cudaGetLastError ()) != cudaSuccess)
       return err;

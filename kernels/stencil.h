@@ -260,11 +260,12 @@ typedef enum {
    *   strip's height, 8 rows unless the plane is too small to fill the
    *   device, is set by CF_STENCIL_WINDOW_ROWS in the environment, read
    *   when the plan is made; 0 turns the kernel off: for measurements);
-   * - the larger radius 2 .. 8: the integer tensor cores, where the
+   * - the larger radius 2 .. 64: the integer tensor cores, where the
    *   weights and the intermediate fit their byte pieces (blurs: gaussian,
    *   box, any taps of one sign; taps of both signs when each weight is
    *   within +-0.5 and the gains stay near 1, which leaves out sharpening,
-   *   whose centre tap is above 1).
+   *   whose centre tap is above 1): up to 8 in one launch, above 8 in two
+   *   (rows, then columns) through a workspace.
    * On planes or pitches not aligned to 16 bytes a launch of either takes
    * the CUDA-core kernel instead. Everything else: the CUDA-core kernel
    * (int32 multiply-adds, a tile in shared memory). The default. */
@@ -279,25 +280,29 @@ typedef enum {
  * frame). */
 cudaError_t cf_stencil_device_plan_new (const CfStencilPlan * plan,
     CfStencilKernels kernels, CfStencilDevicePlan ** d_plan);
-/* The kernel of plane @p: "sliding window" or "tensor cores" (also where
- * a launch on an unaligned plane takes the CUDA-core kernel), or "cuda
- * cores"; NULL for a bad plane. */
+/* The kernel of plane @p: "sliding window", "tensor cores" or "tensor
+ * cores, two passes" (also where a launch on an unaligned plane takes the
+ * CUDA-core kernel), or "cuda cores"; NULL for a bad plane. */
 const char *cf_stencil_device_plan_describe (const CfStencilDevicePlan *
     d_plan, int p);
 /* Safe on NULL. */
 void cf_stencil_device_plan_free (CfStencilDevicePlan * d_plan);
 
-/* Device scratch a frame in flight needs: 0 (the kernel keeps its
- * intermediate in shared memory); kept so that callers stay the same if a
- * later version needs some. 0 for a bad plan too. */
-size_t cf_stencil_workspace_bytes (const CfStencilPlan * plan);
+/* Device scratch a frame in flight needs with @d_plan: the two-pass
+ * tensor-core kernels' intermediate (radii above 8; 2 bytes a sample and
+ * row of the largest plane, with the rows above and below that its
+ * columns read), 0 where every plane keeps it in shared memory; 0 for
+ * NULL. */
+size_t cf_stencil_device_plan_workspace_bytes (const CfStencilDevicePlan *
+    d_plan);
 
 /* GPU launcher: filters @d_src into @d_dst (device images, any pitch and
- * alignment, not overlapping) on @stream, one launch per plane; only the
- * samples of @d_dst's rows are written. @d_workspace may be NULL while
- * cf_stencil_workspace_bytes () is 0. Returns cudaErrorInvalidValue when an
- * argument is missing or an image does not match the plan, otherwise the
- * launches' error. */
+ * alignment, not overlapping) on @stream, one or two launches per plane;
+ * only the samples of @d_dst's rows are written. @d_workspace: device
+ * memory of cf_stencil_device_plan_workspace_bytes () bytes, 16-byte
+ * aligned, not used by another launch in flight; may be NULL where that
+ * is 0. Returns cudaErrorInvalidValue when an argument is missing or an
+ * image does not match the plan, otherwise the launches' error. */
 cudaError_t cf_stencil_cuda (const CfStencilDevicePlan * d_plan,
     const CfImage * d_src, const CfImage * d_dst, void *d_workspace,
     cudaStream_t stream);

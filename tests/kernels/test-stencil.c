@@ -1405,10 +1405,11 @@ enum
   KERNEL_CUDA_CORES,
   KERNEL_WINDOW,
   KERNEL_TENSOR_CORES,
+  KERNEL_TWO_PASS,
   N_KERNELS
 };
 static const char *const kernel_names[N_KERNELS] = { "cuda cores",
-  "sliding window", "tensor cores"
+  "sliding window", "tensor cores", "tensor cores, two passes"
 };
 
 /* Filters a @width x @height picture with @s on both backends and compares
@@ -1433,7 +1434,6 @@ gpu_check_kernels (CfFormat format, int width, int height,
     frame_constant (&src);
   g_assert_cmpint (cf_stencil_plan_init (&plan, format, width, height, s),
       ==, 0);
-  g_assert_cmpuint (cf_stencil_workspace_bytes (&plan), ==, 0);
   /* the output misaligned otherwise than the input, unless both are
    * aligned */
   const int out_misalign = extra == ALIGNED_PITCH ? misalign :
@@ -1452,12 +1452,27 @@ gpu_check_kernels (CfFormat format, int width, int height,
     g_assert_cmpint (k, <, N_KERNELS);
     counts[k]++;
   }
+  /* the two passes' workspace (none otherwise), poisoned: the columns
+   * must read only what the rows wrote */
+  const size_t ws = cf_stencil_device_plan_workspace_bytes (d_plan);
+  void *d_ws = NULL;
+  for (int p = 0; p < src.n_planes; p++)
+    g_assert_true ((ws > 0) == (strcmp (cf_stencil_device_plan_describe
+                (d_plan, p), kernel_names[KERNEL_TWO_PASS]) == 0));
+  if (ws) {
+    CHECK_CUDA (cudaMalloc (&d_ws, ws));
+    CHECK_CUDA (cudaMemsetAsync (d_ws, POISON, ws, gpu_stream));
+    g_assert_cmpint (cf_stencil_cuda (d_plan, &src.img, &got.img, NULL,
+            gpu_stream), ==, cudaErrorInvalidValue);
+  }
   device_init (&src, &d_src, FALSE, gpu_stream);
   device_init (&got, &d_dst, TRUE, gpu_stream);
-  CHECK_CUDA (cf_stencil_cuda (d_plan, &d_src.img, &d_dst.img, NULL,
+  CHECK_CUDA (cf_stencil_cuda (d_plan, &d_src.img, &d_dst.img, d_ws,
           gpu_stream));
   device_finish (&d_dst, &got, gpu_stream);
   device_finish (&d_src, NULL, gpu_stream);
+  if (d_ws)
+    CHECK_CUDA (cudaFree (d_ws));
 
   check_samples (&got, &want, what);
   check_padding (&got, POISON, what);
@@ -1627,22 +1642,17 @@ aligned_runs (CfFormat f, int width, int height, const CfStencilParams * s,
   return want;
 }
 
-/* The tensor-core kernel (BOTH, 8-bit samples, the larger radius 2 .. 8)
- * against the CPU on 16-byte aligned planes and pitches, where it runs:
- * every format, border and size of the tile edges, radii 0 .. 8 on the
- * other axis, blurs (unsigned byte pieces) and small signed taps (signed
- * pieces), alpha copied or filtered, random and constant pictures; then
- * the CUDA-core kernel on the same, which the plan must choose when asked,
- * and an unaligned launch of a tensor-core plan (its fallback). */
+/* The tensor-core kernels (BOTH, 8-bit samples) against the CPU on
+ * 16-byte aligned planes and pitches, where they run: every format,
+ * border and size in @sizes, radius pairs from @pairs, blurs (unsigned
+ * byte pieces) and small signed taps (signed pieces), alpha copied or
+ * filtered, random and constant pictures; then the CUDA-core kernel on
+ * the same, which the plan must choose when asked, and an unaligned launch
+ * (the fallback). Asserts that every aligned plane took @kernel. */
 static void
-test_cuda_tensor_cores (void)
+tensor_core_cases (const int (*pairs)[2], guint n_pairs,
+    const int (*sizes)[2], guint n_sizes, int kernel)
 {
-  static const int sizes[][2] = { {1, 1}, {7, 5}, {33, 70}, {131, 67},
-  {257, 131}
-  };
-  static const int pairs[][2] = { {2, 2}, {3, 8}, {8, 2}, {8, 8}, {1, 2},
-  {5, 3}
-  };
   double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
   guint f, b, z, n = 0, want = 0;
   guint counts[N_KERNELS] = { 0 }, cuda[N_KERNELS] = { 0 };
@@ -1652,9 +1662,9 @@ test_cuda_tensor_cores (void)
     if (cf_format_info (f)->depth != 8)
       continue;
     for (b = 0; b < N_BORDERS; b++)
-      for (z = 0; z < G_N_ELEMENTS (sizes); z++) {
-        const int rx = pairs[n % G_N_ELEMENTS (pairs)][0];
-        const int ry = pairs[n % G_N_ELEMENTS (pairs)][1];
+      for (z = 0; z < n_sizes; z++) {
+        const int rx = pairs[n % n_pairs][0];
+        const int ry = pairs[n % n_pairs][1];
         const guint kind = n % 5;
         const guint planes = fast_planes (f);
         gboolean nx = TRUE, ny = TRUE;
@@ -1676,22 +1686,60 @@ test_cuda_tensor_cores (void)
         set_border_values (&s, f);
         s.filter_alpha = n % 2;
         n++;
-        what = g_strdup_printf ("tensor cores: %s %dx%d %s rx %d ry %d "
-            "taps %s", cf_format_info (f)->name, sizes[z][0], sizes[z][1],
-            border_names[b], rx, ry, kind < 3 ? kind_names[kind] :
-            kind == 3 ? "signed" : "gain 1.3");
+        what = g_strdup_printf ("%s: %s %dx%d %s rx %d ry %d taps %s",
+            kernel_names[kernel], cf_format_info (f)->name, sizes[z][0],
+            sizes[z][1], border_names[b], rx, ry, kind < 3 ?
+            kind_names[kind] : kind == 3 ? "signed" : "gain 1.3");
         want += aligned_runs (f, sizes[z][0], sizes[z][1], &s, z % 2 == 0,
             z == 3, what, planes, counts, cuda);
         g_free (what);
       }
   }
-  g_test_message ("%u runs, %u planes on the tensor cores", n,
-      counts[KERNEL_TENSOR_CORES]);
-  g_assert_cmpuint (counts[KERNEL_TENSOR_CORES], ==, want);
-  g_assert_cmpuint (counts[KERNEL_TENSOR_CORES], >, 0);
-  g_assert_cmpuint (counts[KERNEL_WINDOW], ==, 0);
-  g_assert_cmpuint (cuda[KERNEL_TENSOR_CORES] + cuda[KERNEL_WINDOW], ==, 0);
+  g_test_message ("%u runs, %u planes on %s", n, counts[kernel],
+      kernel_names[kernel]);
+  g_assert_cmpuint (counts[kernel], ==, want);
+  g_assert_cmpuint (counts[kernel], >, 0);
+  for (int k = KERNEL_WINDOW; k < N_KERNELS; k++) {
+    g_assert_cmpuint (cuda[k], ==, 0);
+    if (k != kernel)
+      g_assert_cmpuint (counts[k], ==, 0);
+  }
   gpu_end ();
+}
+
+/* The fused tensor-core kernel: the larger radius 2 .. 8, 0 .. 8 on the
+ * other axis; sizes across its tiles' edges. */
+static void
+test_cuda_tensor_cores (void)
+{
+  static const int sizes[][2] = { {1, 1}, {7, 5}, {33, 70}, {131, 67},
+  {257, 131}
+  };
+  static const int pairs[][2] = { {2, 2}, {3, 8}, {8, 2}, {8, 8}, {1, 2},
+  {5, 3}
+  };
+
+  tensor_core_cases (pairs, G_N_ELEMENTS (pairs), sizes,
+      G_N_ELEMENTS (sizes), KERNEL_TENSOR_CORES);
+}
+
+/* The two passes: the larger radius 9 .. 64, with each count of k tiles
+ * (9, 24: 2; 25, 40: 3; 57: 4; 64: 5) on either axis and 1 .. 12 on the
+ * other; pictures smaller than the radius (borders reflected many times),
+ * and across the rows kernel's tiles (256 samples, 32 rows) and the
+ * columns kernel's (128 samples, 64 rows). */
+static void
+test_cuda_two_pass (void)
+{
+  static const int sizes[][2] = { {1, 1}, {7, 5}, {70, 33}, {131, 67},
+  {300, 130}
+  };
+  static const int pairs[][2] = { {9, 9}, {64, 64}, {24, 25}, {3, 40},
+  {57, 2}, {12, 64}, {1, 33}
+  };
+
+  tensor_core_cases (pairs, G_N_ELEMENTS (pairs), sizes,
+      G_N_ELEMENTS (sizes), KERNEL_TWO_PASS);
 }
 
 /* Taps of radius @r that sharpen one axis within the sliding window's
@@ -1959,6 +2007,7 @@ main (int argc, char **argv)
     g_test_add_func ("/stencil/cuda/matrix", test_cuda_matrix);
     g_test_add_func ("/stencil/cuda/large", test_cuda_large);
     g_test_add_func ("/stencil/cuda/tensor-cores", test_cuda_tensor_cores);
+    g_test_add_func ("/stencil/cuda/two-pass", test_cuda_two_pass);
     g_test_add_func ("/stencil/cuda/window", test_cuda_window);
     g_test_add_func ("/stencil/cuda/invalid", test_cuda_invalid);
   }

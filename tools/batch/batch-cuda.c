@@ -32,7 +32,7 @@ struct BatchGpu
 
   CfGrowBuffer host_in, host_out;       /* page-locked */
   CfGrowBuffer image[2];        /* ping-pong between the ops */
-  CfGrowBuffer workspace;       /* resize scratch */
+  CfGrowBuffer workspace;       /* resize and stencil scratch */
   void *stats_workspace;        /* cf_stats_workspace_bytes (), kept cleared */
   CfStats *d_stats, *h_stats;   /* [n_stats], device and page-locked */
 };
@@ -264,7 +264,11 @@ batch_gpu_run (BatchGpu * gpu, int n_ops, CfPngImage * img,
       TRY (cf_resize_cuda (p->resize, &cur, &next, gpu->workspace.data, s),
           "cf_resize_cuda");
     } else {
-      TRY (cf_stencil_cuda (gpu->plans[k].stencil, &cur, &next, NULL, s),
+      OpPlans *p = &gpu->plans[k];
+      TRY (cf_grow_buffer_reserve (&gpu->workspace,
+              cf_stencil_device_plan_workspace_bytes (p->stencil)),
+          "cudaMalloc");
+      TRY (cf_stencil_cuda (p->stencil, &cur, &next, gpu->workspace.data, s),
           "cf_stencil_cuda");
     }
     cur = next;
