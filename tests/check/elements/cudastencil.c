@@ -657,6 +657,55 @@ GST_START_TEST (test_change_while_playing)
 
 GST_END_TEST;
 
+/* Radii above 8 (on CUDA: the two-pass tensor-core kernels, whose
+ * workspace each frame slot grows when a plan needs more): gaussian blurs
+ * of radius 9, 64, 24 and 40 (sigma a third of it) changed while PLAYING, frames in flight
+ * across each change, on 8-bit formats of 1, 2 and 4-byte pixels. */
+GST_START_TEST (test_long_radius)
+{
+  static const gchar *formats[] = { "RGBA", "NV12", "GRAY8" };
+  static const gint radii[] = { 9, 64, 24, 40 };
+  const gchar *format = formats[__i__];
+  GstVideoInfo info;
+  GstHarness *h;
+  GBytes *want[8];
+  Settings s = { CF_STENCIL_BOTH, CF_STENCIL_PRESET_GAUSSIAN, 9, 3, 1, NULL,
+    TRUE, (CfStencilBorder) (__i__ % CF_STENCIL_BORDER_COUNT), {0,}, FALSE
+  };
+  guint i;
+
+  cf_check_set_info (&info, format, 320, 180);
+  h = harness_for (element_new (&s), &info);
+  for (i = 0; i < 8; i++) {
+    GstBuffer *buf = cf_check_frame_new (&info, prng, i * FRAME_DURATION,
+        FRAME_DURATION, FALSE);
+
+    if (i % 2 == 0) {
+      s.radius = radii[i / 2];
+      s.sigma = radii[i / 2] / 3.0;
+      apply (h->element, &s);
+    }
+    want[i] = oracle (&info, buf, &s);
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < 8; i++) {
+    GstBuffer *out = gst_harness_try_pull (h);
+    gchar *what = g_strdup_printf ("%s radius %d frame %u", format,
+        radii[i / 2], i);
+
+    fail_unless (out != NULL, "%s: no output", what);
+    cf_check_assert_frame (&info, out, want[i], what);
+    g_bytes_unref (want[i]);
+    gst_buffer_unref (out);
+    g_free (what);
+  }
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* The first ERROR or WARNING message on @bus (NULL when none). */
 static GstMessage *
 pop_problem (GstBus * bus)
@@ -952,6 +1001,7 @@ cudastencil_suite (void)
   tcase_add_test (tc, test_alpha);
   tcase_add_test (tc, test_launch_taps);
   tcase_add_test (tc, test_change_while_playing);
+  tcase_add_loop_test (tc, test_long_radius, 0, 3);
   tcase_add_test (tc, test_bad_settings);
   tcase_add_loop_test (tc, test_stencil_rules, 0,
       G_N_ELEMENTS (cf_stencil_rules));
