@@ -1254,7 +1254,10 @@ stencil_rows_mma_kernel (Args a)
         (mt * 16 + 4 * q) * PB;
     int32_t lo[PB][4], hi[PB][4];
 
-    for (int kt = 0; kt < a.k_tiles_x; kt++) {
+UNROLL
+    for (int kt = 0; kt < kLongTiles; kt++) {
+      if (kt >= a.k_tiles_x)
+        break;
       const uint4 fl = s_frag[2 * kt * 32 + lane];
       const uint4 fh = s_frag[(2 * kt + 1) * 32 + lane];
       const uint32_t wlo[4] = { fl.x, fl.y, fl.z, fl.w };
