@@ -1190,6 +1190,24 @@ long_layout (int width, int height, int pb, int k_tiles_y, int *rows,
   return 2 * (size_t) (*rows / 4) * *pitch;
 }
 
+/* The two passes' A fragments in shared memory (long_fragments ()),
+ * after Args::wbytes. */
+__device__ __forceinline__ const uint4 *
+long_frag_base (uint8_t * smem, const Shared & sh)
+{
+  return (const uint4 *) (smem + sh.weights + kWBytesWords * 4);
+}
+
+/* Args::wbytes into shared memory, for long_fragments (). */
+__device__ __forceinline__ void
+long_weights (const Args & a, uint8_t * smem, const Shared & sh, int tid)
+{
+  uint32_t *s_wb = (uint32_t *) (smem + sh.weights);
+
+  for (int i = tid; i < kWBytesWords; i += kThreads)
+    s_wb[i] = a.wbytes[i];
+}
+
 /* Stages every k tile's A fragments of the band at byte row @row of the
  * weights (0: x, 2: y) into shared memory, warp by warp. */
 template <int PB>
@@ -1198,7 +1216,7 @@ long_fragments (const Args & a, uint8_t * smem, const Shared & sh,
     int row, int k_tiles, int warp, int lane)
 {
   const uint8_t *s_wb = smem + sh.weights;
-  uint4 *s_frag = (uint4 *) (smem + sh.weights + kWBytesWords * 4);
+  uint4 *s_frag = (uint4 *) long_frag_base (smem, sh);
 
   for (int i = warp; i < 2 * k_tiles; i += kThreads / 32) {
     uint32_t f[4];
@@ -1219,8 +1237,7 @@ stencil_rows_mma_kernel (Args a)
   const Shared sh = shared_layout_long<PB> (true);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int g = lane >> 2, q = lane & 3;
-  const uint4 *s_frag = (const uint4 *) (smem + sh.weights +
-      kWBytesWords * 4);
+  const uint4 *s_frag = long_frag_base (smem, sh);
   Tile t;
 
   /* staged pixel i is picture pixel x0 - rx + i, staged row i picture row
@@ -1236,8 +1253,7 @@ stencil_rows_mma_kernel (Args a)
   while ((1 << t.in_lg) < (15 + t.seg + 15) / 16)
     t.in_lg++;
 
-  for (int i = tid; i < kWBytesWords; i += kThreads)
-    ((uint32_t *) (smem + sh.weights))[i] = a.wbytes[i];
+  long_weights (a, smem, sh, tid);
   const bool partial = __syncthreads_or (stage_row_info<PB> (a, t, sh,
           smem, 0, tid));
   long_fragments<PB> (a, smem, sh, 0, a.k_tiles_x, warp, lane);
@@ -1346,8 +1362,7 @@ stencil_columns_mma_kernel (Args a)
   const Shared sh = shared_layout_long<PB> (false);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int g = lane >> 2, q = lane & 3;
-  const uint4 *s_frag = (const uint4 *) (smem + sh.weights +
-      kWBytesWords * 4);
+  const uint4 *s_frag = long_frag_base (smem, sh);
   const uint32_t *s_h = (const uint32_t *) (smem + sh.inter);
   Tile t;
 
@@ -1375,8 +1390,7 @@ stencil_columns_mma_kernel (Args a)
     __pipeline_memcpy_async (s_vec, src, 16);
   }
   __pipeline_commit ();
-  for (int i = tid; i < kWBytesWords; i += kThreads)
-    ((uint32_t *) (smem + sh.weights))[i] = a.wbytes[i];
+  long_weights (a, smem, sh, tid);
   /* aligned launches: every output row starts on 16 bytes */
   for (int r = tid; r < kLongColRows; r += kThreads)
     ((int32_t *) (smem + sh.out_shifts))[r] = 0;
