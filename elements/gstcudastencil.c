@@ -4,7 +4,10 @@
  *
  * Filters pictures on the GPU with a 1D stencil along the rows, the columns,
  * or both (separable 2D: the rows, then the columns, in one kernel launch
- * per plane): box and gaussian blurs, an unsharp-mask sharpen, derivative
+ * per plane; on 8-bit planes above radius 8, two launches on the tensor
+ * cores through device scratch memory of about 2 bytes a sample of the
+ * largest plane, per frame in flight): box and gaussian blurs, an
+ * unsharp-mask sharpen, derivative
  * and laplacian edge filters, or any taps given on the command line, up to
  * radius 64 (129 taps). Each output sample is a weighted sum of the input
  * samples within the radius:
