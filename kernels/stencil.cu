@@ -890,10 +890,11 @@ h_of (const int32_t (&lo)[4], const int32_t (&hi)[4], int i)
   return (hi[i] * 256 + lo[i] + (1 << (kShift - 1))) >> kShift;
 }
 
-/* The columns' three sums of products: low by low bytes (with the
- * rounding constant), the two mixed ones, high by high. */
+/* The columns' sums of products: low by low bytes (with the rounding
+ * constant), the two mixed ones (apart, so that neither waits for the
+ * other), high by high. */
 struct ColumnSums {
-  int32_t ll[4], mid[4], hh[4];
+  int32_t ll[4], mid[4], mid2[4], hh[4];
 };
 
 /* The columns' products of one k tile (rows 32 of h: words b0, b1 of its
@@ -912,17 +913,18 @@ column_products (const uint32_t (&wlo)[4], const uint32_t (&whi)[4],
   if (start) {
     imma<false, false> (s.ll, wlo, bl0, bl1, r0, r0, r0, r0);
     imma<SIGNED, false> (s.mid, whi, bl0, bl1);
+    imma<false, SIGNED> (s.mid2, wlo, bh0, bh1);
     imma<SIGNED, SIGNED> (s.hh, whi, bh0, bh1);
   } else {
     imma<false, false> (s.ll, wlo, bl0, bl1, s.ll[0], s.ll[1], s.ll[2],
         s.ll[3]);
     imma<SIGNED, false> (s.mid, whi, bl0, bl1, s.mid[0], s.mid[1], s.mid[2],
         s.mid[3]);
+    imma<false, SIGNED> (s.mid2, wlo, bh0, bh1, s.mid2[0], s.mid2[1],
+        s.mid2[2], s.mid2[3]);
     imma<SIGNED, SIGNED> (s.hh, whi, bh0, bh1, s.hh[0], s.hh[1], s.hh[2],
         s.hh[3]);
   }
-  imma<false, SIGNED> (s.mid, wlo, bh0, bh1, s.mid[0], s.mid[1], s.mid[2],
-      s.mid[3]);
 }
 
 /* Output sample @i of the columns' sums: put together modulo 2^32 (exact:
@@ -934,7 +936,8 @@ column_result (const ColumnSums & s, int i)
 {
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
   const uint32_t sum = (uint32_t) s.hh[i] * 65536u +
-      (uint32_t) s.mid[i] * 256u + (uint32_t) s.ll[i];
+      ((uint32_t) s.mid[i] + (uint32_t) s.mid2[i]) * 256u +
+      (uint32_t) s.ll[i];
   const int32_t v = (int32_t) sum >> kShift;
 
   return SPLIT == kMmaBlur ? v : saturate (v, 255);
