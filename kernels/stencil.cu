@@ -63,7 +63,7 @@
  * tensor cores (stencil_mma_kernel () below, about 1.7x faster), which
  * reuses phases 1 and 4; at 9 .. 64 on the tensor cores in two launches
  * through a workspace (stencil_rows_mma_kernel () and
- * stencil_columns_mma_kernel (), 2.6x to 10.8x faster); and at radius 1
+ * stencil_columns_mma_kernel (), 2.6x to 11x faster); and at radius 1
  * in registers without the tile (stencil_window_kernel (), about 1.4x
  * faster).
  */
