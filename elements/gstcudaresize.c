@@ -466,18 +466,6 @@ ensure_plan (GstCfResize * self, CfRect r)
 }
 
 #ifdef HAVE_CUDA
-/* Device scratch of one frame in flight (the two-pass kernels' rows; most
- * plans need none): the slot's workspace, grown to what the current plan
- * needs. Plans change only at negotiation and when a crop's size changes,
- * after the frames in flight are done, so it grows only then. */
-static gsize
-workspace_bytes (GstCfResize * self)
-{
-  return cf_resize_device_plan_workspace_bytes (self->d_plan);
-}
-#endif
-
-#ifdef HAVE_CUDA
 static CfDeviceError
 gst_cf_resize_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
 {
@@ -495,7 +483,12 @@ gst_cf_resize_process_cuda (GstCfBaseFilter * base, GstCfFrameSlot * slot)
       || cf_image_view (&slot->d_out, self->inner.x, self->inner.y,
           self->inner.width, self->inner.height, &inner) != 0)
     return cudaErrorInvalidValue;
-  err = cf_grow_buffer_reserve (ws, workspace_bytes (self));
+  /* device scratch of the frame (the two-pass kernels' rows; most plans
+   * need none): the slot's workspace, grown to what the plan needs. Plans
+   * change only at negotiation and when a crop's size changes, after the
+   * frames in flight are done, so it grows only then. */
+  err = cf_grow_buffer_reserve (ws,
+      cf_resize_device_plan_workspace_bytes (self->d_plan));
   if (err == cudaSuccess)
     err = cf_resize_cuda (self->d_plan, &src, &inner, ws->data, stream);
   for (i = 0; err == cudaSuccess && i < self->n_borders; i++)

@@ -1164,7 +1164,8 @@ long_radius (int r)
 
 /* Layout of the rows kernel's shared memory: weights and fragments, the
  * staged rows (16 PB bytes apart modulo 128, as in the fused kernel), h's
- * tile. The columns kernel's: weights and fragments, its output tile. */
+ * tile. The columns kernel's: weights and fragments, the h quad rows its
+ * tile reads, its output tile. */
 template <int PB>
 __host__ __device__ __forceinline__ Shared
 shared_layout_long (bool rows)
