@@ -1,7 +1,9 @@
 /* Per-channel statistics of a frame in one launch (see stats.h).
  *
  * Each thread reads 16-byte vectors of the frame in a grid-stride loop,
- * UNROLL vectors in flight before the first is used, plane after plane.
+ * UNROLL vectors in flight before the first is used, plane after plane; the
+ * block's first round is on its way into L2 (one bulk prefetch) while the
+ * block zeroes its histograms.
  * Every sample is counted into a shared-memory histogram that is private to
  * the warp lane: bin b of channel c for lane l lives at (c*256 + b)*32 + l,
  * so the 32 lanes of a warp always hit 32 different banks and never the same
@@ -104,6 +106,37 @@ lane_offset8 (int c, int lane, int n_channels, unsigned int *mask)
   return (c < 0 ? n_channels : c) * kBins * kLanes + lane;
 }
 
+/* Vector @i of plane @p: its row, and its index @col within the row. */
+__device__ __forceinline__ const uint4 *
+vector_at (const PlaneArgs & p, unsigned int i, unsigned int *col)
+{
+  const unsigned int row = p.rows == 1 ? 0 : i / p.vecs_per_row;
+  *col = i - row * p.vecs_per_row;
+  return p.data + row * p.pitch_vecs + *col;
+}
+
+/* Asks L2 for the vectors that this block reads in its first round of
+ * plane @p (for_each_vector<UNROLL> ()): one bulk prefetch by thread 0, so
+ * that they are on their way while the block zeroes its histograms. Left
+ * out when the round's rows hold more padding than samples. */
+template <int UNROLL>
+__device__ __forceinline__ void
+prefetch_first_round (const PlaneArgs & p)
+{
+  const unsigned int first = blockIdx.x * kThreads * UNROLL;
+  unsigned int col;
+
+  if (threadIdx.x != 0 || first >= p.n_vecs)
+    return;
+  const uint4 *lo = vector_at (p, first, &col);
+  const uint4 *hi = vector_at (p, min (p.n_vecs, first + kThreads * UNROLL)
+      - 1, &col);
+  const size_t bytes = (size_t) (hi - lo + 1) * sizeof (uint4);
+  if (bytes <= 2 * kThreads * UNROLL * sizeof (uint4))
+    asm volatile ("cp.async.bulk.prefetch.L2.global [%0], %1;"
+        :: "l" (lo), "r" ((unsigned int) bytes) : "memory");
+}
+
 /* Loads this thread's vectors of plane @p, UNROLL in flight, and hands each
  * to @count (vector, its index within its row). */
 template <int UNROLL, typename Count>
@@ -114,14 +147,13 @@ for_each_vector (const PlaneArgs & p, Count count)
   for (unsigned int base = blockIdx.x * kThreads * UNROLL + threadIdx.x;
       base < p.n_vecs; base += stride) {
     uint4 v[UNROLL];
-    unsigned int row[UNROLL], col[UNROLL];
+    unsigned int col[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; u++) {
       const unsigned int i = base + u * kThreads;
-      row[u] = p.rows == 1 ? 0 : i / p.vecs_per_row;
-      col[u] = i - row[u] * p.vecs_per_row;
+      const uint4 *at = vector_at (p, i, &col[u]);
       if (i < p.n_vecs)
-        v[u] = __ldcs (p.data + row[u] * p.pitch_vecs + col[u]);
+        v[u] = __ldcs (at);
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; u++) {
@@ -308,6 +340,8 @@ stats_kernel (FrameArgs a, Workspace * ws, CfStats * result)
   const int hist_words = a.n_channels * kBins * kLanes;
   const int t = threadIdx.x;
 
+  if (a.n_planes > 0)
+    prefetch_first_round<(DEEP ? kUnroll16 : kUnroll)> (a.plane[0]);
   for (int i = threadIdx.x; i < hist_words / 4; i += kThreads)
     s_raw[i] = make_uint4 (0, 0, 0, 0);
   if (DEEP && t < CF_MAX_CHANNELS) {
@@ -341,12 +375,17 @@ stats_kernel (FrameArgs a, Workspace * ws, CfStats * result)
   }
   __syncthreads ();
 
-  /* fold the lane copies of bin t (rotated so a warp reads 32 banks) */
+  /* fold the lane copies of bin t, 16 bytes a load, rotated so that the
+   * eight threads of each quarter of a warp read 8 different 16-byte
+   * columns: all 32 banks */
   if (t < a.n_channels * kBins) {
+    const uint4 *copies = s_raw + t * (kLanes / 4);
     unsigned int total = 0;
-#pragma unroll 8
-    for (int l = 0; l < kLanes; l++)
-      total += s_hist[t * kLanes + ((l + t) & (kLanes - 1))];
+#pragma unroll
+    for (int k = 0; k < kLanes / 4; k++) {
+      const uint4 v = copies[(k + t) & (kLanes / 4 - 1)];
+      total += v.x + v.y + v.z + v.w;
+    }
     if (total)
       atomicAdd (&ws->hist[t], total);
   }
