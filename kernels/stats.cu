@@ -1,9 +1,10 @@
 /* Per-channel statistics of a frame in one launch (see stats.h).
  *
  * Each thread reads 16-byte vectors of the frame in a grid-stride loop,
- * UNROLL vectors in flight before the first is used, plane after plane; the
- * block's first round is on its way into L2 (one bulk prefetch) while the
- * block zeroes its histograms.
+ * UNROLL vectors in flight before the first is used (fewer in a plane
+ * smaller than a round of the grid, which are then spread over every
+ * block), plane after plane; the block's first round is on its way into L2
+ * (one bulk prefetch) while the block zeroes its histograms.
  * Every sample is counted into a shared-memory histogram that is private to
  * the warp lane: bin b of channel c for lane l lives at (c*256 + b)*32 + l,
  * so the 32 lanes of a warp always hit 32 different banks and never the same
@@ -115,6 +116,22 @@ vector_at (const PlaneArgs & p, unsigned int i, unsigned int *col)
   return p.data + row * p.pitch_vecs + *col;
 }
 
+/* Vectors a thread reads a round of plane @p: UNROLL, or fewer where that
+ * covers the plane in one round of the grid, so that a plane smaller than
+ * a round is spread over every block (4K NV12's chroma: 2 a thread in 127
+ * blocks, not 4 in 64). The same in every thread. */
+template <int UNROLL>
+__device__ __forceinline__ unsigned int
+round_vectors (const PlaneArgs & p)
+{
+  const unsigned int threads = gridDim.x * kThreads;
+  unsigned int per = 1;
+
+  while (per < UNROLL && (unsigned long long) threads * per < p.n_vecs)
+    per *= 2;
+  return per;
+}
+
 /* Asks L2 for the vectors that this block reads in its first round of
  * plane @p (for_each_vector<UNROLL> ()): one bulk prefetch by thread 0, so
  * that they are on their way while the block zeroes its histograms. Left
@@ -123,28 +140,30 @@ template <int UNROLL>
 __device__ __forceinline__ void
 prefetch_first_round (const PlaneArgs & p)
 {
-  const unsigned int first = blockIdx.x * kThreads * UNROLL;
+  const unsigned int per = round_vectors<UNROLL> (p);
+  const unsigned int first = blockIdx.x * kThreads * per;
   unsigned int col;
 
   if (threadIdx.x != 0 || first >= p.n_vecs)
     return;
   const uint4 *lo = vector_at (p, first, &col);
-  const uint4 *hi = vector_at (p, min (p.n_vecs, first + kThreads * UNROLL)
+  const uint4 *hi = vector_at (p, min (p.n_vecs, first + kThreads * per)
       - 1, &col);
   const size_t bytes = (size_t) (hi - lo + 1) * sizeof (uint4);
-  if (bytes <= 2 * kThreads * UNROLL * sizeof (uint4))
+  if (bytes <= 2 * kThreads * per * sizeof (uint4))
     asm volatile ("cp.async.bulk.prefetch.L2.global [%0], %1;"
         :: "l" (lo), "r" ((unsigned int) bytes) : "memory");
 }
 
-/* Loads this thread's vectors of plane @p, UNROLL in flight, and hands each
- * to @count (vector, its index within its row). */
+/* Loads this thread's vectors of plane @p, round_vectors () in flight, and
+ * hands each to @count (vector, its index within its row). */
 template <int UNROLL, typename Count>
 __device__ __forceinline__ void
 for_each_vector (const PlaneArgs & p, Count count)
 {
-  const unsigned int stride = gridDim.x * kThreads * UNROLL;
-  for (unsigned int base = blockIdx.x * kThreads * UNROLL + threadIdx.x;
+  const unsigned int per = round_vectors<UNROLL> (p);
+  const unsigned int stride = gridDim.x * kThreads * per;
+  for (unsigned int base = blockIdx.x * kThreads * per + threadIdx.x;
       base < p.n_vecs; base += stride) {
     uint4 v[UNROLL];
     unsigned int col[UNROLL];
@@ -152,12 +171,12 @@ for_each_vector (const PlaneArgs & p, Count count)
     for (int u = 0; u < UNROLL; u++) {
       const unsigned int i = base + u * kThreads;
       const uint4 *at = vector_at (p, i, &col[u]);
-      if (i < p.n_vecs)
+      if (u < per && i < p.n_vecs)
         v[u] = __ldcs (at);
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; u++) {
-      if (base + u * kThreads < p.n_vecs)
+      if (u < per && base + u * kThreads < p.n_vecs)
         count (v[u], col[u]);
     }
   }
