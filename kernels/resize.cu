@@ -32,7 +32,8 @@
  *    per-tile tables made on the host) into shared memory, with 16-byte
  *    loads when the plane is 16-byte aligned; filters each of those input
  *    rows along x into an int32 intermediate, in shared memory too (one
- *    thread per output column, all samples of its pixel); then filters the
+ *    thread per output column, all samples of its pixel; 4-byte pixels of
+ *    8-bit samples with the direct kernel's dp2a pairs); then filters the
  *    intermediate along y (one thread per 4 output bytes, or per 8-byte
  *    pixel) and writes the output, 32 (64) bits at a time where aligned.
  *    The frame is read once (plus the footprints' overlap) and written once;
@@ -718,7 +719,10 @@ fused_kernel (FusedArgs a)
   __syncthreads ();
 
   /* along x: each thread one output column of several footprint rows, its
-   * weights in registers when TB is known */
+   * weights in registers when TB is known. 4-byte pixels of 8-bit samples
+   * with an even TB sum two taps of a sample with one dp2a, as the direct
+   * kernel does (the same exact int32 sums). */
+  constexpr bool kPairs = PB == 4 && SB == 1 && TB > 0 && TB % 2 == 0;
   {
     const int c = threadIdx.x % TW;
     int32_t w[TB ? TB : 1];
@@ -728,28 +732,56 @@ fused_kernel (FusedArgs a)
       w[t] = s_wx[t * TW + c];
     if (c < cols) {
       const uint8_t *p0 = s_in + skew + s_fx[c] * PB;
-      for (int r = threadIdx.x / TW; r < ey.count; r += kThreads / TW) {
-        const uint8_t *p = p0 + r * a.row_stride;
-        Acc acc[S];
-        int32_t h[S];
+
+      if constexpr (kPairs) {
+        uint32_t wp[TB / 2];
 
 #pragma unroll
-        for (int k = 0; k < S; k++)
-          acc[k] = Fixed<SB>::kHBias;
-#pragma unroll
-        for (int t = 0; t < ntx; t++) {
-          const Acc wt = TB ? w[TB ? t : 0] : s_wx[t * TW + c];
-          int smp[S];
+        for (int t = 0; t < TB; t += 2)
+          wp[t / 2] = ((uint32_t) w[t] & 0xffff) | (uint32_t) w[t + 1] << 16;
+        for (int r = threadIdx.x / TW; r < ey.count; r += kThreads / TW) {
+          const uint32_t *q = (const uint32_t *) (p0 + r * a.row_stride);
+          int32_t h[4] = { Fixed<1>::kHBias, Fixed<1>::kHBias,
+            Fixed<1>::kHBias, Fixed<1>::kHBias };
 
-          load_pixel<PB, SB> (p + t * PB, a.value, smp);
+#pragma unroll
+          for (int t = 0; t < TB; t += 2) {
+            const uint32_t lo = __byte_perm (q[t], q[t + 1], 0x5140);
+            const uint32_t hi = __byte_perm (q[t], q[t + 1], 0x7362);
+            h[0] = dot2<false> (wp[t / 2], lo, h[0]);
+            h[1] = dot2<true> (wp[t / 2], lo, h[1]);
+            h[2] = dot2<false> (wp[t / 2], hi, h[2]);
+            h[3] = dot2<true> (wp[t / 2], hi, h[3]);
+          }
+#pragma unroll
+          for (int k = 0; k < 4; k++)
+            h[k] = horizontal_of_biased<1> (h[k]);
+          store_ints<4> (s_inter + (r * TW + c) * 4, h);
+        }
+      } else {
+        for (int r = threadIdx.x / TW; r < ey.count; r += kThreads / TW) {
+          const uint8_t *p = p0 + r * a.row_stride;
+          Acc acc[S];
+          int32_t h[S];
+
 #pragma unroll
           for (int k = 0; k < S; k++)
-            acc[k] += wt * smp[k];
-        }
+            acc[k] = Fixed<SB>::kHBias;
 #pragma unroll
-        for (int k = 0; k < S; k++)
-          h[k] = horizontal_of_biased<SB> (acc[k]);
-        store_ints<S> (s_inter + (r * TW + c) * S, h);
+          for (int t = 0; t < ntx; t++) {
+            const Acc wt = TB ? w[TB ? t : 0] : s_wx[t * TW + c];
+            int smp[S];
+
+            load_pixel<PB, SB> (p + t * PB, a.value, smp);
+#pragma unroll
+            for (int k = 0; k < S; k++)
+              acc[k] += wt * smp[k];
+          }
+#pragma unroll
+          for (int k = 0; k < S; k++)
+            h[k] = horizontal_of_biased<SB> (acc[k]);
+          store_ints<S> (s_inter + (r * TW + c) * S, h);
+        }
       }
     }
   }
