@@ -400,7 +400,9 @@ constexpr int kDirectRows = 2;
  * output sample, the fused one about taps_x x scale_y + taps_y (scale_y:
  * input rows per output row) but through shared memory and two barriers.
  * AUTO takes the direct kernel while bucket_x x bucket_y <= kDirectCost x
- * scale_y, where it measured faster on an H100 (docs/PERFORMANCE.md). */
+ * scale_y on a downscale along y (scale_y >= 1), where it measured faster
+ * on an H100; the fused kernel with dp2a pairs is the faster for upscales
+ * (docs/PERFORMANCE.md). */
 constexpr double kDirectCost = 12.0;
 
 struct DirectArgs {
@@ -963,6 +965,7 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   t->direct_ty = bucket_of (kDirectBuckets, y->taps);
   if (kernels == CF_RESIZE_KERNELS_AUTO && t->sample_bytes == 1 &&
       (PB == 2 || PB == 4) && t->direct_tx > 0 && t->direct_ty > 0 &&
+      y->scale >= 1.0 &&
       t->direct_tx * t->direct_ty <= kDirectCost * y->scale)
     t->kernel = Kernel::kDirect;
 }
