@@ -30,7 +30,7 @@
  *    shared memory): a block scales a tile of TW x TH output pixels. It
  *    copies the input rectangle the tile needs (the "footprint", from
  *    per-tile tables made on the host) into shared memory, with 16-byte
- *    loads when the plane is 16-byte aligned; filters each of those input
+ *    asynchronous copies (cp.async) when the plane is 16-byte aligned; filters each of those input
  *    rows along x into an int32 intermediate, in shared memory too (one
  *    thread per output column, all samples of its pixel; 4-byte pixels of
  *    8-bit samples with the direct kernel's dp2a pairs); then filters the
@@ -62,6 +62,7 @@
 #include "resize.h"
 #include "cuda-common.cuh"
 
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <stdlib.h>
@@ -705,11 +706,15 @@ fused_kernel (FusedArgs a)
     const int chunks = (skew + bytes + 15) >> 4;
     const uint8_t *base = a.src + (size_t) ey.first * a.src_pitch + x_bytes -
         skew;
+    /* asynchronous copies (cp.async): all of a thread's chunks in flight
+     * at once, not one load's latency after another */
     for (int i = threadIdx.x; i < ey.count * chunks; i += kThreads) {
       const int r = i / chunks, k = i - r * chunks;
-      ((int4 *) (s_in + r * a.row_stride))[k] =
-          ld ((const int4 *) (base + (size_t) r * a.src_pitch) + k);
+      __pipeline_memcpy_async ((int4 *) (s_in + r * a.row_stride) + k,
+          (const int4 *) (base + (size_t) r * a.src_pitch) + k, 16);
     }
+    __pipeline_commit ();
+    __pipeline_wait_prior (0);
   } else {
     const uint8_t *base = a.src + (size_t) ey.first * a.src_pitch +
         (size_t) ex.first * PB;
