@@ -679,25 +679,10 @@ fused_kernel (FusedArgs a)
   int32_t *s_wy = s_fx + TW;
   int32_t *s_fy = s_wy + a.th * nty;
 
-  /* the tables of the tile's columns and rows, taps beyond the axis's 0 */
-  for (int i = threadIdx.x; i < ntx * TW; i += kThreads) {
-    const int t = i / TW, c = i % TW;
-    s_wx[i] = c < cols && t < a.x.taps ?
-        ld (a.x.weights + (x0 + c) * a.x.taps + t) : 0;
-  }
-  for (int c = threadIdx.x; c < TW; c += kThreads)
-    s_fx[c] = c < cols ? ld (a.x.first + x0 + c) - ex.first : 0;
-  for (int i = threadIdx.x; i < a.th * nty; i += kThreads) {
-    const int r = i / nty, t = i - r * nty;
-    s_wy[i] = r < rows && t < a.y.taps ?
-        ld (a.y.weights + (y0 + r) * a.y.taps + t) : 0;
-  }
-  for (int r = threadIdx.x; r < a.th; r += kThreads)
-    s_fy[r] = r < rows ? ld (a.y.first + y0 + r) - ey.first : 0;
-
-  /* the footprint. Aligned planes: whole 16-byte chunks (a chunk holding a
-   * byte of the footprint lies within its row's pitch), the footprint
-   * starting `skew` bytes into the first; otherwise byte by byte. */
+  /* the footprint, first, so that the tables' loads below overlap it.
+   * Aligned planes: whole 16-byte chunks (a chunk holding a byte of the
+   * footprint lies within its row's pitch), the footprint starting `skew`
+   * bytes into the first; otherwise byte by byte. */
   const int bytes = ex.count * PB;
   int skew = 0;
   if (a.src_aligned) {
@@ -714,7 +699,6 @@ fused_kernel (FusedArgs a)
           (const int4 *) (base + (size_t) r * a.src_pitch) + k, 16);
     }
     __pipeline_commit ();
-    __pipeline_wait_prior (0);
   } else {
     const uint8_t *base = a.src + (size_t) ey.first * a.src_pitch +
         (size_t) ex.first * PB;
@@ -723,6 +707,24 @@ fused_kernel (FusedArgs a)
       s_in[r * a.row_stride + b] = ld (base + (size_t) r * a.src_pitch + b);
     }
   }
+
+  /* the tables of the tile's columns and rows, taps beyond the axis's 0 */
+  for (int i = threadIdx.x; i < ntx * TW; i += kThreads) {
+    const int t = i / TW, c = i % TW;
+    s_wx[i] = c < cols && t < a.x.taps ?
+        ld (a.x.weights + (x0 + c) * a.x.taps + t) : 0;
+  }
+  for (int c = threadIdx.x; c < TW; c += kThreads)
+    s_fx[c] = c < cols ? ld (a.x.first + x0 + c) - ex.first : 0;
+  for (int i = threadIdx.x; i < a.th * nty; i += kThreads) {
+    const int r = i / nty, t = i - r * nty;
+    s_wy[i] = r < rows && t < a.y.taps ?
+        ld (a.y.weights + (y0 + r) * a.y.taps + t) : 0;
+  }
+  for (int r = threadIdx.x; r < a.th; r += kThreads)
+    s_fy[r] = r < rows ? ld (a.y.first + y0 + r) - ey.first : 0;
+
+  __pipeline_wait_prior (0);
   __syncthreads ();
 
   /* along x: each thread one output column of several footprint rows, its
