@@ -534,9 +534,18 @@ direct_kernel (DirectArgs a)
 /* Shared memory a fused block may use: 2 blocks of 256 threads per SM at
  * worst, 3 or more for most scalings. */
 constexpr size_t kFusedSmem = 100 * 1024;
-/* ... and what 7 blocks per SM leave each (228 KiB, 1 KiB reserved per
- * block): 56 of the 64 warps an SM holds */
-constexpr size_t kFullOccupancySmem = 31 * 1024;
+/* The blocks per SM that the tile height is first chosen for, most first
+ * (7: 56 of the 64 warps an SM holds): a block may then use what that many
+ * leave each, occupancy_smem (). */
+constexpr int kOccupancyLadder[] = { 7, 6, 5, 4 };
+
+/* Shared memory per block with @blocks blocks on an SM (228 KiB on sm_90,
+ * 1 KiB reserved per block). */
+constexpr size_t
+occupancy_smem (int blocks)
+{
+  return 228 * 1024 / blocks - 1024;
+}
 
 /* The input rectangle one tile row or column needs: its first input
  * sample and how many. */
@@ -921,10 +930,11 @@ bucket_of (const int (&buckets)[N], int taps)
 }
 
 /* Chooses @t's kernel: the gather for nearest; else the fused kernel with
- * its tap bucket and tile rows: the most of 32, 16, 8 whose block fits
- * kFullOccupancySmem (7 blocks, 56 warps per SM: latency is what limits
- * this kernel) without filtering more than 15% more footprint rows, else
- * the most of 32, 16 .. 1 that fit kFusedSmem; else the two passes. Then,
+ * its tap bucket and tile rows: for 7, then 6, 5 and 4 blocks per SM
+ * (kOccupancyLadder: latency is what limits this kernel), the most of 32,
+ * 16, 8 whose block fits that many without filtering more than 15% more
+ * footprint rows; else the most of 32, 16 .. 1 that fit kFusedSmem; else
+ * the two passes. Then,
  * with CF_RESIZE_KERNELS_AUTO, the direct kernel for 8-bit samples in 2- or
  * 4-byte pixels whose taps it is compiled for, where it is the cheaper
  * (kDirectCost); what was chosen before stays as its fallback, for planes
@@ -951,15 +961,19 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   /* room for the skew of the first 16-byte chunk */
   t->row_stride = (int) ((16 + (size_t) span_x * PB + 15) / 16 * 16);
   const double rows_per_row_32 = tile_extents (y, 32, NULL) / 32.0;
-  for (int pass = 0; pass < 2 && t->kernel == Kernel::kTwoPass; pass++)
-    for (t->th = 32; t->th >= (pass ? 1 : 8); t->th /= 2) {
+  const int levels = sizeof (kOccupancyLadder) / sizeof (kOccupancyLadder[0]);
+  for (int level = 0; level <= levels && t->kernel == Kernel::kTwoPass;
+      level++) {
+    const bool last = level == levels;
+    for (t->th = 32; t->th >= (last ? 1 : 8); t->th /= 2) {
       t->in_rows = tile_extents (y, t->th, NULL);
       t->inter_rows = t->in_rows + nty - y->taps;
       t->smem = fused_smem_bytes (S, tw, t->th, t->in_rows, t->inter_rows,
           t->row_stride, ntx, nty);
-      /* first pass: full occupancy, unless short tiles filter many more
-       * footprint rows along x than 32-row tiles would */
-      if (pass == 0 && (t->smem > kFullOccupancySmem ||
+      /* the ladder: the most blocks per SM first, unless short tiles
+       * filter many more footprint rows along x than 32-row tiles would;
+       * then the tallest tile that fits at all */
+      if (!last && (t->smem > occupancy_smem (kOccupancyLadder[level]) ||
               (double) t->in_rows / t->th > 1.15 * rows_per_row_32))
         continue;
       if (t->smem <= kFusedSmem) {
@@ -967,6 +981,7 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
         break;
       }
     }
+  }
 
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
   t->direct_ty = bucket_of (kDirectBuckets, y->taps);
