@@ -30,8 +30,9 @@
  *    shared memory): a block scales a tile of TW x TH output pixels. It
  *    copies the input rectangle the tile needs (the "footprint", from
  *    per-tile tables made on the host) into shared memory, with 16-byte
- *    asynchronous copies (cp.async) when the plane is 16-byte aligned; filters each of those input
- *    rows along x into an int32 intermediate, in shared memory too (one
+ *    asynchronous copies (cp.async) when the plane is 16-byte aligned, its
+ *    tables' loads overlapping them; filters each of those input rows
+ *    along x into an int32 intermediate, in shared memory too (one
  *    thread per output column, all samples of its pixel; 4-byte pixels of
  *    8-bit samples with the direct kernel's dp2a pairs); then filters the
  *    intermediate along y (one thread per 4 output bytes, or per 8-byte
@@ -39,8 +40,8 @@
  *    The frame is read once (plus the footprints' overlap) and written once;
  *    nothing goes through global memory in between. TW is 128 / 64 / 32
  *    pixels for 1 / 2 / 3-8 bytes per pixel, so that a warp writes 128 bytes
- *    of an output row (256 of 8-byte pixels); TH is the largest of 32,
- *    16 .. 1 whose shared memory fits kFusedSmem.
+ *    of an output row (256 of 8-byte pixels); TH is chosen for
+ *    occupancy (choose_kernel ()).
  * 4. horizontal_kernel + vertical_kernel (a footprint too large for shared
  *    memory: strong downscales such as 640x480 to 1x1, or when asked): the
  *    intermediate makes a round trip through the workspace in global
