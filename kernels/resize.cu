@@ -433,6 +433,33 @@ dot2 (uint32_t w, uint32_t b, int32_t c)
   return d;
 }
 
+/* The int16 weights of a tap pair in one word, as dot2 () takes them. */
+__device__ __forceinline__ uint32_t
+weight_pair (int32_t w0, int32_t w1)
+{
+  return ((uint32_t) w0 & 0xffff) | (uint32_t) w1 << 16;
+}
+
+/* Adds the tap pair @p0, @p1 (pixels of PB = 2 or 4 bytes of 8-bit samples,
+ * in the low bytes of each word) times its weights @w (weight_pair ()) to
+ * the sums @h of the pixel's samples: the two pixels permuted into
+ * [s0 s0' s1 s1'] (and [s2 s2' s3 s3']), one dp2a a sample. */
+template <int PB>
+__device__ __forceinline__ void
+add_tap_pair (uint32_t w, uint32_t p0, uint32_t p1, int32_t (&h)[PB])
+{
+  const uint32_t lo = __byte_perm (p0, p1, 0x5140);
+
+  h[0] = dot2<false> (w, lo, h[0]);
+  h[1] = dot2<true> (w, lo, h[1]);
+  if constexpr (PB == 4) {
+    const uint32_t hi = __byte_perm (p0, p1, 0x7362);
+
+    h[2] = dot2<false> (w, hi, h[2]);
+    h[3] = dot2<true> (w, hi, h[3]);
+  }
+}
+
 /* 8-bit samples in pixels of PB = 2 or 4 bytes, few taps, planes aligned
  * to 4 bytes: each thread computes 4 output bytes (4 / PB pixels) of
  * kDirectRows rows straight from the input, TX x TY pixels each, with no
@@ -470,7 +497,7 @@ direct_kernel (DirectArgs a)
     }
 #pragma unroll
     for (int t = 0; t < TX; t += 2)
-      wx[g][t / 2] = ((uint32_t) w[t] & 0xffff) | (uint32_t) w[t + 1] << 16;
+      wx[g][t / 2] = weight_pair (w[t], w[t + 1]);
   }
 
 #pragma unroll
@@ -503,16 +530,8 @@ direct_kernel (DirectArgs a)
         for (int k = 0; k < PB; k++)
           h[k] = Fixed<1>::kHBias;
 #pragma unroll
-        for (int i = 0; i < TX; i += 2) {
-          const uint32_t lo = __byte_perm (px[i], px[i + 1], 0x5140);
-          h[0] = dot2<false> (wx[g][i / 2], lo, h[0]);
-          h[1] = dot2<true> (wx[g][i / 2], lo, h[1]);
-          if (PB == 4) {
-            const uint32_t hi = __byte_perm (px[i], px[i + 1], 0x7362);
-            h[2 % PB] = dot2<false> (wx[g][i / 2], hi, h[2 % PB]);
-            h[3 % PB] = dot2<true> (wx[g][i / 2], hi, h[3 % PB]);
-          }
-        }
+        for (int i = 0; i < TX; i += 2)
+          add_tap_pair<PB> (wx[g][i / 2], px[i], px[i + 1], h);
 #pragma unroll
         for (int k = 0; k < PB; k++)
           acc[g][k] += wy * horizontal_of_biased<1> (h[k]);
@@ -540,12 +559,15 @@ constexpr size_t kFusedSmem = 100 * 1024;
  * leave each, occupancy_smem (). */
 constexpr int kOccupancyLadder[] = { 7, 6, 5, 4 };
 
-/* Shared memory per block with @blocks blocks on an SM (228 KiB on sm_90,
- * 1 KiB reserved per block). */
+/* Shared memory per block with @blocks blocks on an SM: 228 KiB on sm_90,
+ * in units of 128 bytes, 1 KiB of each block's reserved. Registers are not
+ * counted: the 8-bit instances use 32 a thread, which allow 8 blocks, but
+ * 16-bit ones with 12 or 16 taps use 40 to 48, so the ladder's first steps
+ * can be out of their reach (they then take shorter tiles for nothing). */
 constexpr size_t
 occupancy_smem (int blocks)
 {
-  return 228 * 1024 / blocks - 1024;
+  return 228 * 1024 / blocks / 128 * 128 - 1024;
 }
 
 /* The input rectangle one tile row or column needs: its first input
@@ -757,21 +779,15 @@ fused_kernel (FusedArgs a)
 
 #pragma unroll
         for (int t = 0; t < TB; t += 2)
-          wp[t / 2] = ((uint32_t) w[t] & 0xffff) | (uint32_t) w[t + 1] << 16;
+          wp[t / 2] = weight_pair (w[t], w[t + 1]);
         for (int r = threadIdx.x / TW; r < ey.count; r += kThreads / TW) {
           const uint32_t *q = (const uint32_t *) (p0 + r * a.row_stride);
           int32_t h[4] = { Fixed<1>::kHBias, Fixed<1>::kHBias,
             Fixed<1>::kHBias, Fixed<1>::kHBias };
 
 #pragma unroll
-          for (int t = 0; t < TB; t += 2) {
-            const uint32_t lo = __byte_perm (q[t], q[t + 1], 0x5140);
-            const uint32_t hi = __byte_perm (q[t], q[t + 1], 0x7362);
-            h[0] = dot2<false> (wp[t / 2], lo, h[0]);
-            h[1] = dot2<true> (wp[t / 2], lo, h[1]);
-            h[2] = dot2<false> (wp[t / 2], hi, h[2]);
-            h[3] = dot2<true> (wp[t / 2], hi, h[3]);
-          }
+          for (int t = 0; t < TB; t += 2)
+            add_tap_pair<4> (wp[t / 2], q[t], q[t + 1], h);
 #pragma unroll
           for (int k = 0; k < 4; k++)
             h[k] = horizontal_of_biased<1> (h[k]);

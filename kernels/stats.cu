@@ -135,7 +135,8 @@ round_vectors (const PlaneArgs & p)
 /* Asks L2 for the vectors that this block reads in its first round of
  * plane @p (for_each_vector<UNROLL> ()): one bulk prefetch by thread 0, so
  * that they are on their way while the block zeroes its histograms. Left
- * out when the round's rows hold more padding than samples. */
+ * out when the round's rows span more than twice a whole round's vectors
+ * (planes with more padding than samples). */
 template <int UNROLL>
 __device__ __forceinline__ void
 prefetch_first_round (const PlaneArgs & p)
@@ -152,7 +153,8 @@ prefetch_first_round (const PlaneArgs & p)
   const size_t bytes = (size_t) (hi - lo + 1) * sizeof (uint4);
   if (bytes <= 2 * kThreads * per * sizeof (uint4))
     asm volatile ("cp.async.bulk.prefetch.L2.global [%0], %1;"
-        :: "l" (lo), "r" ((unsigned int) bytes) : "memory");
+        :: "l" (__cvta_generic_to_global (lo)), "r" ((unsigned int) bytes)
+        : "memory");
 }
 
 /* Loads this thread's vectors of plane @p, round_vectors () in flight, and
