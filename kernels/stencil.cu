@@ -223,22 +223,22 @@ struct Shared {
  * intermediate, @out_rows output rows of @out_row bytes. */
 __host__ __device__ __forceinline__ Shared
 layout_of (int weights, int in_row, int in_mod, int inter, int out_row,
-    int out_rows = kTileRows)
+    int out_rows = kTileRows, int staged = kChunkRows, bool out_on_in = false)
 {
   Shared s;
 
   s.weights = 0;
   s.rows = round16 (weights);
-  s.out_shifts = s.rows + round16 (kChunkRows * (int) sizeof (Row));
+  s.out_shifts = s.rows + round16 (staged * (int) sizeof (Row));
   s.in = s.out_shifts + round16 (out_rows * 4);
   /* 15 more bytes: a row starts at its global address modulo 16 */
   s.in_stride = round16 (in_row + 15);
   while (in_mod >= 0 && s.in_stride % 128 != in_mod)
     s.in_stride += 16;
-  s.inter = s.in + kChunkRows * s.in_stride;
-  s.out = s.inter + inter;
+  s.inter = s.in + staged * s.in_stride;
   s.out_stride = round16 (out_row + 15);
-  s.bytes = s.out + out_rows * s.out_stride;
+  s.out = out_on_in ? s.in : s.inter + inter;
+  s.bytes = imax (s.inter + inter, s.out + out_rows * s.out_stride);
   return s;
 }
 
@@ -366,20 +366,18 @@ load_weights (const Args & a, const Tile & t, const Shared & sh,
   }
 }
 
-/* Phase 1a: where staged rows c0 .. c0 + kChunkRows - 1 (those of the
- * tile) come from, once per row for phase 1b. Returns whether this
+/* Phase 1a: where staged rows c0 .. c0 + @rows - 1 of the tile come
+ * from, once per row for phase 1b, into shared rows 0 .. @rows - 1. Returns whether this
  * thread's row is not copied as whole vectors (for the barrier after it,
  * which tells phase 1b whether any row is). */
 template <int PB>
 __host__ __device__ __forceinline__ bool
 stage_row_info (const Args & a, const Tile & t, const Shared & sh,
-    uint8_t * smem, int c0, int tid)
+    uint8_t * smem, int c0, int rows, int tid)
 {
-  const int rows = imin (kChunkRows, t.rows - c0);
   Row *s_rows = (Row *) (smem + sh.rows);
   bool partial = false;
 
-  static_assert (kChunkRows <= kThreads, "a row per thread");
   if (tid < rows) {
     s_rows[tid] = row_of<PB> (a, t, c0 + tid);
     partial = s_rows[tid].n_whole == 0;
@@ -387,21 +385,23 @@ stage_row_info (const Args & a, const Tile & t, const Shared & sh,
   return partial;
 }
 
-/* Phase 1b: staged rows c0 .. c0 + kChunkRows - 1 (those of the tile);
- * @partial: some of them are not copied as whole vectors. */
+/* Phase 1b: the staged rows @first .. @end - 1 of shared memory (their
+ * Row from stage_row_info ()); @partial: some of them are not copied as
+ * whole vectors. The copies are one cp.async group, waited for unless
+ * @wait is false. */
 template <int PB, int SB>
 __host__ __device__ __forceinline__ void
 stage_rows (const Args & a, const Tile & t, const Shared & sh,
-    uint8_t * smem, int c0, int tid, bool partial)
+    uint8_t * smem, int first, int end, int tid, bool partial,
+    bool wait = true)
 {
-  const int rows = imin (kChunkRows, t.rows - c0);
   const Row *s_rows = (const Row *) (smem + sh.rows);
 
   /* rows of whole vectors: 2^lg threads per row, rows side by side */
-  for (int i0 = 0; i0 < rows; i0 += kThreads >> t.in_lg) {
+  for (int i0 = first; i0 < end; i0 += kThreads >> t.in_lg) {
     const int i = i0 + (tid >> t.in_lg), v = tid & ((1 << t.in_lg) - 1);
 
-    if (i < rows && v < s_rows[i].n_whole) {
+    if (i < end && v < s_rows[i].n_whole) {
       const Row r = s_rows[i];
       uint8_t *s_vec = smem + sh.in + i * sh.in_stride + 16 * v;
       const uint8_t *g = r.src + ((t.x0 - a.rx) * PB - r.shift + 16 * v);
@@ -416,7 +416,7 @@ stage_rows (const Args & a, const Tile & t, const Shared & sh,
 
   /* the others, a warp per row: its aligned vectors, then the other bytes,
    * [0, v_lo) and [v_hi, seg) */
-  for (int i = tid / 32; partial && i < rows; i += kThreads / 32) {
+  for (int i = first + tid / 32; partial && i < end; i += kThreads / 32) {
     const Row r = s_rows[i];
     uint8_t *s_row = smem + sh.in + i * sh.in_stride + r.shift;
     const int n_single = r.v_lo + t.seg - r.v_hi;
@@ -448,7 +448,8 @@ stage_rows (const Args & a, const Tile & t, const Shared & sh,
   }
 #ifdef __CUDA_ARCH__
   __pipeline_commit ();
-  __pipeline_wait_prior (0);
+  if (wait)
+    __pipeline_wait_prior (0);
 #endif
 }
 
@@ -704,9 +705,10 @@ stencil_kernel (Args a)
   load_weights<PB> (a, t, sh, smem, tid);
   for (int c0 = 0; c0 < t.rows; c0 += kChunkRows) {
     __syncthreads ();           /* the previous chunk is used up */
+    const int rows = imin (kChunkRows, t.rows - c0);
     const bool partial = __syncthreads_or (stage_row_info<PB> (a, t, sh,
-            smem, c0, tid));
-    stage_rows<PB, SB> (a, t, sh, smem, c0, tid, partial);
+            smem, c0, rows, tid));
+    stage_rows<PB, SB> (a, t, sh, smem, 0, rows, tid, partial);
     __syncthreads ();
     rows_pass<PB, SB, DIR, R> (a, t, sh, smem, c0, tid);
   }
@@ -747,13 +749,24 @@ stencil_kernel (Args a)
  * picks them up. Shorter taps are centred among zero weights; staging,
  * borders and the output tile are the other kernel's phases. Launches
  * take this kernel only on 16-byte aligned planes and pitches
- * (cf_stencil_cuda ()), so every output row of a tile starts on 16 bytes. */
+ * (cf_stencil_cuda ()), so every output row of a tile starts on 16 bytes.
+ *
+ * Unlike the other kernel, a block stages all kMmaStaged rows at once (in
+ * cp.async groups of kChunkRows rows, the rows pass taking each group as it
+ * arrives), and its output tile lies over the staged rows, which the
+ * columns pass no longer needs; with h's columns as short as the staged
+ * rows (kHColumn) that makes about 48 KB, four blocks a multiprocessor
+ * (4K RGBA radius 8: 66 us against 90 staging 32 rows at a time at three
+ * blocks, docs/PERFORMANCE.md). */
 
-constexpr int kHColumn = 36;            /* words per pixel column of h: 144
-                                         * bytes >= staged rows, 4 banks on */
-static_assert (kTileRows + 2 * kMmaR <= 4 * kHColumn, "h columns hold the rows");
-static_assert ((kTileRows + 2 * kMmaR) % 8 == 0
-    && kChunkRows % 8 == 0, "whole n tiles of staged rows");
+constexpr int kMmaStaged = kTileRows + 2 * kMmaR;      /* staged rows */
+/* words per pixel column of h: 80 bytes, the staged rows; a warp's loads
+ * and stores touch the columns of 8 consecutive pixels, whose first words
+ * 20 g (mod 32) lie 4 banks apart */
+constexpr int kHColumn = 20;
+static_assert (kMmaStaged <= 4 * kHColumn, "h columns hold the rows");
+static_assert (kMmaStaged % 8 == 0 && kChunkRows % 8 == 0,
+    "whole n tiles of staged rows");
 /* the bytes of a row of Args::wbytes that the fused kernel's band reads */
 constexpr int kWFused = 56;
 static_assert (kWPad + 4 * 3 + 16 + 8 <= kWFused && kWFused % 4 == 0,
@@ -785,6 +798,7 @@ static_assert (MmaShape<1>::kTilePixels % 16 == 0
  * shared_layout () with h's two planes as the
  * intermediate; staged rows 16 PB bytes apart modulo 128, so that the
  * eight rows of a B fragment's load meet no bank conflict. */
+
 template <int PB>
 __host__ __device__ __forceinline__ Shared
 shared_layout_mma ()
@@ -792,7 +806,8 @@ shared_layout_mma ()
   typedef MmaShape<PB> S;
 
   return layout_of (4 * kWFused, (S::kTilePixels + 2 * kMmaR) * PB,
-      16 * PB % 128, 2 * S::kPlaneBytes, S::kTilePixels * PB);
+      16 * PB % 128, 2 * S::kPlaneBytes, S::kTilePixels * PB, kTileRows,
+      kMmaStaged, true);
 }
 
 /* D = A B + C on mma.m16n8k32 with int32 sums; AS, BS: A, B signed
@@ -880,19 +895,34 @@ channel_words (const uint8_t * p, uint32_t (&c)[PB])
   }
 }
 
+constexpr int kHShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
+
 /* h (stencil.h) of accumulator @i of the rows' products: the low and high
  * bytes' sums of the taps (hi x 256 + lo), rounded. */
 __device__ __forceinline__ int32_t
 h_of (const int32_t (&lo)[4], const int32_t (&hi)[4], int i)
 {
-  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
+  return (hi[i] * 256 + lo[i] + (1 << (kHShift - 1))) >> kHShift;
+}
 
-  return (hi[i] * 256 + lo[i] + (1 << (kShift - 1))) >> kShift;
+/* The same h in bits 16 .. 31 (h's low byte in byte 2, its high byte in
+ * byte 3, for byte permutes): the rounded sum shifted left instead of
+ * right, two multiply-adds. Exact: h fits 16 bits (unsigned, or signed for
+ * kMmaSigned), so the rounded sum times 2^(16 - kHShift) fits 32. */
+__device__ __forceinline__ uint32_t
+h_high (const int32_t (&lo)[4], const int32_t (&hi)[4], int i)
+{
+  constexpr uint32_t kUp = 1u << (16 - kHShift);
+
+  return (uint32_t) hi[i] * (256u * kUp) + (uint32_t) lo[i] * kUp + 32768u;
 }
 
 /* The columns' sums of products: low by low bytes (with the rounding
- * constant), the two mixed ones (apart, so that neither waits for the
- * other), high by high. */
+ * constant), the two mixed ones, high by high. JOINED (the fused kernel:
+ * one k tile): the second mixed sum goes on in the first's accumulator
+ * (mid2 unused), four additions fewer for a product that waits for
+ * another; the two-pass kernel's chains over several k tiles keep them
+ * apart, which measured faster there. */
 struct ColumnSums {
   int32_t ll[4], mid[4], mid2[4], hh[4];
 };
@@ -900,7 +930,7 @@ struct ColumnSums {
 /* The columns' products of one k tile (rows 32 of h: words b0, b1 of its
  * low plane, bh0, bh1 of its high) with the weights' bytes, into @s;
  * @start: the first k tile, which starts the sums. */
-template <int SPLIT>
+template <int SPLIT, bool JOINED = false>
 __device__ __forceinline__ void
 column_products (const uint32_t (&wlo)[4], const uint32_t (&whi)[4],
     uint32_t bl0, uint32_t bl1, uint32_t bh0, uint32_t bh1, ColumnSums & s,
@@ -910,7 +940,13 @@ column_products (const uint32_t (&wlo)[4], const uint32_t (&whi)[4],
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
   const int32_t r0 = 1 << (kShift - 1);
 
-  if (start) {
+  if (JOINED) {
+    imma<false, false> (s.ll, wlo, bl0, bl1, r0, r0, r0, r0);
+    imma<SIGNED, false> (s.mid, whi, bl0, bl1);
+    imma<false, SIGNED> (s.mid, wlo, bh0, bh1, s.mid[0], s.mid[1], s.mid[2],
+        s.mid[3]);
+    imma<SIGNED, SIGNED> (s.hh, whi, bh0, bh1);
+  } else if (start) {
     imma<false, false> (s.ll, wlo, bl0, bl1, r0, r0, r0, r0);
     imma<SIGNED, false> (s.mid, whi, bl0, bl1);
     imma<false, SIGNED> (s.mid2, wlo, bh0, bh1);
@@ -930,23 +966,37 @@ column_products (const uint32_t (&wlo)[4], const uint32_t (&whi)[4],
 /* Output sample @i of the columns' sums: put together modulo 2^32 (exact:
  * the plan bounds the true sum within int32), shifted, saturated unless
  * the plan never needs it. */
-template <int SPLIT>
+template <int SPLIT, bool JOINED = false>
 __device__ __forceinline__ int32_t
 column_result (const ColumnSums & s, int i)
 {
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
-  const uint32_t sum = (uint32_t) s.hh[i] * 65536u +
-      ((uint32_t) s.mid[i] + (uint32_t) s.mid2[i]) * 256u +
+  const uint32_t mid = JOINED ? (uint32_t) s.mid[i] :
+      (uint32_t) s.mid[i] + (uint32_t) s.mid2[i];
+  const uint32_t sum = (uint32_t) s.hh[i] * 65536u + mid * 256u +
       (uint32_t) s.ll[i];
   const int32_t v = (int32_t) sum >> kShift;
 
   return SPLIT == kMmaBlur ? v : saturate (v, 255);
 }
 
-/* Phase 2 on the tensor cores: staged rows c0 .. c0 + @rows - 1 into h.
+/* The copied channels of the tensor-core kernel's passes: @MASK, known at
+ * compile time, or Args::skip for kAnyMask. */
+constexpr unsigned kAnyMask = ~0u;
+
+template <unsigned MASK>
+__device__ __forceinline__ unsigned
+skip_mask (const Args & a)
+{
+  return MASK == kAnyMask ? a.skip : MASK;
+}
+
+/* Phase 2 on the tensor cores: staged rows c0 .. c0 + @rows - 1 (shared
+ * rows c0 .. on) into h.
  * A warp's item is 16 pixels (m tile mt) of 8 staged rows (n tile nt), all
- * channels. */
-template <int PB, int SPLIT>
+ * channels. MASK: the copied channels (Args::skip), or kAnyMask: Args::skip
+ * at run time. */
+template <int PB, int SPLIT, unsigned MASK>
 __device__ __forceinline__ void
 rows_pass_mma (const Args & a, const Shared & sh, uint8_t * smem, int c0,
     int rows, const uint32_t (&wlo)[4], const uint32_t (&whi)[4],
@@ -961,7 +1011,7 @@ rows_pass_mma (const Args & a, const Shared & sh, uint8_t * smem, int c0,
   for (int it = warp; it < rows / 8 * kMTiles; it += kThreads / 32) {
     const int nt = it / kMTiles, mt = it - nt * kMTiles;
     /* B: staged row nt 8 + g, pixels 16 mt + 4 q .. + 3 and 16 on */
-    const int i = nt * 8 + g;
+    const int i = c0 + nt * 8 + g;
     const uint8_t *px = smem + sh.in + i * sh.in_stride + s_rows[i].shift +
         (mt * 16 + 4 * q) * PB;
     /* C: pixel 16 mt + g + 8 e, staged rows c0 + 8 nt + 2 q and the next:
@@ -976,7 +1026,7 @@ UNROLL
       uint8_t *lo_c = h_lo + 4 * c * S::kChannelWords + at;
       uint8_t *hi_c = h_hi + 4 * c * S::kChannelWords + at;
 
-      if (a.skip & (1u << c)) {
+      if (skip_mask<MASK> (a) & (1u << c)) {
         int32_t d[4];
 
         imma<false, false> (d, delta, b0[c], b1[c]);
@@ -992,13 +1042,13 @@ UNROLL
       imma<SPLIT == kMmaSigned, false> (hi, whi, b0[c], b1[c]);
 UNROLL
       for (int e = 0; e < 2; e++) {
-        const int32_t h0 = h_of (lo, hi, 2 * e);
-        const int32_t h1 = h_of (lo, hi, 2 * e + 1);
+        const uint32_t h0 = h_high (lo, hi, 2 * e);
+        const uint32_t h1 = h_high (lo, hi, 2 * e + 1);
 
         *(uint16_t *) (lo_c + 4 * 8 * e * kHColumn) =
-            (uint16_t) __byte_perm (h0, h1, 0x0040);
+            (uint16_t) __byte_perm (h0, h1, 0x0062);
         *(uint16_t *) (hi_c + 4 * 8 * e * kHColumn) =
-            (uint16_t) __byte_perm (h0, h1, 0x0051);
+            (uint16_t) __byte_perm (h0, h1, 0x0073);
       }
     }
   }
@@ -1006,8 +1056,8 @@ UNROLL
 
 /* Phase 3 on the tensor cores: h into s_out. A warp takes 8 samples (n
  * tile nt) down the whole tile, m tile by m tile: consecutive m tiles
- * share 16 rows of B. */
-template <int PB, int SPLIT>
+ * share 16 rows of B. MASK as for rows_pass_mma (). */
+template <int PB, int SPLIT, unsigned MASK>
 __device__ __forceinline__ void
 columns_pass_mma (const Args & a, const Shared & sh, uint8_t * smem,
     const uint32_t (&wlo)[4], const uint32_t (&whi)[4], int warp, int lane)
@@ -1026,8 +1076,8 @@ columns_pass_mma (const Args & a, const Shared & sh, uint8_t * smem,
     /* C: samples 8 nt + 2 q and the next; a copied one is its staged
      * sample, kMmaR rows down its column of the low plane */
     const int js = nt * 8 + 2 * q;
-    const bool keep0 = a.skip & (1u << (js % PB));
-    const bool keep1 = a.skip & (1u << ((js + 1) % PB));
+    const bool keep0 = skip_mask<MASK> (a) & (1u << (js % PB));
+    const bool keep1 = skip_mask<MASK> (a) & (1u << ((js + 1) % PB));
     const uint8_t *raw0 = h_lo + 4 * ((js % PB) * S::kChannelWords +
         (js / PB) * kHColumn) + kMmaR;
     const uint8_t *raw1 = h_lo + 4 * (((js + 1) % PB) * S::kChannelWords +
@@ -1038,14 +1088,14 @@ UNROLL
       const uint32_t bl1 = col_lo[4 * mt + 4], bh1 = col_hi[4 * mt + 4];
       ColumnSums sums;
 
-      column_products<SPLIT> (wlo, whi, bl0, bl1, bh0, bh1, sums);
+      column_products<SPLIT, true> (wlo, whi, bl0, bl1, bh0, bh1, sums);
       bl0 = bl1;
       bh0 = bh1;
 UNROLL
       for (int e = 0; e < 2; e++) {
         const int r = mt * 16 + g + 8 * e;
-        int32_t v[2] = { column_result<SPLIT> (sums, 2 * e),
-          column_result<SPLIT> (sums, 2 * e + 1) };
+        int32_t v[2] = { column_result<SPLIT, true> (sums, 2 * e),
+          column_result<SPLIT, true> (sums, 2 * e + 1) };
         if (keep0)
           v[0] = raw0[r];
         if (keep1)
@@ -1057,8 +1107,36 @@ UNROLL
   }
 }
 
+/* Phases 2 and 3 of the tensor-core kernel, the staged rows' cp.async
+ * groups (kChunkRows rows each) still in flight: the rows pass takes each
+ * group as it arrives. */
+template <int PB, int SPLIT, unsigned MASK>
+__device__ __forceinline__ void
+passes_mma (const Args & a, const Shared & sh, uint8_t * smem,
+    uint32_t (&wlo)[4], uint32_t (&whi)[4], const uint32_t (&delta)[4],
+    int warp, int lane)
+{
+  constexpr int kGroups = (kMmaStaged + kChunkRows - 1) / kChunkRows;
+  const uint8_t *s_wb = smem + sh.weights;
+
+UNROLL
+  for (int k = 0; k < kGroups; k++) {
+#ifdef __CUDA_ARCH__
+    __pipeline_wait_prior (kGroups - 1 - k);
+#endif
+    __syncthreads ();
+    rows_pass_mma<PB, SPLIT, MASK> (a, sh, smem, k * kChunkRows,
+        imin (kChunkRows, kMmaStaged - k * kChunkRows), wlo, whi, delta,
+        warp, lane);
+  }
+  band_fragment (s_wb + 2 * kWFused, lane, wlo);
+  band_fragment (s_wb + 3 * kWFused, lane, whi);
+  __syncthreads ();
+  columns_pass_mma<PB, SPLIT, MASK> (a, sh, smem, wlo, whi, warp, lane);
+}
+
 template <int PB, int SPLIT>
-__global__ void __launch_bounds__ (kThreads, 3)
+__global__ void __launch_bounds__ (kThreads, 4)
 stencil_mma_kernel (Args a)
 {
   extern __shared__ uint4 s_raw[];
@@ -1080,19 +1158,23 @@ stencil_mma_kernel (Args a)
   __syncthreads ();
   band_fragment (s_wb, lane, wlo);
   band_fragment (s_wb + kWFused, lane, whi);
-  for (int c0 = 0; c0 < t.rows; c0 += kChunkRows) {
-    __syncthreads ();           /* the previous chunk is used up */
-    const bool partial = __syncthreads_or (stage_row_info<PB> (a, t, sh,
-            smem, c0, tid));
-    stage_rows<PB, 1> (a, t, sh, smem, c0, tid, partial);
-    __syncthreads ();
-    rows_pass_mma<PB, SPLIT> (a, sh, smem, c0, imin (kChunkRows,
-            t.rows - c0), wlo, whi, delta, warp, lane);
-  }
-  band_fragment (s_wb + 2 * kWFused, lane, wlo);
-  band_fragment (s_wb + 3 * kWFused, lane, whi);
-  __syncthreads ();
-  columns_pass_mma<PB, SPLIT> (a, sh, smem, wlo, whi, warp, lane);
+  /* every staged row at once, in cp.async groups of kChunkRows rows */
+  const bool partial = __syncthreads_or (stage_row_info<PB> (a, t, sh,
+          smem, 0, kMmaStaged, tid));
+UNROLL
+  for (int c0 = 0; c0 < kMmaStaged; c0 += kChunkRows)
+    stage_rows<PB, 1> (a, t, sh, smem, c0, imin (c0 + kChunkRows,
+            kMmaStaged), tid, partial, false);
+  /* no channel copied, or the last (alpha of RGBA, BGRA, GRAY8 + A), with
+   * the channels' paths chosen at compile time */
+  if (a.skip == 0)
+    passes_mma<PB, SPLIT, 0> (a, sh, smem, wlo, whi, delta, warp, lane);
+  else if (a.skip == 1u << (PB - 1))
+    passes_mma<PB, SPLIT, 1u << (PB - 1)> (a, sh, smem, wlo, whi, delta,
+        warp, lane);
+  else
+    passes_mma<PB, SPLIT, kAnyMask> (a, sh, smem, wlo, whi, delta, warp,
+        lane);
   __syncthreads ();
   store_tile<PB> (a, t, sh, smem, tid, true);
 }
@@ -1259,9 +1341,9 @@ stencil_rows_mma_kernel (Args a)
 
   long_weights (a, smem, sh, tid);
   const bool partial = __syncthreads_or (stage_row_info<PB> (a, t, sh,
-          smem, 0, tid));
+          smem, 0, kLongRows, tid));
   long_fragments<PB> (a, smem, sh, 0, a.k_tiles_x, warp, lane);
-  stage_rows<PB, 1> (a, t, sh, smem, 0, tid, partial);
+  stage_rows<PB, 1> (a, t, sh, smem, 0, kLongRows, tid, partial);
   __syncthreads ();
 
   /* a warp's item: 16 pixels (m tile mt) of 8 rows (n tile nt), all
