@@ -204,6 +204,7 @@ struct Row {
                                  * aligned vectors from byte -shift on, all
                                  * inside the picture row (no border, no
                                  * single bytes); 0: by v_lo, v_hi */
+  const uint8_t *whole;         /* n_whole > 0: the first of them */
 };
 
 /* Where each part lives in dynamic shared memory (byte offsets, each 16
@@ -298,6 +299,7 @@ row_of (const Args & a, const Tile & t, int i)
   Row r;
 
   r.n_whole = 0;
+  r.whole = NULL;
   if (sy < 0) {
     r.src = NULL;
     r.shift = 0;
@@ -318,8 +320,10 @@ row_of (const Args & a, const Tile & t, int i)
    * bytes they add at both ends still lie in the row */
   const int n = (r.shift + t.seg + 15) / 16;
   if (t.b_lo == 0 && t.b_hi == t.seg && base - r.shift >= (uintptr_t) r.src
-      && base - r.shift + 16 * n <= (uintptr_t) r.src + (size_t) a.width * PB)
+      && base - r.shift + 16 * n <= (uintptr_t) r.src + (size_t) a.width * PB) {
     r.n_whole = n;
+    r.whole = r.src + ((t.x0 - a.rx) * PB - r.shift);
+  }
   return r;
 }
 
@@ -402,9 +406,8 @@ stage_rows (const Args & a, const Tile & t, const Shared & sh,
     const int i = i0 + (tid >> t.in_lg), v = tid & ((1 << t.in_lg) - 1);
 
     if (i < end && v < s_rows[i].n_whole) {
-      const Row r = s_rows[i];
       uint8_t *s_vec = smem + sh.in + i * sh.in_stride + 16 * v;
-      const uint8_t *g = r.src + ((t.x0 - a.rx) * PB - r.shift + 16 * v);
+      const uint8_t *g = s_rows[i].whole + 16 * v;
 #ifdef __CUDA_ARCH__
       /* asynchronous: every copy of the chunk in flight at once */
       __pipeline_memcpy_async (s_vec, g, 16);
@@ -865,8 +868,12 @@ delta_fragment (int lane, uint32_t (&f)[4])
 {
 UNROLL
   for (int r = 0; r < 4; r++) {
+    /* 1 << 8 i for i = 0 .. 3, else 0: the clamping funnel shift gives 0
+     * for shifts of 32 and more, negative i among them (as unsigned); one
+     * instruction, as the compiler recomputes the fragment where it needs
+     * it rather than keep its registers */
     const int i = kMmaR - band_tap (lane, r);
-    f[r] = i >= 0 && i < 4 ? 1u << (8 * i) : 0;
+    f[r] = __funnelshift_lc (0u, 1u, (unsigned) (8 * i));
   }
 }
 
