@@ -904,24 +904,20 @@ channel_words (const uint8_t * p, uint32_t (&c)[PB])
 
 constexpr int kHShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
 
-/* h (stencil.h) of accumulator @i of the rows' products: the low and high
- * bytes' sums of the taps (hi x 256 + lo), rounded. */
-__device__ __forceinline__ int32_t
-h_of (const int32_t (&lo)[4], const int32_t (&hi)[4], int i)
-{
-  return (hi[i] * 256 + lo[i] + (1 << (kHShift - 1))) >> kHShift;
-}
-
-/* The same h in bits 16 .. 31 (h's low byte in byte 2, its high byte in
- * byte 3, for byte permutes): the rounded sum shifted left instead of
- * right, two multiply-adds. Exact: h fits 16 bits (unsigned, or signed for
- * kMmaSigned), so the rounded sum times 2^(16 - kHShift) fits 32. */
+/* h (stencil.h) of accumulator @i of the rows' products, the low and high
+ * bytes' sums of the taps, rounded: (hi x 256 + lo + 2^(S-1)) >> S with S =
+ * kHShift, returned in bits 16 .. 31 (h's low byte in byte 2, its high
+ * byte in byte 3, for the byte permutes that store it): the rounded sum
+ * shifted left by 16 - S instead of right by S, two multiply-adds.
+ * Exact: h fits 16 bits (unsigned, or signed for kMmaSigned), so the
+ * rounded sum times 2^(16 - S) fits 32. */
 __device__ __forceinline__ uint32_t
 h_high (const int32_t (&lo)[4], const int32_t (&hi)[4], int i)
 {
   constexpr uint32_t kUp = 1u << (16 - kHShift);
 
-  return (uint32_t) hi[i] * (256u * kUp) + (uint32_t) lo[i] * kUp + 32768u;
+  return (uint32_t) hi[i] * (256u * kUp) + (uint32_t) lo[i] * kUp +
+      (1u << (kHShift - 1)) * kUp;
 }
 
 /* The columns' sums of products: low by low bytes (with the rounding
@@ -1405,20 +1401,21 @@ UNROLL
       const bool copy = a.skip & (1u << c);
 UNROLL
       for (int e = 0; e < 2; e++) {
-        int32_t h0, h1;
+        /* h in bits 16 .. 31 (h_high ()) */
+        uint32_t h0, h1;
 
         if (copy) {
-          h0 = raw0[8 * e * PB + c];
-          h1 = raw1[8 * e * PB + c];
+          h0 = (uint32_t) raw0[8 * e * PB + c] << 16;
+          h1 = (uint32_t) raw1[8 * e * PB + c] << 16;
         } else {
-          h0 = h_of (lo[c], hi[c], 2 * e);
-          h1 = h_of (lo[c], hi[c], 2 * e + 1);
+          h0 = h_high (lo[c], hi[c], 2 * e);
+          h1 = h_high (lo[c], hi[c], 2 * e + 1);
         }
         const int at = 4 * ((2 * nt + (q >> 1)) * L::kQuadWords +
             (mt * 16 + g + 8 * e) * PB + c) + 2 * (q & 1);
 
-        *(uint16_t *) (h_lo + at) = (uint16_t) __byte_perm (h0, h1, 0x0040);
-        *(uint16_t *) (h_hi + at) = (uint16_t) __byte_perm (h0, h1, 0x0051);
+        *(uint16_t *) (h_lo + at) = (uint16_t) __byte_perm (h0, h1, 0x0062);
+        *(uint16_t *) (h_hi + at) = (uint16_t) __byte_perm (h0, h1, 0x0073);
       }
     }
   }
