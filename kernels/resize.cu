@@ -13,8 +13,11 @@
  *    output (4 pixels of 3 bytes) in each of two rows, which share its x
  *    indices (read 16 bytes at a time) and whose loads are all in flight
  *    before the first store; one 16-byte store where the destination is
- *    aligned. A 16-bit sample is copied as its value in place, the bits
- *    outside it cleared (one AND per 32-bit word).
+ *    aligned. Whole 4- and 8-byte pixels of aligned planes take
+ *    nearest_strided () instead: a warp's lanes take every 32nd pixel of
+ *    the warp's span, so each load and store instruction covers 32
+ *    neighbouring pixels. A 16-bit sample is copied as its value in place,
+ *    the bits outside it cleared (one AND per 32-bit word).
  * 2. direct_kernel (8-bit samples in pixels of 2 or 4 bytes, at most 6
  *    taps per axis, where filtering each output's own taps costs less than
  *    sharing them through shared memory: downscales with few taps): each
@@ -338,6 +341,56 @@ gather_row (const NearestArgs & a, const uint8_t * row, const int (&ix)[G],
   }
 }
 
+/* The gather of whole 4- and 8-byte pixels (aligned planes): the warp's
+ * 32 G output pixels from @wx0 on, lane @lane taking every 32nd of them,
+ * so that each load and store instruction of the warp reads or writes 32
+ * neighbouring pixels. (Four consecutive pixels a thread put lanes 32
+ * bytes apart at a 2x downscale: every load instruction of the warp then
+ * touched all 32 sectors of its span, four times the sectors the pixels
+ * need.) */
+template <int PB, int SB>
+__device__ __forceinline__ void
+nearest_strided (const NearestArgs & a, int wx0, int lane, int y0)
+{
+  constexpr int G = Gather<PB>::G;
+  constexpr int W = PB >= 4 ? PB / 4 : 1;       /* words a pixel */
+  int ix[G];
+  uint32_t w[kNearestRows][G][W];
+
+#pragma unroll
+  for (int j = 0; j < G; j++) {
+    const int x = wx0 + lane + 32 * j;
+
+    ix[j] = x < a.out_width ? ld (a.first_x + x) : -1;
+  }
+#pragma unroll
+  for (int r = 0; r < kNearestRows; r++) {
+    if (y0 + r >= a.out_height)
+      break;
+    const uint8_t *row = a.src + (size_t) ld (a.first_y + y0 + r) *
+        a.src_pitch;
+#pragma unroll
+    for (int j = 0; j < G; j++)
+#pragma unroll
+      for (int b = 0; b < W; b++)
+        w[r][j][b] = ix[j] < 0 ? 0 :
+            ld ((const uint32_t *) (row + (size_t) ix[j] * PB) + b);
+  }
+#pragma unroll
+  for (int r = 0; r < kNearestRows; r++) {
+    if (y0 + r >= a.out_height)
+      break;
+    uint32_t *d = (uint32_t *) (a.dst + (size_t) (y0 + r) * a.dst_pitch);
+#pragma unroll
+    for (int j = 0; j < G; j++)
+#pragma unroll
+      for (int b = 0; b < W; b++)
+        if (ix[j] >= 0)
+          d[(size_t) (wx0 + lane + 32 * j) * W + b] =
+              SB == 2 ? w[r][j][b] & a.value_mask : w[r][j][b];
+  }
+}
+
 template <int PB, int SB>
 __global__ void __launch_bounds__ (kThreads)
 nearest_kernel (NearestArgs a)
@@ -346,7 +399,15 @@ nearest_kernel (NearestArgs a)
   const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * G;
   const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kNearestRows;
 
-  if (x0 >= a.out_width || y0 >= a.out_height)
+  if (y0 >= a.out_height)
+    return;
+  /* blockDim.x is 32: the warp's first pixel and the lane */
+  if (PB % 4 == 0 && a.src_aligned && a.dst_aligned) {
+    nearest_strided<PB, SB> (a, blockIdx.x * blockDim.x * G, threadIdx.x,
+        y0);
+    return;
+  }
+  if (x0 >= a.out_width)
     return;
   const int n = min (G, a.out_width - x0);
   int ix[G];
