@@ -1150,24 +1150,29 @@ stencil_mma_kernel (Args a)
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   uint32_t wlo[4], whi[4], delta[4];
 
-  /* the first kWFused bytes of each row */
-  for (int i = tid; i < 4 * (kWFused / 4); i += kThreads)
-    ((uint32_t *) (smem + sh.weights))[i] =
-        a.wbytes[i / (kWFused / 4) * (kWRow / 4) + i % (kWFused / 4)];
-  /* aligned launches: every output row starts on 16 bytes */
-  for (int r = tid; r < kTileRows; r += kThreads)
-    ((int32_t *) (smem + sh.out_shifts))[r] = 0;
-  delta_fragment (lane, delta);
-  __syncthreads ();
-  band_fragment (s_wb, lane, wlo);
-  band_fragment (s_wb + kWFused, lane, whi);
-  /* every staged row at once, in cp.async groups of kChunkRows rows */
-  const bool partial = __syncthreads_or (stage_row_info<PB> (a, t, sh,
-          smem, 0, kMmaStaged, tid));
+  /* the first kWFused bytes of each row (the first two warps), the
+   * aligned output rows' offsets, all 0 (the next two), and where each
+   * staged row comes from (the second half of the block), side by side
+   * before one barrier */
+  static_assert (4 * (kWFused / 4) <= kThreads / 4 && kTileRows <= kThreads
+      / 4 && kMmaStaged <= kThreads / 2, "one item a thread");
+  const int ri = tid - kThreads / 2;
+  if (tid < 4 * (kWFused / 4))
+    ((uint32_t *) (smem + sh.weights))[tid] =
+        a.wbytes[tid / (kWFused / 4) * (kWRow / 4) + tid % (kWFused / 4)];
+  else if (tid >= kThreads / 4 && tid < kThreads / 4 + kTileRows)
+    ((int32_t *) (smem + sh.out_shifts))[tid - kThreads / 4] = 0;
+  const bool partial = __syncthreads_or (ri >= 0
+      && stage_row_info<PB> (a, t, sh, smem, 0, kMmaStaged, ri));
+  /* every staged row at once, in cp.async groups of kChunkRows rows; the
+   * fragments while they are in flight */
 UNROLL
   for (int c0 = 0; c0 < kMmaStaged; c0 += kChunkRows)
     stage_rows<PB, 1> (a, t, sh, smem, c0, imin (c0 + kChunkRows,
             kMmaStaged), tid, partial, false);
+  delta_fragment (lane, delta);
+  band_fragment (s_wb, lane, wlo);
+  band_fragment (s_wb + kWFused, lane, whi);
   /* no channel copied, or the last (alpha of RGBA, BGRA, GRAY8 + A), with
    * the channels' paths chosen at compile time */
   if (a.skip == 0)
