@@ -1347,11 +1347,19 @@ stencil_rows_mma_kernel (Args a)
   while ((1 << t.in_lg) < (15 + t.seg + 15) / 16)
     t.in_lg++;
 
+  /* the weights (the first kWBytesWords threads) and where each staged
+   * row comes from (the last kLongRows) side by side before one barrier;
+   * the copies issued before the fragments are made */
+  static_assert (kWBytesWords + kLongRows <= kThreads, "one item a thread");
+  const int ri = tid - (kThreads - kLongRows);
   long_weights (a, smem, sh, tid);
-  const bool partial = __syncthreads_or (stage_row_info<PB> (a, t, sh,
-          smem, 0, kLongRows, tid));
+  const bool partial = __syncthreads_or (ri >= 0
+      && stage_row_info<PB> (a, t, sh, smem, 0, kLongRows, ri));
+  stage_rows<PB, 1> (a, t, sh, smem, 0, kLongRows, tid, partial, false);
   long_fragments<PB> (a, smem, sh, 0, a.k_tiles_x, warp, lane);
-  stage_rows<PB, 1> (a, t, sh, smem, 0, kLongRows, tid, partial);
+#ifdef __CUDA_ARCH__
+  __pipeline_wait_prior (0);
+#endif
   __syncthreads ();
 
   /* a warp's item: 16 pixels (m tile mt) of 8 rows (n tile nt), all
