@@ -265,6 +265,17 @@ struct Tile {
   int out_lg;                   /* 2^out_lg >= vectors of an output row */
 };
 
+/* The smallest lg with 2^lg >= @n. */
+__host__ __device__ constexpr int
+lg_at_least (int n)
+{
+  int lg = 0;
+
+  while ((1 << lg) < n)
+    lg++;
+  return lg;
+}
+
 template <int PB, int SB>
 __host__ __device__ __forceinline__ Tile
 tile_of (const Args & a, int bx, int by)
@@ -281,12 +292,8 @@ tile_of (const Args & a, int bx, int by)
   t.b_hi = imin (S::kTilePixels + 2 * a.rx, a.width - t.x0 + a.rx) * PB;
   t.out_rows = imin (kTileRows, a.height - t.y0);
   t.out_bytes = imin (S::kTilePixels, a.width - t.x0) * PB;
-  t.in_lg = 0;
-  while ((1 << t.in_lg) < (15 + t.seg + 15) / 16)
-    t.in_lg++;
-  t.out_lg = 0;
-  while ((1 << t.out_lg) < (S::kTilePixels * PB + 15) / 16)
-    t.out_lg++;
+  t.in_lg = lg_at_least ((15 + t.seg + 15) / 16);
+  t.out_lg = lg_at_least ((S::kTilePixels * PB + 15) / 16);
   return t;
 }
 
@@ -1145,7 +1152,14 @@ stencil_mma_kernel (Args a)
   extern __shared__ uint4 s_raw[];
   uint8_t *smem = (uint8_t *) s_raw;
   const Shared sh = shared_layout_mma<PB> ();
-  const Tile t = tile_of<PB, 1> (a, blockIdx.x, blockIdx.y);
+  Tile t = tile_of<PB, 1> (a, blockIdx.x, blockIdx.y);
+  /* the launch's radii are kMmaR (mma_weight_bytes ()): the staged rows'
+   * length and the copy loops' shifts as constants */
+  constexpr int kSeg = (MmaShape<PB>::kTilePixels + 2 * kMmaR) * PB;
+  constexpr int kInLg = lg_at_least ((15 + kSeg + 15) / 16);
+  t.rows = kMmaStaged;
+  t.seg = kSeg;
+  t.in_lg = kInLg;
   const uint8_t *s_wb = smem + sh.weights;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   uint32_t wlo[4], whi[4], delta[4];
