@@ -1153,8 +1153,8 @@ stencil_mma_kernel (Args a)
   uint8_t *smem = (uint8_t *) s_raw;
   const Shared sh = shared_layout_mma<PB> ();
   Tile t = tile_of<PB, 1> (a, blockIdx.x, blockIdx.y);
-  /* the launch's radii are kMmaR (mma_weight_bytes ()): the staged rows'
-   * length and the copy loops' shifts as constants */
+  /* the launch sets Args::rx and ry to kMmaR for this kernel: the staged
+   * rows' length and the copy loops' shifts as constants */
   constexpr int kSeg = (MmaShape<PB>::kTilePixels + 2 * kMmaR) * PB;
   constexpr int kInLg = lg_at_least ((15 + kSeg + 15) / 16);
   t.rows = kMmaStaged;
