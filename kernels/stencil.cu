@@ -378,9 +378,10 @@ load_weights (const Args & a, const Tile & t, const Shared & sh,
 }
 
 /* Phase 1a: where staged rows c0 .. c0 + @rows - 1 of the tile come
- * from, once per row for phase 1b, into shared rows 0 .. @rows - 1. Returns whether this
- * thread's row is not copied as whole vectors (for the barrier after it,
- * which tells phase 1b whether any row is). */
+ * from, once per row for phase 1b, into shared rows 0 .. @rows - 1 (the
+ * thread of index @tid, if below @rows, takes row @tid). Returns whether
+ * this thread's row is not copied as whole vectors (for the barrier after
+ * it, which tells phase 1b whether any row is). */
 template <int PB>
 __host__ __device__ __forceinline__ bool
 stage_row_info (const Args & a, const Tile & t, const Shared & sh,
@@ -805,10 +806,10 @@ static_assert (MmaShape<1>::kTilePixels % 16 == 0
     && MmaShape<4>::kTilePixels % 16 == 0, "whole m tiles of pixels");
 
 /* The first kWFused bytes of each row of Args::wbytes, then as
- * shared_layout () with h's two planes as the
- * intermediate; staged rows 16 PB bytes apart modulo 128, so that the
- * eight rows of a B fragment's load meet no bank conflict. */
-
+ * shared_layout () with all kMmaStaged rows staged, h's two planes as the
+ * intermediate and the output tile over the staged rows; staged rows 16 PB
+ * bytes apart modulo 128, so that the eight rows of a B fragment's load
+ * meet no bank conflict. */
 template <int PB>
 __host__ __device__ __forceinline__ Shared
 shared_layout_mma ()
@@ -1357,9 +1358,7 @@ stencil_rows_mma_kernel (Args a)
   t.b_lo = imax (0, a.rx - t.x0) * PB;
   t.b_hi = imin (t.seg / PB, a.width - t.x0 + a.rx) * PB;
   t.out_rows = t.out_bytes = t.out_lg = 0;
-  t.in_lg = 0;
-  while ((1 << t.in_lg) < (15 + t.seg + 15) / 16)
-    t.in_lg++;
+  t.in_lg = lg_at_least ((15 + t.seg + 15) / 16);
 
   /* the weights (the first kWBytesWords threads) and where each staged
    * row comes from (the last kLongRows) side by side before one barrier;
@@ -1487,9 +1486,7 @@ stencil_columns_mma_kernel (Args a)
   t.y0 = blockIdx.y * kLongColRows;
   t.out_rows = imin (kLongColRows, a.height - t.y0);
   t.out_bytes = imin (kLongOut / PB, a.width - t.x0) * PB;
-  t.out_lg = 0;
-  while ((1 << t.out_lg) < kLongOut / 16)
-    t.out_lg++;
+  t.out_lg = lg_at_least (kLongOut / 16);
   /* m tiles inside the picture, and the quad rows they read */
   const int m_tiles = imin (kMTiles, (a.height - t.y0 + 15) / 16);
   const int quads = 4 * m_tiles + 8 * NK - 4;
