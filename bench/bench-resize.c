@@ -195,8 +195,8 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
 
         method_label (&plan, name, sizeof (name));
         for (int p = n_planes - 1; p >= 0; p--)
-          if (strcmp (cf_resize_device_plan_describe (d_plan, p),
-                  "direct") == 0)
+          if (strncmp (cf_resize_device_plan_describe (d_plan, p),
+                  "direct", 6) == 0)
             direct_plane = p;
       }
       ws = cf_resize_device_plan_workspace_bytes (d_plan);

@@ -18,17 +18,26 @@
  *    the warp's span, so each load and store instruction covers 32
  *    neighbouring pixels. A 16-bit sample is copied as its value in place,
  *    the bits outside it cleared (one AND per 32-bit word).
- * 2. direct_kernel (8-bit samples in pixels of 2 or 4 bytes, at most 6
- *    taps per axis, where filtering each output's own taps costs less than
- *    sharing them through shared memory: downscales with few taps): each
- *    thread computes 4 output bytes of two rows straight from the input,
- *    all their taps' loads in flight at once. The horizontal sums take
- *    PTX's dp2a (two int16 weights times two unsigned bytes plus an int32,
- *    exact): a 4-byte pixel's tap pair costs two byte permutes and four
- *    dp2a instead of eight extractions and eight multiply-adds. No shared
- *    memory, no barrier. It reads whole pixels, so a plane whose address
- *    or pitch is not a multiple of 4 takes the kernel chosen before it
- *    (fused or two passes) at launch.
+ * 2. direct_kernel (8-bit samples in pixels of 2 or 4 bytes): each thread
+ *    computes 4 output bytes of several rows straight from the input. The
+ *    horizontal sums take PTX's dp2a (two int16 weights times two unsigned
+ *    bytes plus an int32, exact): a 4-byte pixel's tap pair costs two byte
+ *    permutes and four dp2a instead of eight extractions and eight
+ *    multiply-adds. No shared memory, no barrier. Its tables are relaid
+ *    with the taps of its compiled bucket, shifted to stay within the
+ *    plane, so that a row's taps are loads at constant offsets. Two ways:
+ *    - rows (at most 6 taps per axis, downscales where filtering each
+ *      output's own taps costs less than sharing them through shared
+ *      memory): two output rows a thread, all their taps' loads in flight
+ *      at once;
+ *    - strips (2x downscales along y, up to 12 taps): 2, 4 or 8 output
+ *      rows a thread, 2 input rows apart, so that each input row of the
+ *      strip is filtered along x once and summed into every output row
+ *      whose taps take it (a 4K to 1080p bicubic filters about 3.5 input
+ *      rows per output row instead of 8).
+ *    It reads whole pixels, so a plane whose address or pitch is not a
+ *    multiple of 4 takes the kernel chosen before it (fused or two
+ *    passes) at launch.
  * 3. fused_kernel (the other methods, when a tile's footprint fits in
  *    shared memory): a block scales a tile of TW x TH output pixels. It
  *    copies the input rectangle the tile needs (the "footprint", from
@@ -69,6 +78,7 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <type_traits>
@@ -454,18 +464,40 @@ nearest_kernel (NearestArgs a)
 /* ------------------------------------------------------------ direct */
 
 /* Taps the direct kernel is compiled for, per axis: an axis's count
- * rounded up to one of these, the extra weights 0. */
+ * rounded up to one of these (its tables laid out again with that many
+ * taps, the extra weights 0: relay_axis ()). Rows: each bucket of each
+ * axis; strips: one bucket for both axes, the larger. */
 constexpr int kDirectBuckets[] = { 2, 4, 6 };
+constexpr int kStripBuckets[] = { 2, 4, 6, 8, 12 };
 /* Output rows per direct thread: both rows' loads are in flight together,
  * and the x tables are read once for them. */
 constexpr int kDirectRows = 2;
+/* Output rows per strip thread (kStripStep input rows apart), most first.
+ * A strip's (rows - 1) x kStripStep + TY input rows are each filtered
+ * along x once, for every output row whose taps take them, so more rows
+ * filter fewer input rows per output row, but hold more sums in registers
+ * (fewer warps an SM). A plane takes the most rows, up to 4 (8 from 12
+ * taps on), whose grid still has kStripWarps warps per multiprocessor:
+ * small planes (NV12's chroma) take fewer rather than idle most of the
+ * GPU, and 2-row strips only up to 4 taps. Measured on an H100, 4K to
+ * 1080p RGBA (docs/PERFORMANCE.md): 4 rows against 8, 22.5 against 25.6
+ * us at 4 taps, 30.3 against 33.0 at 8, but 45.6 against 44.0 at 12;
+ * NV12's chroma in 2-row strips, 21.7 against 23.5 us (rows) at 4 taps,
+ * but 31.1 and 42.8 against 27.9 and 35.8 (fused) at 8 and 12. */
+constexpr int kStripRows[] = { 8, 4, 2 };
+constexpr int kStripWarps = 48;
+/* The input rows between a strip's output rows it is compiled for: 2, the
+ * 2x downscales (4K to 1080p, 1080p to 540p). */
+constexpr int kStripStep = 2;
 /* The direct kernel filters bucket_x x bucket_y input samples for each
  * output sample, the fused one about taps_x x scale_y + taps_y (scale_y:
  * input rows per output row) but through shared memory and two barriers.
  * AUTO takes the direct kernel while bucket_x x bucket_y <= kDirectCost x
  * scale_y on a downscale along y (scale_y >= 1), where it measured faster
  * on an H100; the fused kernel with dp2a pairs is the faster for upscales
- * (docs/PERFORMANCE.md). */
+ * (docs/PERFORMANCE.md). Strips filter about taps_x x scale_y + taps_y,
+ * as the fused kernel does, without the shared memory and barriers: AUTO
+ * takes them wherever the rows step by kStripStep. */
 constexpr double kDirectCost = 12.0;
 
 struct DirectArgs {
@@ -474,7 +506,7 @@ struct DirectArgs {
   uint8_t *dst;
   size_t dst_pitch;
   int out_width, out_height;
-  Axis x, y;
+  Axis x, y;                    /* relaid to the kernel's buckets */
   bool dst_aligned;             /* base and pitch multiples of 4 */
 };
 
@@ -521,92 +553,195 @@ add_tap_pair (uint32_t w, uint32_t p0, uint32_t p1, int32_t (&h)[PB])
   }
 }
 
+/* @n consecutive weights of a relaid table from @p, in int4 or int2 loads
+ * where @n allows (the rows of a relaid table start at multiples of n
+ * words, the table at kAlign). */
+template <int N>
+__device__ __forceinline__ void
+load_weights (const int32_t * p, int32_t * w)
+{
+  if constexpr (N % 4 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const int4 q = ld ((const int4 *) p + i / 4);
+      w[i] = q.x; w[i + 1] = q.y; w[i + 2] = q.z; w[i + 3] = q.w;
+    }
+  } else if constexpr (N % 2 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+      const int2 q = ld ((const int2 *) p + i / 2);
+      w[i] = q.x; w[i + 1] = q.y;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; i++)
+      w[i] = ld (p + i);
+  }
+}
+
+/* The horizontal sums of a direct thread's G = 4 / PB pixels in input row
+ * @row: pixel g's TX taps from pixel @cx[g] on, weights @wx[g]. */
+template <int PB, int TX>
+__device__ __forceinline__ void
+filter_x (const uint8_t * row, const int (&cx)[4 / PB],
+    const uint32_t (&wx)[4 / PB][TX / 2], int32_t (&h)[4 / PB][PB])
+{
+  typedef typename std::conditional<PB == 4, uint32_t, uint16_t>::type Pixel;
+
+#pragma unroll
+  for (int g = 0; g < 4 / PB; g++) {
+    const Pixel *p = (const Pixel *) row + cx[g];
+    uint32_t px[TX];
+
+#pragma unroll
+    for (int i = 0; i < TX; i++)
+      px[i] = ld (p + i);
+#pragma unroll
+    for (int k = 0; k < PB; k++)
+      h[g][k] = Fixed<1>::kHBias;
+#pragma unroll
+    for (int i = 0; i < TX; i += 2)
+      add_tap_pair<PB> (wx[g][i / 2], px[i], px[i + 1], h[g]);
+#pragma unroll
+    for (int k = 0; k < PB; k++)
+      h[g][k] = horizontal_of_biased<1> (h[g][k]);
+  }
+}
+
+/* Writes output row @y's 4 bytes from @x0 on (fewer at the row's end). */
+template <int PB>
+__device__ __forceinline__ void
+store_direct (const DirectArgs & a, int y, int x0,
+    const int32_t (&acc)[4 / PB][PB])
+{
+  uint32_t v = 0;
+
+#pragma unroll
+  for (int g = 0; g < 4 / PB; g++)
+#pragma unroll
+    for (int k = 0; k < PB; k++)
+      v |= output_of_biased<1> (acc[g][k], ValueField { 255, 0 }) <<
+          (8 * (g * PB + k));
+  store_group (a.dst + (size_t) y * a.dst_pitch + (size_t) x0 * PB, v,
+      min (4 / PB, a.out_width - x0) * PB, a.dst_aligned);
+}
+
 /* 8-bit samples in pixels of PB = 2 or 4 bytes, few taps, planes aligned
- * to 4 bytes: each thread computes 4 output bytes (4 / PB pixels) of
- * kDirectRows rows straight from the input, TX x TY pixels each, with no
- * shared memory and no barrier. The sums are the two passes': each tap row
- * filtered along x (horizontal_of_biased ()), then those along y. Along x,
- * the two pixels of a tap pair are permuted into [R0 R1 G0 G1] and
- * [B0 B1 A0 A1] (2-byte pixels: [U0 U1 V0 V1]), one dp2a per sample
- * against the pair's two weights, packed into a word once per thread. Taps
- * past an output's last read that one again, with weight 0. */
-template <int PB, int TX, int TY>
+ * to 4 bytes: each thread computes 4 output bytes (4 / PB pixels) of R
+ * rows straight from the input, with no shared memory and no barrier. The
+ * sums are the two passes': each tap row filtered along x
+ * (horizontal_of_biased ()), then those along y. Along x, the two pixels
+ * of a tap pair are permuted into [R0 R1 G0 G1] and [B0 B1 A0 A1] (2-byte
+ * pixels: [U0 U1 V0 V1]), one dp2a per sample against the pair's two
+ * weights, packed into a word once per thread. The tables are relaid to
+ * TX and TY taps that stay within the plane (relay_axis ()), so the taps
+ * of a row are TX loads at constant offsets.
+ *
+ * Rows (S = 0, R = kDirectRows): R output rows, each of its own TY input
+ * rows, all their loads in flight at once.
+ *
+ * Strips (S > 0): R output rows whose first input rows step by S
+ * (a 2x downscale's). The strip's input rows are filtered along x once
+ * each, and each output row sums those of its taps as they come: a row of
+ * a 4K to 1080p bicubic (8 taps) is filtered once instead of four times.
+ * Every sum is the one the rows would make, in the same order. A strip
+ * whose rows do not step by S (the picture's edges, where the taps are
+ * shifted to stay within it; the last rows) takes the rows' way. */
+template <int PB, int TX, int TY, int S, int R>
 __global__ void __launch_bounds__ (kThreads)
 direct_kernel (DirectArgs a)
 {
-  typedef typename std::conditional<PB == 4, uint32_t, uint16_t>::type Pixel;
   constexpr int G = 4 / PB;
+  /* the y weights a strip loads at once: int4 or int2 */
+  constexpr int V = TY % 4 == 0 ? 4 : TY % 2 == 0 ? 2 : 1;
   const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * G;
-  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kDirectRows;
+  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
 
   if (x0 >= a.out_width || y0 >= a.out_height)
     return;
-  const int tx = a.x.taps, ty = a.y.taps;
-  int cx[G][TX];                /* the taps' pixels */
+  int cx[G];                    /* the taps' first pixels */
   uint32_t wx[G][TX / 2];       /* their weights, two int16 a word */
 
 #pragma unroll
   for (int g = 0; g < G; g++) {
     const int x = min (x0 + g, a.out_width - 1);
-    const int first = ld (a.x.first + x);
     int32_t w[TX];
 
-#pragma unroll
-    for (int t = 0; t < TX; t++) {
-      cx[g][t] = first + min (t, tx - 1);
-      w[t] = t < tx ? ld (a.x.weights + (size_t) x * tx + t) : 0;
-    }
+    cx[g] = ld (a.x.first + x);
+    load_weights<TX> (a.x.weights + (size_t) x * TX, w);
 #pragma unroll
     for (int t = 0; t < TX; t += 2)
       wx[g][t / 2] = weight_pair (w[t], w[t + 1]);
   }
 
+  if constexpr (S > 0) {
+    /* warp-uniform: a warp's lanes share y0 */
+    const int fy = ld (a.y.first + y0);
+    bool strip = y0 + R <= a.out_height;
+
 #pragma unroll
-  for (int r = 0; r < kDirectRows; r++) {
+    for (int k = 1; k < R; k++)
+      strip &= ld (a.y.first + min (y0 + k, a.out_height - 1)) ==
+          fy + k * S;
+    if (strip) {
+      const uint8_t *row = a.src + (size_t) fy * a.src_pitch;
+      int32_t acc[R][G][PB];
+      int32_t wy[R][TY];
+
+#pragma unroll
+      for (int j = 0; j < (R - 1) * S + TY; j++, row += a.src_pitch) {
+        int32_t h[G][PB];
+
+        filter_x<PB, TX> (row, cx, wx, h);
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+          const int t = j - k * S;
+
+          if (t < 0 || t >= TY)
+            continue;
+          if (t % V == 0)
+            load_weights<V> (a.y.weights + (size_t) (y0 + k) * TY + t,
+                wy[k] + t);
+#pragma unroll
+          for (int g = 0; g < G; g++)
+#pragma unroll
+            for (int c = 0; c < PB; c++)
+              acc[k][g][c] = (t == 0 ? Fixed<1>::kVBias : acc[k][g][c]) +
+                  wy[k][t] * h[g][c];
+          if (t == TY - 1)
+            store_direct<PB> (a, y0 + k, x0, acc[k]);
+        }
+      }
+      return;
+    }
+  }
+
+#pragma unroll (S ? 1 : R)
+  for (int r = 0; r < R; r++) {
     const int y = y0 + r;
     if (y >= a.out_height)
       break;
-    const int fy = ld (a.y.first + y);
-    int32_t acc[G][PB];
+    const uint8_t *row = a.src + (size_t) ld (a.y.first + y) * a.src_pitch;
+    int32_t acc[G][PB], wy[TY];
 
+    load_weights<TY> (a.y.weights + (size_t) y * TY, wy);
 #pragma unroll
     for (int g = 0; g < G; g++)
 #pragma unroll
       for (int k = 0; k < PB; k++)
         acc[g][k] = Fixed<1>::kVBias;
 #pragma unroll
-    for (int t = 0; t < TY; t++) {
-      const int32_t wy = t < ty ? ld (a.y.weights + (size_t) y * ty + t) : 0;
-      const Pixel *row = (const Pixel *) (a.src + (size_t) (fy + min (t,
-                  ty - 1)) * a.src_pitch);
-#pragma unroll
-      for (int g = 0; g < G; g++) {
-        uint32_t px[TX];
-        int32_t h[PB];
+    for (int t = 0; t < TY; t++, row += a.src_pitch) {
+      int32_t h[G][PB];
 
+      filter_x<PB, TX> (row, cx, wx, h);
 #pragma unroll
-        for (int i = 0; i < TX; i++)
-          px[i] = ld (row + cx[g][i]);
-#pragma unroll
-        for (int k = 0; k < PB; k++)
-          h[k] = Fixed<1>::kHBias;
-#pragma unroll
-        for (int i = 0; i < TX; i += 2)
-          add_tap_pair<PB> (wx[g][i / 2], px[i], px[i + 1], h);
+      for (int g = 0; g < G; g++)
 #pragma unroll
         for (int k = 0; k < PB; k++)
-          acc[g][k] += wy * horizontal_of_biased<1> (h[k]);
-      }
+          acc[g][k] += wy[t] * h[g][k];
     }
-    uint32_t v = 0;
-#pragma unroll
-    for (int g = 0; g < G; g++)
-#pragma unroll
-      for (int k = 0; k < PB; k++)
-        v |= output_of_biased<1> (acc[g][k], ValueField { 255, 0 }) <<
-            (8 * (g * PB + k));
-    store_group (a.dst + (size_t) y * a.dst_pitch + (size_t) x0 * PB, v,
-        min (G, a.out_width - x0) * PB, a.dst_aligned);
+    store_direct<PB> (a, y, x0, acc);
   }
 }
 
@@ -990,6 +1125,9 @@ struct PlaneTables {
   Kernel fallback;              /* direct: for planes not aligned to 4 */
   Axis x, y;
   int direct_tx, direct_ty;     /* direct: the taps' buckets */
+  int direct_step;              /* direct: S, 0 for rows */
+  int direct_rows;              /* direct: output rows a thread */
+  Axis direct_x, direct_y;      /* direct: the tables relaid to them */
   int tb, th, in_rows, inter_rows, row_stride;  /* fused */
   size_t smem;
   const Extent *tiles_x, *tiles_y;
@@ -1007,6 +1145,55 @@ bucket_of (const int (&buckets)[N], int taps)
   return -1;
 }
 
+/* The input rows between consecutive output rows of @axis where more than
+ * two in three of its output rows step by the same count (a downscale by
+ * an integer factor; at the edges the taps shift to stay within the
+ * picture; 1.5x steps by 1 and 2 in turn), else 0. */
+int
+strip_step (const CfResizeAxis * axis)
+{
+  const int n = axis->out_size - 1;
+  const long step = lround (axis->scale);
+  int same = 0;
+
+  if (n < 1 || step < 1)
+    return 0;
+  for (int i = 0; i < n; i++)
+    same += axis->first[i + 1] - axis->first[i] == step;
+  return 3 * same > 2 * n ? (int) step : 0;
+}
+
+/* @axis's tables with @taps (>= axis->taps, <= in_size) weights an output
+ * instead: its first input sample moved back where the span would read
+ * past the end, the weights moved along with it, 0 at the other taps. */
+void
+relay_axis (const CfResizeAxis * axis, int taps, int32_t * first,
+    int32_t * weights)
+{
+  for (int i = 0; i < axis->out_size; i++) {
+    const int f = axis->first[i] < axis->in_size - taps ? axis->first[i] :
+        axis->in_size - taps;
+
+    first[i] = f;
+    memcpy (weights + (size_t) i * taps + (axis->first[i] - f),
+        axis->weights + (size_t) i * axis->taps,
+        sizeof (int32_t) * axis->taps);
+  }
+}
+
+/* The grid of a direct launch on @t with @rows output rows a thread:
+ * blocks of 64 x kThreads / 64 threads, each 4 output bytes of @rows
+ * rows. */
+dim3
+direct_grid (const PlaneTables * t, int rows)
+{
+  const int groups = (t->out_width * t->pixel_bytes + 3) / 4;
+  const int row_groups = (t->out_height + rows - 1) / rows;
+
+  return dim3 ((groups + 63) / 64,
+      (row_groups + kThreads / 64 - 1) / (kThreads / 64));
+}
+
 /* Chooses @t's kernel: the gather for nearest; else the fused kernel with
  * its tap bucket and tile rows: for 7, then 6, 5 and 4 blocks per SM
  * (kOccupancyLadder: latency is what limits this kernel), the most of 32,
@@ -1014,12 +1201,14 @@ bucket_of (const int (&buckets)[N], int taps)
  * footprint rows; else the most of 32, 16 .. 1 that fit kFusedSmem; else
  * the two passes. Then,
  * with CF_RESIZE_KERNELS_AUTO, the direct kernel for 8-bit samples in 2- or
- * 4-byte pixels whose taps it is compiled for, where it is the cheaper
- * (kDirectCost); what was chosen before stays as its fallback, for planes
- * not aligned to 4 bytes. */
+ * 4-byte pixels whose taps it is compiled for: in strips where the rows
+ * step by kStripStep (kStripRows says how many), else in rows where those
+ * are the cheaper (kDirectCost); what was chosen before stays as its
+ * fallback, for planes not aligned to 4 bytes. @sms: the device's
+ * multiprocessors. */
 void
 choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
-    PlaneTables * t)
+    int sms, PlaneTables * t)
 {
   const int PB = t->pixel_bytes, S = PB / t->sample_bytes;
   const int tw = tile_width (PB);
@@ -1061,12 +1250,39 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
     }
   }
 
+  if (kernels != CF_RESIZE_KERNELS_AUTO || t->sample_bytes != 1 ||
+      (PB != 2 && PB != 4))
+    return;
+  const int strip = bucket_of (kStripBuckets, taps);
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
   t->direct_ty = bucket_of (kDirectBuckets, y->taps);
-  if (kernels == CF_RESIZE_KERNELS_AUTO && t->sample_bytes == 1 &&
-      (PB == 2 || PB == 4) && t->direct_tx > 0 && t->direct_ty > 0 &&
-      y->scale >= 1.0 &&
-      t->direct_tx * t->direct_ty <= kDirectCost * y->scale)
+  t->direct_step = 0;
+  t->direct_rows = kDirectRows;
+  if (strip > 0 && strip_step (y) == kStripStep) {
+    /* kStripRows says which */
+    int rows = 0;
+
+    for (int r : kStripRows) {
+      const dim3 g = direct_grid (t, r);
+
+      if (r > (strip >= 12 ? 8 : 4))
+        continue;
+      rows = r;
+      if ((double) g.x * g.y * (kThreads / 32) >= (double) kStripWarps * sms)
+        break;
+    }
+    if (rows > 2 || strip <= 4) {
+      t->direct_tx = t->direct_ty = strip;
+      t->direct_step = kStripStep;
+      t->direct_rows = rows;
+    }
+  }
+  if (!t->direct_step && (t->direct_tx < 0 || t->direct_ty < 0 ||
+          y->scale < 1.0 ||
+          t->direct_tx * t->direct_ty > kDirectCost * y->scale))
+    return;
+  /* the relaid tables keep the taps within the plane */
+  if (t->direct_tx <= x->in_size && t->direct_ty <= y->in_size)
     t->kernel = Kernel::kDirect;
 }
 
@@ -1096,6 +1312,9 @@ cf_resize_device_plan_describe (const CfResizeDevicePlan * d_plan, int p)
 
   if (!d_plan || p < 0 || p >= d_plan->n_planes)
     return NULL;
+  if (d_plan->plane[p].kernel == Kernel::kDirect &&
+      d_plan->plane[p].direct_step)
+    return "direct strips";
   return names[(int) d_plan->plane[p].kernel];
 }
 
@@ -1149,11 +1368,14 @@ extern "C" cudaError_t
 cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
     CfResizeDevicePlan ** d_plan)
 {
-  /* per plane: x first, x weights, y first, y weights, x tiles, y tiles */
-  enum { kTables = 6 };
+  /* per plane: x first, x weights, y first, y weights, x tiles, y tiles,
+   * then the direct kernel's relaid x first, x weights, y first, y
+   * weights */
+  enum { kTables = 10 };
   size_t offset[CF_MAX_PLANES][kTables], total = 0;
   CfResizeDevicePlan *dp;
   uint8_t *host;
+  int device = 0, sms = 0;
   cudaError_t err = cudaSuccess;
 
   if (!d_plan)
@@ -1163,6 +1385,11 @@ cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
           kernels != CF_RESIZE_KERNELS_FUSED &&
           kernels != CF_RESIZE_KERNELS_TWO_PASS))
     return cudaErrorInvalidValue;
+  /* the multiprocessors that the direct kernel's strips are sized for */
+  if ((err = cudaGetDevice (&device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
+              device)) != cudaSuccess)
+    return err;
   if (!(dp = (CfResizeDevicePlan *) calloc (1, sizeof (*dp))))
     return cudaErrorMemoryAllocation;
   dp->format = plan->format;
@@ -1182,7 +1409,7 @@ cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
       sizeof (int32_t) * x->out_size * x->taps,
       sizeof (int32_t) * y->out_size,
       sizeof (int32_t) * y->out_size * y->taps,
-      0, 0
+      0, 0, 0, 0, 0, 0
     };
 
     t->in_width = x->in_size;
@@ -1195,7 +1422,7 @@ cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
       (uint8_t) info->lsb };
     t->x.taps = x->taps;
     t->y.taps = y->taps;
-    choose_kernel (plan, p, kernels, t);
+    choose_kernel (plan, p, kernels, sms, t);
     for (int k = 0; k < kTables; k++) {
       size_t b = bytes[k];
       if (t->fallback == Kernel::kFused && k == 4)
@@ -1203,6 +1430,9 @@ cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
                 1) / tile_width (t->pixel_bytes));
       if (t->fallback == Kernel::kFused && k == 5)
         b = sizeof (Extent) * ((t->out_height + t->th - 1) / t->th);
+      if (t->kernel == Kernel::kDirect && k >= 6)
+        b = sizeof (int32_t) * (k < 8 ? x->out_size : y->out_size) *
+            (k == 7 ? t->direct_tx : k == 9 ? t->direct_ty : 1);
       offset[p][k] = total;
       total += align_up (b);
     }
@@ -1237,6 +1467,12 @@ cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
           (Extent *) (host + offset[p][4]));
       tile_extents (y, t->th, (Extent *) (host + offset[p][5]));
     }
+    if (t->kernel == Kernel::kDirect) {
+      relay_axis (x, t->direct_tx, (int32_t *) (host + offset[p][6]),
+          (int32_t *) (host + offset[p][7]));
+      relay_axis (y, t->direct_ty, (int32_t *) (host + offset[p][8]),
+          (int32_t *) (host + offset[p][9]));
+    }
   }
 
   /* an asynchronous copy from pageable memory may return before the data
@@ -1263,6 +1499,10 @@ cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
     t->y.weights = (const int32_t *) (base + offset[p][3]);
     t->tiles_x = (const Extent *) (base + offset[p][4]);
     t->tiles_y = (const Extent *) (base + offset[p][5]);
+    t->direct_x = Axis { (const int32_t *) (base + offset[p][6]),
+      (const int32_t *) (base + offset[p][7]), t->direct_tx };
+    t->direct_y = Axis { (const int32_t *) (base + offset[p][8]),
+      (const int32_t *) (base + offset[p][9]), t->direct_ty };
   }
   *d_plan = dp;
   return cudaSuccess;
@@ -1299,26 +1539,47 @@ launch_two_pass (const PlaneTables * t, const CfImage * d_src, int p,
   vertical_kernel<SB><<<grid, block, 0, stream>>> (v);
 }
 
-template <int PB, int TX, int TY>
+template <int PB, int TX, int TY, int S, int R>
 void
-launch_direct (const DirectArgs & a, dim3 grid, cudaStream_t stream)
-{
-  direct_kernel<PB, TX, TY><<<grid, dim3 (64, kThreads / 64), 0, stream>>>
-      (a);
-}
-
-/* Calls launch_direct<PB, TX, TY> () for the buckets @tx and @ty. */
-template <int PB, int TX>
-void
-launch_direct_ty (const DirectArgs & a, dim3 grid, int ty,
+launch_direct (const PlaneTables * t, const DirectArgs & a,
     cudaStream_t stream)
 {
-  if (ty == 2)
-    launch_direct<PB, TX, 2> (a, grid, stream);
-  else if (ty == 4)
-    launch_direct<PB, TX, 4> (a, grid, stream);
+  const dim3 grid = direct_grid (t, R);
+
+  direct_kernel<PB, TX, TY, S, R><<<grid, dim3 (64, kThreads / 64), 0,
+      stream>>> (a);
+}
+
+/* Calls launch_direct<PB, TX, TY, 0, kDirectRows> () for the bucket @ty. */
+template <int PB, int TX>
+void
+launch_direct_ty (const PlaneTables * t, const DirectArgs & a,
+    cudaStream_t stream)
+{
+  constexpr int R = kDirectRows;
+
+  if (t->direct_ty == 2)
+    launch_direct<PB, TX, 2, 0, R> (t, a, stream);
+  else if (t->direct_ty == 4)
+    launch_direct<PB, TX, 4, 0, R> (t, a, stream);
   else
-    launch_direct<PB, TX, 6> (a, grid, stream);
+    launch_direct<PB, TX, 6, 0, R> (t, a, stream);
+}
+
+/* Calls launch_direct<PB, T, T, kStripStep, R> () for the plane's rows. */
+template <int PB, int T>
+void
+launch_strips (const PlaneTables * t, const DirectArgs & a,
+    cudaStream_t stream)
+{
+  constexpr int S = kStripStep;
+
+  if (t->direct_rows == 8)
+    launch_direct<PB, T, T, S, 8> (t, a, stream);
+  else if (t->direct_rows == 4)
+    launch_direct<PB, T, T, S, 4> (t, a, stream);
+  else
+    launch_direct<PB, T, T, S, 2> (t, a, stream);
 }
 
 template <int PB>
@@ -1326,17 +1587,21 @@ void
 launch_direct_plane (const PlaneTables * t, const DirectArgs & a,
     cudaStream_t stream)
 {
-  const int groups = (t->out_width * PB + 3) / 4;
-  const int row_groups = (t->out_height + kDirectRows - 1) / kDirectRows;
-  const dim3 grid ((groups + 63) / 64,
-      (row_groups + kThreads / 64 - 1) / (kThreads / 64));
-
-  if (t->direct_tx == 2)
-    launch_direct_ty<PB, 2> (a, grid, t->direct_ty, stream);
-  else if (t->direct_tx == 4)
-    launch_direct_ty<PB, 4> (a, grid, t->direct_ty, stream);
-  else
-    launch_direct_ty<PB, 6> (a, grid, t->direct_ty, stream);
+  if (t->direct_step) {
+    switch (t->direct_tx) {
+      case 2: launch_strips<PB, 2> (t, a, stream); break;
+      case 4: launch_strips<PB, 4> (t, a, stream); break;
+      case 6: launch_strips<PB, 6> (t, a, stream); break;
+      case 8: launch_strips<PB, 8> (t, a, stream); break;
+      default: launch_strips<PB, 12> (t, a, stream); break;
+    }
+  } else if (t->direct_tx == 2) {
+    launch_direct_ty<PB, 2> (t, a, stream);
+  } else if (t->direct_tx == 4) {
+    launch_direct_ty<PB, 4> (t, a, stream);
+  } else {
+    launch_direct_ty<PB, 6> (t, a, stream);
+  }
 }
 
 template <int PB, int SB, int TB>
@@ -1375,7 +1640,7 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
     nearest_kernel<PB, SB><<<grid, block, 0, stream>>> (a);
   } else if (kernel == Kernel::kDirect) {
     const DirectArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
-      t->out_width, t->out_height, t->x, t->y,
+      t->out_width, t->out_height, t->direct_x, t->direct_y,
       aligned (dst, d_dst->pitch[p], 4)
     };
 

@@ -247,7 +247,8 @@ typedef struct CfResizeDevicePlan CfResizeDevicePlan;
 /* Which kernels scale the planes (resize.cu describes them). */
 typedef enum {
   /* nearest: a gather; 8-bit samples in 2- or 4-byte pixels with few
-   * taps: the direct kernel, where it is the cheaper; other planes: one fused launch per plane
+   * taps, or downscaled 2x along y with up to 12: the direct kernel,
+   * where it is the cheaper; other planes: one fused launch per plane
    * whose tiles fit in shared memory, else the two passes. The default. */
   CF_RESIZE_KERNELS_AUTO,
   /* the two passes for every plane (tests and benchmarks compare them) */
@@ -274,8 +275,8 @@ void cf_resize_device_plan_free (CfResizeDevicePlan * d_plan);
  * one each. */
 size_t cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan *
     d_plan);
-/* The kernel of plane @p: "nearest gather", "direct", "fused" or
- * "two-pass" ("direct" also where a launch on a plane not aligned to 4
+/* The kernel of plane @p: "nearest gather", "direct", "direct strips",
+ * "fused" or "two-pass" ("direct" and "direct strips" also where a launch on a plane not aligned to 4
  * bytes takes its fallback, the kernel AUTO would have chosen without it);
  * NULL for a bad plane. */
 const char *cf_resize_device_plan_describe (const CfResizeDevicePlan *

@@ -24,9 +24,9 @@
  * over the same matrix and video sizes, every method and format, random and
  * constant pictures, unaligned and aligned padded pitches whose padding must
  * stay untouched, planes at odd addresses, with each of the kernels
- * (gather, direct, fused, two passes) for every layout of samples they
- * take, and the direct kernel's fallbacks (unaligned planes, and a plane
- * whose fallback is the two passes).
+ * (gather, direct rows and strips, fused, two passes) for every layout
+ * of samples they take, and the direct kernel's fallbacks (unaligned
+ * planes, and a plane whose fallback is the two passes).
  */
 #include "cf-frame.h"
 #include "cf-threads.h"
@@ -1052,11 +1052,20 @@ test_cuda_kernels (void)
   } cases[] = {
     {CF_RESIZE_NEAREST, 1, {3840, 2160, 1920, 1080}, "nearest gather",
         "nearest gather"},
-    {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1920, 1080}, "fused", "direct"},
-    {CF_RESIZE_AREA, 1, {3840, 2160, 1920, 1080}, "fused", "direct"},
+    /* 2x downscales along y: strips, up to 12 taps an axis */
+    {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1920, 1080}, "fused",
+        "direct strips"},
+    {CF_RESIZE_AREA, 1, {3840, 2160, 1920, 1080}, "fused", "direct strips"},
+    {CF_RESIZE_LANCZOS, 1, {3840, 2160, 1920, 1080}, "fused",
+        "direct strips"},
+    {CF_RESIZE_BILINEAR, 1, {1000, 500, 333, 250}, "fused", "direct strips"},
+    /* other downscales with few taps: rows */
+    {CF_RESIZE_BILINEAR, 1, {1920, 1080, 1280, 720}, "fused", "direct"},
+    {CF_RESIZE_AREA, 1, {3840, 2160, 1280, 720}, "fused", "direct"},
+    /* 16 taps along y: fused */
+    {CF_RESIZE_BICUBIC, 1, {3840, 2160, 1920, 540}, "fused", "fused"},
     /* upscales: the fused kernel, faster there since its dp2a pairs */
     {CF_RESIZE_BILINEAR, 1, {1920, 1080, 3840, 2160}, "fused", "fused"},
-    {CF_RESIZE_LANCZOS, 1, {3840, 2160, 1920, 1080}, "fused", "fused"},
     {CF_RESIZE_BICUBIC, 1, {1920, 1080, 3840, 2160}, "fused", "fused"},
     {CF_RESIZE_AREA, 1, {641, 481, 111, 30}, "fused", "fused"},
     {CF_RESIZE_LANCZOS, 1, {640, 480, 1, 1}, "two-pass", "two-pass"},
@@ -1064,7 +1073,9 @@ test_cuda_kernels (void)
     /* 4 taps an axis: direct, but 4 footprint rows of 32 outputs of 256
      * pixels each (64 KiB or more) are too large for the fused kernel, so
      * the direct kernel falls back to the two passes */
-    {CF_RESIZE_BICUBIC, 0, {32767, 16, 128, 8}, "two-pass", "direct"},
+    {CF_RESIZE_BICUBIC, 0, {32767, 32, 128, 16}, "two-pass",
+        "direct strips"},
+    {CF_RESIZE_BICUBIC, 0, {32767, 18, 128, 12}, "two-pass", "direct"},
   };
   static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_NV12,
     CF_FORMAT_RGBA64_LE, CF_FORMAT_P010_10LE, CF_FORMAT_I420_10LE
@@ -1116,11 +1127,46 @@ test_cuda_kernels (void)
   gpu_begin ();
   gpu_antialias = FALSE;
   for (f = 0; f < 2; f++) {
-    static const int size[4] = { 32767, 16, 128, 8 };
-    gpu_check (formats[f], CF_RESIZE_BICUBIC, size, 0, RANDOM_ALIGNED,
-        CF_RESIZE_KERNELS_AUTO);
-    gpu_check (formats[f], CF_RESIZE_BICUBIC, size, 0, RANDOM_ODD,
-        CF_RESIZE_KERNELS_AUTO);
+    static const int sizes[][4] = { {32767, 32, 128, 16},
+    {32767, 18, 128, 12}
+    };
+    for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+      gpu_check (formats[f], CF_RESIZE_BICUBIC, sizes[i], 0, RANDOM_ALIGNED,
+          CF_RESIZE_KERNELS_AUTO);
+      gpu_check (formats[f], CF_RESIZE_BICUBIC, sizes[i], 0, RANDOM_ODD,
+          CF_RESIZE_KERNELS_AUTO);
+    }
+  }
+  gpu_antialias = TRUE;
+  gpu_end ();
+}
+
+/* Strips (2x downscales along y): every format and method, antialiased
+ * and not, at sizes whose last strip is partial or the only one, whose
+ * edges shift the taps (strips that take the rows' way), with x scaled by
+ * other factors, and a picture narrower than the taps (no direct kernel);
+ * random, padded and constant pictures, each against the CPU. */
+static void
+test_cuda_strips (void)
+{
+  static const int sizes[][4] = {
+    {130, 70, 65, 35}, {66, 36, 33, 18}, {9, 34, 4, 17}, {1000, 18, 333, 9},
+    {258, 1002, 517, 501}, {3, 16, 1, 8}, {64, 2, 32, 1},
+  };
+  static const int layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
+    CONSTANT_DENSE
+  };
+  guint f, m, s, l, aa;
+
+  gpu_begin ();
+  for (aa = 0; aa < 2; aa++) {
+    gpu_antialias = aa == 0;
+    CF_FOR_EACH_FORMAT (f)
+      for (m = 0; m < N_METHODS; m++)
+        for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+          for (l = 0; l < G_N_ELEMENTS (layouts); l++)
+            gpu_check (f, m, sizes[s], s % 4, layouts[l],
+                CF_RESIZE_KERNELS_AUTO);
   }
   gpu_antialias = TRUE;
   gpu_end ();
@@ -1461,6 +1507,7 @@ main (int argc, char **argv)
     g_test_add_func ("/resize/cuda/video-sizes", test_cuda_video_sizes);
     g_test_add_func ("/resize/cuda/no-antialias", test_cuda_no_antialias);
     g_test_add_func ("/resize/cuda/kernels", test_cuda_kernels);
+    g_test_add_func ("/resize/cuda/strips", test_cuda_strips);
     g_test_add_func ("/resize/cuda/invalid", test_cuda_invalid);
   }
 #endif

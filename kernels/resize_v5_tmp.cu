@@ -1,0 +1,1689 @@
+/* Picture scaling on the GPU (see resize.h).
+ *
+ * The weight tables come from cpu/resize.c (cf_resize_plan_init ()), copied
+ * as they are to device memory once per plan, so both backends filter with
+ * the very same integers; the arithmetic below is cf_resize_cpu ()'s,
+ * statement for statement, and every sum is exact, so the bytes agree.
+ * Each plane is scaled by one of four kernels, chosen when the device plan
+ * is made:
+ *
+ * 1. nearest_kernel (method nearest, one tap per axis): a gather. A one-tap
+ *    weight is exactly 1, so output = the input sample at (first x, first
+ *    y), as the two passes would compute it. Each thread copies 16 bytes of
+ *    output (4 pixels of 3 bytes) in each of two rows, which share its x
+ *    indices (read 16 bytes at a time) and whose loads are all in flight
+ *    before the first store; one 16-byte store where the destination is
+ *    aligned. Whole 4- and 8-byte pixels of aligned planes take
+ *    nearest_strided () instead: a warp's lanes take every 32nd pixel of
+ *    the warp's span, so each load and store instruction covers 32
+ *    neighbouring pixels. A 16-bit sample is copied as its value in place,
+ *    the bits outside it cleared (one AND per 32-bit word).
+ * 2. direct_kernel (8-bit samples in pixels of 2 or 4 bytes, at most 6
+ *    taps per axis, where filtering each output's own taps costs less than
+ *    sharing them through shared memory: downscales with few taps): each
+ *    thread computes 4 output bytes of two rows straight from the input,
+ *    all their taps' loads in flight at once. The horizontal sums take
+ *    PTX's dp2a (two int16 weights times two unsigned bytes plus an int32,
+ *    exact): a 4-byte pixel's tap pair costs two byte permutes and four
+ *    dp2a instead of eight extractions and eight multiply-adds. No shared
+ *    memory, no barrier. It reads whole pixels, so a plane whose address
+ *    or pitch is not a multiple of 4 takes the kernel chosen before it
+ *    (fused or two passes) at launch.
+ * 3. fused_kernel (the other methods, when a tile's footprint fits in
+ *    shared memory): a block scales a tile of TW x TH output pixels. It
+ *    copies the input rectangle the tile needs (the "footprint", from
+ *    per-tile tables made on the host) into shared memory, with 16-byte
+ *    asynchronous copies (cp.async) when the plane is 16-byte aligned, its
+ *    tables' loads overlapping them; filters each of those input rows
+ *    along x into an int32 intermediate, in shared memory too (one
+ *    thread per output column, all samples of its pixel; 4-byte pixels of
+ *    8-bit samples with the direct kernel's dp2a pairs); then filters the
+ *    intermediate along y (one thread per 4 output bytes, or per 8-byte
+ *    pixel) and writes the output, 32 (64) bits at a time where aligned.
+ *    The frame is read once (plus the footprints' overlap) and written once;
+ *    nothing goes through global memory in between. TW is 128 / 64 / 32
+ *    pixels for 1 / 2 / 3-8 bytes per pixel, so that a warp writes 128 bytes
+ *    of an output row (256 of 8-byte pixels); TH is chosen for
+ *    occupancy (choose_kernel ()).
+ * 4. horizontal_kernel + vertical_kernel (a footprint too large for shared
+ *    memory: strong downscales such as 640x480 to 1x1, or when asked): the
+ *    intermediate makes a round trip through the workspace in global
+ *    memory. One thread per intermediate sample, then one per output
+ *    sample; samples read and written byte by byte.
+ * Tables and input are only read during a launch, so they go through the
+ * read-only data cache (__ldg).
+ *
+ * The kernels are templated on the pixel and sample bytes of the plane, one
+ * instance per layout of CF_RESIZE_LAYOUTS. A 16-bit sample is read as its
+ * value, (sample >> lsb) & max, and an output clamped to max and shifted by
+ * lsb (resize.h), max and lsb of the format at run time; 8-bit samples are
+ * their values, so their instances have none of this work. The weights
+ * have the fraction bits of the sample size (resize.h: 14 for 8-bit
+ * samples, 22 for 16-bit ones), so the shifts and biases of both passes
+ * depend on SB too. 8-bit sums are int32, both passes (resize.h bounds
+ * them: horizontal below 2^23, vertical below 2^31), 16-bit ones int64.
+ */
+#include "resize.h"
+#include "cuda-common.cuh"
+
+#include <cuda_pipeline.h>
+#include <cuda_runtime.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <type_traits>
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr size_t kAlign = 256;  /* of each table and workspace part */
+
+/* The fixed point of SB-byte samples (resize.h): B, the shifts of the two
+ * passes, and the accumulators of their exact sums. */
+template <int SB>
+struct Fixed {
+  static constexpr int kBits = CF_RESIZE_WEIGHT_BITS (8 * SB);
+  static constexpr int kHShift = kBits - CF_RESIZE_INTER_BITS;
+  static constexpr int kVShift = kBits + CF_RESIZE_INTER_BITS;
+  typedef typename std::conditional<SB == 1, int32_t, int64_t>::type Acc;
+  /* Rounding, as cf_resize_cpu () does it: a sum plus half its last unit,
+   * shifted right (arithmetic: half up, negative sums too). The fused
+   * kernel starts its sums at the half unit, which saves an add per
+   * sample. */
+  static constexpr Acc kHBias = Acc (1) << (kHShift - 1);
+  static constexpr Acc kVBias = Acc (1) << (kVShift - 1);
+};
+
+/* Where the 16-bit samples of a format hold their values (format.h):
+ * value = (sample >> lsb) & max, sample = value << lsb. Unused for 8-bit
+ * samples. Small, so that it fits in the tail padding of FusedArgs: the
+ * 8-bit instances keep their code (a larger parameter block changes it). */
+struct ValueField {
+  uint16_t max;                 /* 2^bits - 1 */
+  uint8_t lsb;
+};
+
+/* The value of @sample: an 8-bit sample is its value. */
+template <int SB>
+__host__ __device__ __forceinline__ int
+value_of (uint32_t sample, ValueField f)
+{
+  return SB == 1 ? (int) sample : (int) ((sample >> f.lsb) & f.max);
+}
+
+/* One axis of one plane, as the kernels read it. */
+struct Axis {
+  const int32_t *first;         /* [out_size] */
+  const int32_t *weights;       /* [out_size * taps] */
+  int taps;
+};
+
+struct HorizontalArgs {
+  const uint8_t *src;           /* the input plane */
+  size_t src_pitch;
+  int32_t *inter;               /* rows of row_samples int32 */
+  int row_samples;              /* out_width * samples per pixel */
+  int rows;                     /* input rows */
+  Axis x;
+  ValueField value;
+};
+
+struct VerticalArgs {
+  const int32_t *inter;
+  int row_samples;
+  int rows;                     /* output rows */
+  uint8_t *dst;                 /* the output plane */
+  size_t dst_pitch;
+  Axis y;
+  ValueField value;
+};
+
+/* The intermediate (CF_RESIZE_INTER_BITS fraction bits) from a biased
+ * horizontal sum. */
+template <int SB>
+__host__ __device__ __forceinline__ int32_t
+horizontal_of_biased (typename Fixed<SB>::Acc biased)
+{
+  return (int32_t) (biased >> Fixed<SB>::kHShift);
+}
+
+template <int SB>
+__host__ __device__ __forceinline__ int32_t
+round_horizontal (typename Fixed<SB>::Acc acc)
+{
+  return horizontal_of_biased<SB> (acc + Fixed<SB>::kHBias);
+}
+
+/* An output sample from a biased vertical sum: the value clamped to
+ * 0 .. max, shifted into place. The shifted sum fits int32 (below 2^20 in
+ * magnitude: resize.h bounds the weights and the intermediate), so the
+ * clamp is done in 32 bits. */
+template <int SB>
+__host__ __device__ __forceinline__ uint32_t
+output_of_biased (typename Fixed<SB>::Acc biased, ValueField f)
+{
+  const int32_t max = SB == 1 ? 255 : (int32_t) f.max;
+  const int32_t v = (int32_t) (biased >> Fixed<SB>::kVShift);
+  const uint32_t c = (uint32_t) (v < 0 ? 0 : v > max ? max : v);
+
+  return SB == 1 ? c : c << f.lsb;
+}
+
+template <int SB>
+__host__ __device__ __forceinline__ uint32_t
+round_vertical (typename Fixed<SB>::Acc acc, ValueField f)
+{
+  return output_of_biased<SB> (acc + Fixed<SB>::kVBias, f);
+}
+
+template <int SB>
+__host__ __device__ __forceinline__ int
+sample_at (const uint8_t * s)
+{
+  return SB == 1 ? ld (s) : ld (s) | ld (s + 1) << 8;
+}
+
+/* Sample @col of intermediate row @row (input row @row filtered along x):
+ * PB bytes per pixel, SB bytes per sample. */
+template <int PB, int SB>
+__host__ __device__ __forceinline__ void
+horizontal_sample (const HorizontalArgs & a, int row, int col)
+{
+  typedef typename Fixed<SB>::Acc Acc;
+  constexpr int kSamples = PB / SB;
+  const int x = col / kSamples, k = col - x * kSamples;
+  const int32_t *w = a.x.weights + (size_t) x * a.x.taps;
+  const uint8_t *s = a.src + (size_t) row * a.src_pitch +
+      (size_t) ld (a.x.first + x) * PB + k * SB;
+  Acc acc = 0;
+
+  for (int t = 0; t < a.x.taps; t++)
+    acc += (Acc) ld (w + t) * value_of<SB> (sample_at<SB> (s + t * PB),
+        a.value);
+  a.inter[(size_t) row * a.row_samples + col] = round_horizontal<SB> (acc);
+}
+
+/* Sample @col of output row @row. */
+template <int SB>
+__host__ __device__ __forceinline__ void
+vertical_sample (const VerticalArgs & a, int row, int col)
+{
+  const int32_t *w = a.y.weights + (size_t) row * a.y.taps;
+  const int32_t *h = a.inter + (size_t) ld (a.y.first + row) * a.row_samples
+      + col;
+  typedef typename Fixed<SB>::Acc Acc;
+  Acc acc = 0;
+
+  for (int t = 0; t < a.y.taps; t++)
+    acc += (Acc) ld (w + t) * ld (h + (size_t) t * a.row_samples);
+  const uint32_t v = round_vertical<SB> (acc, a.value);
+  uint8_t *d = a.dst + (size_t) row * a.dst_pitch + (size_t) col * SB;
+  d[0] = (uint8_t) v;
+  if (SB == 2)
+    d[1] = (uint8_t) (v >> 8);
+}
+
+template <int PB, int SB>
+__global__ void __launch_bounds__ (kThreads)
+horizontal_kernel (HorizontalArgs a)
+{
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (col < a.row_samples && row < a.rows)
+    horizontal_sample<PB, SB> (a, row, col);
+}
+
+template <int SB>
+__global__ void __launch_bounds__ (kThreads)
+vertical_kernel (VerticalArgs a)
+{
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (col < a.row_samples && row < a.rows)
+    vertical_sample<SB> (a, row, col);
+}
+
+/* kThreads per block, as wide as the row needs (32 .. kThreads) and as many
+ * rows as fill the rest, so narrow pictures do not idle most threads. */
+void
+launch_shape (int row_samples, int rows, dim3 * grid, dim3 * block)
+{
+  unsigned int bx = 32;
+
+  while (bx < kThreads && bx < (unsigned int) row_samples)
+    bx *= 2;
+  *block = dim3 (bx, kThreads / bx);
+  *grid = dim3 ((row_samples + bx - 1) / bx,
+      (rows + block->y - 1) / block->y);
+}
+
+/* ------------------------------------------------------------ nearest */
+
+/* What each thread of the fused kernel's vertical phase writes: V pixels
+ * of PB bytes (V * PB = 4, except 3- and 8-byte pixels), as one Word. */
+template <int PB>
+struct Group {
+  static constexpr int V = PB <= 2 ? 4 / PB : 1;
+  typedef typename std::conditional<PB == 8, uint64_t, uint32_t>::type Word;
+};
+
+/* Stores @n bytes of @v (little-endian) at @d: one store of the whole word
+ * when @aligned (to its size) and all its bytes belong to the row, else
+ * byte by byte. */
+template <typename Word>
+__device__ __forceinline__ void
+store_group (uint8_t * d, Word v, int n, bool aligned)
+{
+  if (aligned && n == (int) sizeof (Word)) {
+    *(Word *) d = v;
+    return;
+  }
+  for (int b = 0; b < n; b++)
+    d[b] = (uint8_t) (v >> (8 * b));
+}
+
+struct NearestArgs {
+  const uint8_t *src;
+  size_t src_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int out_width, out_height;
+  const int32_t *first_x, *first_y;
+  uint32_t value_mask;          /* the bits of the values in a word of two
+                                 * 16-bit samples */
+  bool src_aligned;             /* base and pitch multiples of 4 */
+  bool dst_aligned;             /* multiples of 16 */
+};
+
+/* Output pixels per gather thread: 16 bytes (12 for 3-byte pixels), so
+ * that each thread has several loads in flight and one 16-byte store. */
+template <int PB>
+struct Gather {
+  static constexpr int G = PB == 3 ? 4 : 16 / PB;
+};
+
+/* A 16-bit sample is written as the two passes would write it: its value
+ * in place, the bits outside it cleared (value_mask); an 8-bit one as it
+ * is. */
+/* Output rows per gather thread: the rows share the thread's x indices,
+ * and both rows' loads are in flight before the first store. */
+constexpr int kNearestRows = 2;
+
+/* The @n pixels of a gather thread from input row @row (x indices @ix) into
+ * @w, little-endian. */
+template <int PB, int G>
+__device__ __forceinline__ void
+gather_row (const NearestArgs & a, const uint8_t * row, const int (&ix)[G],
+    int n, uint32_t (&w)[4])
+{
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    w[i] = 0;
+#pragma unroll
+  for (int j = 0; j < G; j++) {
+    if (j >= n)
+      break;
+    const uint8_t *s = row + (size_t) ix[j] * PB;
+
+    if (PB % 4 == 0 && a.src_aligned) {
+      for (int b = 0; b < PB / 4; b++)
+        w[j * PB / 4 + b] = ld ((const uint32_t *) s + b);
+    } else if (PB == 2 && a.src_aligned) {
+      w[j >> 1] |= (uint32_t) ld ((const uint16_t *) s) << (16 * (j & 1));
+    } else {
+      for (int b = 0; b < PB; b++) {
+        const int k = j * PB + b;
+        w[k >> 2] |= (uint32_t) ld (s + b) << (8 * (k & 3));
+      }
+    }
+  }
+}
+
+/* The gather of whole 4- and 8-byte pixels (aligned planes): the warp's
+ * 32 G output pixels from @wx0 on, lane @lane taking every 32nd of them,
+ * so that each load and store instruction of the warp reads or writes 32
+ * neighbouring pixels. (Four consecutive pixels a thread put lanes 32
+ * bytes apart at a 2x downscale: every load instruction of the warp then
+ * touched all 32 sectors of its span, four times the sectors the pixels
+ * need.) */
+template <int PB, int SB>
+__device__ __forceinline__ void
+nearest_strided (const NearestArgs & a, int wx0, int lane, int y0)
+{
+  constexpr int G = Gather<PB>::G;
+  constexpr int W = PB >= 4 ? PB / 4 : 1;       /* words a pixel */
+  int ix[G];
+  uint32_t w[kNearestRows][G][W];
+
+#pragma unroll
+  for (int j = 0; j < G; j++) {
+    const int x = wx0 + lane + 32 * j;
+
+    ix[j] = x < a.out_width ? ld (a.first_x + x) : -1;
+  }
+#pragma unroll
+  for (int r = 0; r < kNearestRows; r++) {
+    if (y0 + r >= a.out_height)
+      break;
+    const uint8_t *row = a.src + (size_t) ld (a.first_y + y0 + r) *
+        a.src_pitch;
+#pragma unroll
+    for (int j = 0; j < G; j++)
+#pragma unroll
+      for (int b = 0; b < W; b++)
+        w[r][j][b] = ix[j] < 0 ? 0 :
+            ld ((const uint32_t *) (row + (size_t) ix[j] * PB) + b);
+  }
+#pragma unroll
+  for (int r = 0; r < kNearestRows; r++) {
+    if (y0 + r >= a.out_height)
+      break;
+    uint32_t *d = (uint32_t *) (a.dst + (size_t) (y0 + r) * a.dst_pitch);
+#pragma unroll
+    for (int j = 0; j < G; j++)
+#pragma unroll
+      for (int b = 0; b < W; b++)
+        if (ix[j] >= 0)
+          d[(size_t) (wx0 + lane + 32 * j) * W + b] =
+              SB == 2 ? w[r][j][b] & a.value_mask : w[r][j][b];
+  }
+}
+
+template <int PB, int SB>
+__global__ void __launch_bounds__ (kThreads)
+nearest_kernel (NearestArgs a)
+{
+  constexpr int G = Gather<PB>::G;
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * G;
+  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kNearestRows;
+
+  if (y0 >= a.out_height)
+    return;
+  /* blockDim.x is 32: the warp's first pixel and the lane */
+  if (PB % 4 == 0 && a.src_aligned && a.dst_aligned) {
+    nearest_strided<PB, SB> (a, blockIdx.x * blockDim.x * G, threadIdx.x,
+        y0);
+    return;
+  }
+  if (x0 >= a.out_width)
+    return;
+  const int n = min (G, a.out_width - x0);
+  int ix[G];
+  /* a full group's indices 16 bytes at a time: x0 is a multiple of G and
+   * the table starts on kAlign */
+  if (G % 4 == 0 && n == G) {
+#pragma unroll
+    for (int q = 0; q < G / 4; q++) {
+      const int4 v = ld ((const int4 *) (a.first_x + x0) + q);
+      ix[4 * q] = v.x;
+      ix[4 * q + 1] = v.y;
+      ix[4 * q + 2] = v.z;
+      ix[4 * q + 3] = v.w;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < G; j++)
+      ix[j] = ld (a.first_x + min (x0 + j, a.out_width - 1));
+  }
+
+  uint32_t w[kNearestRows][4];
+#pragma unroll
+  for (int r = 0; r < kNearestRows; r++)
+    if (y0 + r < a.out_height)
+      gather_row<PB, G> (a, a.src + (size_t) ld (a.first_y + y0 + r) *
+          a.src_pitch, ix, n, w[r]);
+#pragma unroll
+  for (int r = 0; r < kNearestRows; r++) {
+    if (y0 + r >= a.out_height)
+      break;
+    if (SB == 2)
+      for (int i = 0; i < 4; i++)
+        w[r][i] &= a.value_mask;
+    uint8_t *d = a.dst + (size_t) (y0 + r) * a.dst_pitch + (size_t) x0 * PB;
+    if (PB != 3 && a.dst_aligned && n == G) {
+      *(uint4 *) d = make_uint4 (w[r][0], w[r][1], w[r][2], w[r][3]);
+    } else {
+      for (int k = 0; k < n * PB; k++)
+        d[k] = (uint8_t) (w[r][k >> 2] >> (8 * (k & 3)));
+    }
+  }
+}
+
+/* ------------------------------------------------------------ direct */
+
+/* Taps the direct kernel is compiled for, per axis: an axis's count
+ * rounded up to one of these (its tables laid out again with that many
+ * taps, the extra weights 0: relay_axis ()). Rows: each bucket of each
+ * axis; strips: one bucket for both axes, the larger. */
+constexpr int kDirectBuckets[] = { 2, 4, 6 };
+constexpr int kStripBuckets[] = { 2, 4, 6, 8, 12 };
+/* Output rows per direct thread: both rows' loads are in flight together,
+ * and the x tables are read once for them. */
+constexpr int kDirectRows = 2;
+/* Output rows per strip thread (kStripStep input rows apart), most first.
+ * A strip's (rows - 1) x kStripStep + TY input rows are each filtered
+ * along x once, for every output row whose taps take them, so more rows
+ * filter fewer input rows per output row, but hold more sums in registers
+ * (fewer warps an SM). A plane takes the most rows, up to 4 (8 from 12
+ * taps on), whose grid still has kStripWarps warps per multiprocessor:
+ * small planes (NV12's chroma) take fewer rather than idle most of the
+ * GPU, and 2-row strips only up to 4 taps. Measured on an H100, 4K to
+ * 1080p RGBA (docs/PERFORMANCE.md): 4 rows against 8, 22.5 against 25.6
+ * us at 4 taps, 30.3 against 33.0 at 8, but 45.6 against 44.0 at 12;
+ * NV12's chroma in 2-row strips, 21.7 against 23.5 us (rows) at 4 taps,
+ * but 31.1 and 42.8 against 27.9 and 35.8 (fused) at 8 and 12. */
+constexpr int kStripRows[] = { 8, 4, 2 };
+constexpr int kStripWarps = 48;
+/* The input rows between a strip's output rows it is compiled for: 2, the
+ * 2x downscales (4K to 1080p, 1080p to 540p). */
+constexpr int kStripStep = 2;
+/* The direct kernel filters bucket_x x bucket_y input samples for each
+ * output sample, the fused one about taps_x x scale_y + taps_y (scale_y:
+ * input rows per output row) but through shared memory and two barriers.
+ * AUTO takes the direct kernel while bucket_x x bucket_y <= kDirectCost x
+ * scale_y on a downscale along y (scale_y >= 1), where it measured faster
+ * on an H100; the fused kernel with dp2a pairs is the faster for upscales
+ * (docs/PERFORMANCE.md). Strips filter about taps_x x scale_y + taps_y,
+ * as the fused kernel does, without the shared memory and barriers: AUTO
+ * takes them wherever the rows step by kStripStep. */
+constexpr double kDirectCost = 12.0;
+
+struct DirectArgs {
+  const uint8_t *src;           /* base and pitch multiples of 4 */
+  size_t src_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int out_width, out_height;
+  Axis x, y;                    /* relaid to the kernel's buckets */
+  bool dst_aligned;             /* base and pitch multiples of 4 */
+};
+
+/* c + the two int16 halves of @w times bytes 0 and 1 (HI false) or 2 and
+ * 3 (HI true) of @b, unsigned: PTX dp2a, an exact int32 sum. */
+template <bool HI>
+__device__ __forceinline__ int32_t
+dot2 (uint32_t w, uint32_t b, int32_t c)
+{
+  int32_t d;
+  if (HI)
+    asm ("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
+        "r" (c));
+  else
+    asm ("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
+        "r" (c));
+  return d;
+}
+
+/* The int16 weights of a tap pair in one word, as dot2 () takes them. */
+__device__ __forceinline__ uint32_t
+weight_pair (int32_t w0, int32_t w1)
+{
+  return ((uint32_t) w0 & 0xffff) | (uint32_t) w1 << 16;
+}
+
+/* Adds the tap pair @p0, @p1 (pixels of PB = 2 or 4 bytes of 8-bit samples,
+ * in the low bytes of each word) times its weights @w (weight_pair ()) to
+ * the sums @h of the pixel's samples: the two pixels permuted into
+ * [s0 s0' s1 s1'] (and [s2 s2' s3 s3']), one dp2a a sample. */
+template <int PB>
+__device__ __forceinline__ void
+add_tap_pair (uint32_t w, uint32_t p0, uint32_t p1, int32_t (&h)[PB])
+{
+  const uint32_t lo = __byte_perm (p0, p1, 0x5140);
+
+  h[0] = dot2<false> (w, lo, h[0]);
+  h[1] = dot2<true> (w, lo, h[1]);
+  if constexpr (PB == 4) {
+    const uint32_t hi = __byte_perm (p0, p1, 0x7362);
+
+    h[2] = dot2<false> (w, hi, h[2]);
+    h[3] = dot2<true> (w, hi, h[3]);
+  }
+}
+
+/* @n consecutive weights of a relaid table from @p, in int4 or int2 loads
+ * where @n allows (the rows of a relaid table start at multiples of n
+ * words, the table at kAlign). */
+template <int N>
+__device__ __forceinline__ void
+load_weights (const int32_t * p, int32_t * w)
+{
+  if constexpr (N % 4 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const int4 q = ld ((const int4 *) p + i / 4);
+      w[i] = q.x; w[i + 1] = q.y; w[i + 2] = q.z; w[i + 3] = q.w;
+    }
+  } else if constexpr (N % 2 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+      const int2 q = ld ((const int2 *) p + i / 2);
+      w[i] = q.x; w[i + 1] = q.y;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; i++)
+      w[i] = ld (p + i);
+  }
+}
+
+/* The horizontal sums of a direct thread's G = 4 / PB pixels in input row
+ * @row: pixel g's TX taps from pixel @cx[g] on, weights @wx[g]. */
+template <int PB, int TX>
+__device__ __forceinline__ void
+filter_x (const uint8_t * row, const int (&cx)[4 / PB],
+    const uint32_t (&wx)[4 / PB][TX / 2], int32_t (&h)[4 / PB][PB])
+{
+  typedef typename std::conditional<PB == 4, uint32_t, uint16_t>::type Pixel;
+
+#pragma unroll
+  for (int g = 0; g < 4 / PB; g++) {
+    const Pixel *p = (const Pixel *) row + cx[g];
+    uint32_t px[TX];
+
+#pragma unroll
+    for (int i = 0; i < TX; i++)
+      px[i] = ld (p + i);
+#pragma unroll
+    for (int k = 0; k < PB; k++)
+      h[g][k] = Fixed<1>::kHBias;
+#pragma unroll
+    for (int i = 0; i < TX; i += 2)
+      add_tap_pair<PB> (wx[g][i / 2], px[i], px[i + 1], h[g]);
+#pragma unroll
+    for (int k = 0; k < PB; k++)
+      h[g][k] = horizontal_of_biased<1> (h[g][k]);
+  }
+}
+
+/* Writes output row @y's 4 bytes from @x0 on (fewer at the row's end). */
+template <int PB>
+__device__ __forceinline__ void
+store_direct (const DirectArgs & a, int y, int x0,
+    const int32_t (&acc)[4 / PB][PB])
+{
+  uint32_t v = 0;
+
+#pragma unroll
+  for (int g = 0; g < 4 / PB; g++)
+#pragma unroll
+    for (int k = 0; k < PB; k++)
+      v |= output_of_biased<1> (acc[g][k], ValueField { 255, 0 }) <<
+          (8 * (g * PB + k));
+  store_group (a.dst + (size_t) y * a.dst_pitch + (size_t) x0 * PB, v,
+      min (4 / PB, a.out_width - x0) * PB, a.dst_aligned);
+}
+
+/* 8-bit samples in pixels of PB = 2 or 4 bytes, few taps, planes aligned
+ * to 4 bytes: each thread computes 4 output bytes (4 / PB pixels) of R
+ * rows straight from the input, with no shared memory and no barrier. The
+ * sums are the two passes': each tap row filtered along x
+ * (horizontal_of_biased ()), then those along y. Along x, the two pixels
+ * of a tap pair are permuted into [R0 R1 G0 G1] and [B0 B1 A0 A1] (2-byte
+ * pixels: [U0 U1 V0 V1]), one dp2a per sample against the pair's two
+ * weights, packed into a word once per thread. The tables are relaid to
+ * TX and TY taps that stay within the plane (relay_axis ()), so the taps
+ * of a row are TX loads at constant offsets.
+ *
+ * Rows (S = 0, R = kDirectRows): R output rows, each of its own TY input
+ * rows, all their loads in flight at once.
+ *
+ * Strips (S > 0): R output rows whose first input rows step by S
+ * (a 2x downscale's). The strip's input rows are filtered along x once
+ * each, and each output row sums those of its taps as they come: a row of
+ * a 4K to 1080p bicubic (8 taps) is filtered once instead of four times.
+ * Every sum is the one the rows would make, in the same order. A strip
+ * whose rows do not step by S (the picture's edges, where the taps are
+ * shifted to stay within it; the last rows) takes the rows' way. */
+template <int PB, int TX, int TY, int S, int R>
+__global__ void __launch_bounds__ (kThreads, S ? 5 : 1)
+direct_kernel (DirectArgs a)
+{
+  constexpr int G = 4 / PB;
+  /* the y weights a strip loads at once: int4 or int2 */
+  constexpr int V = TY % 4 == 0 ? 4 : TY % 2 == 0 ? 2 : 1;
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * G;
+  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * R;
+
+  if (x0 >= a.out_width || y0 >= a.out_height)
+    return;
+  int cx[G];                    /* the taps' first pixels */
+  uint32_t wx[G][TX / 2];       /* their weights, two int16 a word */
+
+#pragma unroll
+  for (int g = 0; g < G; g++) {
+    const int x = min (x0 + g, a.out_width - 1);
+    int32_t w[TX];
+
+    cx[g] = ld (a.x.first + x);
+    load_weights<TX> (a.x.weights + (size_t) x * TX, w);
+#pragma unroll
+    for (int t = 0; t < TX; t += 2)
+      wx[g][t / 2] = weight_pair (w[t], w[t + 1]);
+  }
+
+  if constexpr (S > 0) {
+    /* warp-uniform: a warp's lanes share y0 */
+    const int fy = ld (a.y.first + y0);
+    bool strip = y0 + R <= a.out_height;
+
+#pragma unroll
+    for (int k = 1; k < R; k++)
+      strip &= ld (a.y.first + min (y0 + k, a.out_height - 1)) ==
+          fy + k * S;
+    if (strip) {
+      const uint8_t *row = a.src + (size_t) fy * a.src_pitch;
+      int32_t acc[R][G][PB];
+      int32_t wy[R][TY];
+
+#pragma unroll
+      for (int j = 0; j < (R - 1) * S + TY; j++, row += a.src_pitch) {
+        int32_t h[G][PB];
+
+        filter_x<PB, TX> (row, cx, wx, h);
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+          const int t = j - k * S;
+
+          if (t < 0 || t >= TY)
+            continue;
+          if (t % V == 0)
+            load_weights<V> (a.y.weights + (size_t) (y0 + k) * TY + t,
+                wy[k] + t);
+#pragma unroll
+          for (int g = 0; g < G; g++)
+#pragma unroll
+            for (int c = 0; c < PB; c++)
+              acc[k][g][c] = (t == 0 ? Fixed<1>::kVBias : acc[k][g][c]) +
+                  wy[k][t] * h[g][c];
+          if (t == TY - 1)
+            store_direct<PB> (a, y0 + k, x0, acc[k]);
+        }
+      }
+      return;
+    }
+  }
+
+#pragma unroll (S ? 1 : R)
+  for (int r = 0; r < R; r++) {
+    const int y = y0 + r;
+    if (y >= a.out_height)
+      break;
+    const uint8_t *row = a.src + (size_t) ld (a.y.first + y) * a.src_pitch;
+    int32_t acc[G][PB], wy[TY];
+
+    load_weights<TY> (a.y.weights + (size_t) y * TY, wy);
+#pragma unroll
+    for (int g = 0; g < G; g++)
+#pragma unroll
+      for (int k = 0; k < PB; k++)
+        acc[g][k] = Fixed<1>::kVBias;
+#pragma unroll
+    for (int t = 0; t < TY; t++, row += a.src_pitch) {
+      int32_t h[G][PB];
+
+      filter_x<PB, TX> (row, cx, wx, h);
+#pragma unroll
+      for (int g = 0; g < G; g++)
+#pragma unroll
+        for (int k = 0; k < PB; k++)
+          acc[g][k] += wy[t] * h[g][k];
+    }
+    store_direct<PB> (a, y, x0, acc);
+  }
+}
+
+/* ------------------------------------------------------------ fused */
+
+/* Shared memory a fused block may use: 2 blocks of 256 threads per SM at
+ * worst, 3 or more for most scalings. */
+constexpr size_t kFusedSmem = 100 * 1024;
+/* The blocks per SM that the tile height is first chosen for, most first
+ * (7: 56 of the 64 warps an SM holds): a block may then use what that many
+ * leave each, occupancy_smem (). */
+constexpr int kOccupancyLadder[] = { 7, 6, 5, 4 };
+
+/* Shared memory per block with @blocks blocks on an SM: 228 KiB on sm_90,
+ * in units of 128 bytes, 1 KiB of each block's reserved. Registers are not
+ * counted: the 8-bit instances use 32 a thread, which allow 8 blocks, but
+ * 16-bit ones with 12 or 16 taps use 40 to 48, so the ladder's first steps
+ * can be out of their reach (they then take shorter tiles for nothing). */
+constexpr size_t
+occupancy_smem (int blocks)
+{
+  return 228 * 1024 / blocks / 128 * 128 - 1024;
+}
+
+/* The input rectangle one tile row or column needs: its first input
+ * sample and how many. */
+struct Extent {
+  int first, count;
+};
+
+/* Output pixels of a fused tile row for @pb-byte pixels: a warp writes
+ * 128 bytes of a row. */
+__host__ __device__ constexpr int
+tile_width (int pb)
+{
+  return pb == 1 ? 128 : pb == 2 ? 64 : 32;
+}
+
+/* Taps the fused kernel is compiled for (the larger of the two axes',
+ * rounded up; the extra weights are 0), so that its loops unroll with the
+ * weights in registers; 0: any count, in loops. */
+constexpr int kTapBuckets[] = { 2, 4, 8, 12, 16, 0 };
+
+struct FusedArgs {
+  const uint8_t *src;
+  size_t src_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int out_width, out_height;
+  int th;                       /* tile rows */
+  int in_rows;                  /* input rows of the largest footprint */
+  int inter_rows;               /* in_rows + the rows padded taps reach */
+  int row_stride;               /* shared bytes per input row */
+  Axis x, y;
+  const Extent *tiles_x, *tiles_y;
+  bool src_aligned;             /* base and pitch multiples of 16 */
+  bool dst_aligned;             /* multiples of the size of a Group's Word */
+  ValueField value;
+};
+
+/* The values of the samples of the pixel at @p in shared memory (aligned
+ * to its size for 2-, 4- and 8-byte pixels). */
+template <int PB, int SB>
+__device__ __forceinline__ void
+load_pixel (const uint8_t * p, ValueField f, int *s)
+{
+  if (PB == 8) {
+    const uint2 v = *(const uint2 *) p;
+    s[0] = value_of<SB> (v.x & 0xffff, f);
+    s[1] = value_of<SB> (v.x >> 16, f);
+    s[2] = value_of<SB> (v.y & 0xffff, f);
+    s[3] = value_of<SB> (v.y >> 16, f);
+  } else if (PB == 4 && SB == 2) {
+    const uint32_t v = *(const uint32_t *) p;
+    s[0] = value_of<SB> (v & 0xffff, f);
+    s[1] = value_of<SB> (v >> 16, f);
+  } else if (PB == 4) {
+    const uint32_t v = *(const uint32_t *) p;
+    for (int k = 0; k < 4; k++)
+      s[k] = (v >> (8 * k)) & 0xff;
+  } else if (PB == 2) {
+    const uint32_t v = *(const uint16_t *) p;
+    if (SB == 2) {
+      s[0] = value_of<SB> (v, f);
+    } else {
+      s[0] = v & 0xff;
+      s[1] = v >> 8;
+    }
+  } else {
+    for (int k = 0; k < PB; k++)
+      s[k] = p[k];
+  }
+}
+
+/* @n consecutive int32 of shared memory, 16- or 8-byte loads when @n is 4
+ * or 2 (the callers keep those aligned). */
+template <int N>
+__device__ __forceinline__ void
+load_ints (const int32_t * p, int32_t * v)
+{
+  if (N == 4) {
+    const int4 q = *(const int4 *) p;
+    v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+  } else if (N == 2) {
+    const int2 q = *(const int2 *) p;
+    v[0] = q.x; v[1] = q.y;
+  } else {
+    for (int k = 0; k < N; k++)
+      v[k] = p[k];
+  }
+}
+
+template <int N>
+__device__ __forceinline__ void
+store_ints (int32_t * p, const int32_t * v)
+{
+  if (N == 4) {
+    *(int4 *) p = make_int4 (v[0], v[1], v[2], v[3]);
+  } else if (N == 2) {
+    *(int2 *) p = make_int2 (v[0], v[1]);
+  } else {
+    for (int k = 0; k < N; k++)
+      p[k] = v[k];
+  }
+}
+
+/* Shared memory of a fused block, in this order: the intermediate
+ * (inter_rows rows of TW x S int32), the input footprint (in_rows rows of
+ * row_stride bytes), the x weights of the tile's columns (ntx x TW,
+ * tap-major so that a warp reads consecutive words), their first input
+ * pixels relative to the footprint (TW), the y weights of the tile's rows
+ * (th x nty) and their first input rows (th). Taps padded to the bucket
+ * read a few words past a footprint row or the intermediate's last row,
+ * still inside this memory, and weigh them 0. */
+__host__ __device__ inline size_t
+fused_smem_bytes (int S, int tw, int th, int in_rows, int inter_rows,
+    int row_stride, int ntx, int nty)
+{
+  return (size_t) inter_rows * tw * S * 4 + (size_t) in_rows * row_stride +
+      ((size_t) ntx * tw + tw + (size_t) th * nty + th) * 4;
+}
+
+template <int PB, int SB, int TB>
+__global__ void __launch_bounds__ (kThreads)
+fused_kernel (FusedArgs a)
+{
+  typedef typename Fixed<SB>::Acc Acc;
+  constexpr int S = PB / SB;
+  constexpr int V = Group<PB>::V;
+  constexpr int VS = V * S;     /* samples per thread, vertical phase */
+  constexpr int TW = tile_width (PB);
+  constexpr int kGroups = TW / V;       /* 32: a warp per output row */
+  const int ntx = TB ? TB : a.x.taps, nty = TB ? TB : a.y.taps;
+  extern __shared__ int4 s_raw[];
+  const int x0 = blockIdx.x * TW, y0 = blockIdx.y * a.th;
+  const int cols = min (TW, a.out_width - x0);
+  const int rows = min (a.th, a.out_height - y0);
+  const Extent ex = a.tiles_x[blockIdx.x], ey = a.tiles_y[blockIdx.y];
+  int32_t *s_inter = (int32_t *) s_raw;
+  uint8_t *s_in = (uint8_t *) (s_inter + a.inter_rows * TW * S);
+  int32_t *s_wx = (int32_t *) (s_in + a.in_rows * a.row_stride);
+  int32_t *s_fx = s_wx + ntx * TW;
+  int32_t *s_wy = s_fx + TW;
+  int32_t *s_fy = s_wy + a.th * nty;
+
+  /* the footprint, first, so that the tables' loads below overlap it.
+   * Aligned planes: whole 16-byte chunks (a chunk holding a byte of the
+   * footprint lies within its row's pitch), the footprint starting `skew`
+   * bytes into the first; otherwise byte by byte. */
+  const int bytes = ex.count * PB;
+  int skew = 0;
+  if (a.src_aligned) {
+    const size_t x_bytes = (size_t) ex.first * PB;
+    skew = (int) (x_bytes & 15);
+    const int chunks = (skew + bytes + 15) >> 4;
+    const uint8_t *base = a.src + (size_t) ey.first * a.src_pitch + x_bytes -
+        skew;
+    /* asynchronous copies (cp.async): all of a thread's chunks in flight
+     * at once, not one load's latency after another */
+    for (int i = threadIdx.x; i < ey.count * chunks; i += kThreads) {
+      const int r = i / chunks, k = i - r * chunks;
+      __pipeline_memcpy_async ((int4 *) (s_in + r * a.row_stride) + k,
+          (const int4 *) (base + (size_t) r * a.src_pitch) + k, 16);
+    }
+    __pipeline_commit ();
+  } else {
+    const uint8_t *base = a.src + (size_t) ey.first * a.src_pitch +
+        (size_t) ex.first * PB;
+    for (int i = threadIdx.x; i < ey.count * bytes; i += kThreads) {
+      const int r = i / bytes, b = i - r * bytes;
+      s_in[r * a.row_stride + b] = ld (base + (size_t) r * a.src_pitch + b);
+    }
+  }
+
+  /* the tables of the tile's columns and rows, taps beyond the axis's 0 */
+  for (int i = threadIdx.x; i < ntx * TW; i += kThreads) {
+    const int t = i / TW, c = i % TW;
+    s_wx[i] = c < cols && t < a.x.taps ?
+        ld (a.x.weights + (x0 + c) * a.x.taps + t) : 0;
+  }
+  for (int c = threadIdx.x; c < TW; c += kThreads)
+    s_fx[c] = c < cols ? ld (a.x.first + x0 + c) - ex.first : 0;
+  for (int i = threadIdx.x; i < a.th * nty; i += kThreads) {
+    const int r = i / nty, t = i - r * nty;
+    s_wy[i] = r < rows && t < a.y.taps ?
+        ld (a.y.weights + (y0 + r) * a.y.taps + t) : 0;
+  }
+  for (int r = threadIdx.x; r < a.th; r += kThreads)
+    s_fy[r] = r < rows ? ld (a.y.first + y0 + r) - ey.first : 0;
+
+  __pipeline_wait_prior (0);
+  __syncthreads ();
+
+  /* along x: each thread one output column of several footprint rows, its
+   * weights in registers when TB is known. 4-byte pixels of 8-bit samples
+   * with an even TB sum two taps of a sample with one dp2a, as the direct
+   * kernel does (the same exact int32 sums). */
+  constexpr bool kPairs = PB == 4 && SB == 1 && TB > 0 && TB % 2 == 0;
+  {
+    const int c = threadIdx.x % TW;
+    int32_t w[TB ? TB : 1];
+
+#pragma unroll
+    for (int t = 0; t < TB; t++)
+      w[t] = s_wx[t * TW + c];
+    if (c < cols) {
+      const uint8_t *p0 = s_in + skew + s_fx[c] * PB;
+
+      if constexpr (kPairs) {
+        uint32_t wp[TB / 2];
+
+#pragma unroll
+        for (int t = 0; t < TB; t += 2)
+          wp[t / 2] = weight_pair (w[t], w[t + 1]);
+        for (int r = threadIdx.x / TW; r < ey.count; r += kThreads / TW) {
+          const uint32_t *q = (const uint32_t *) (p0 + r * a.row_stride);
+          int32_t h[4] = { Fixed<1>::kHBias, Fixed<1>::kHBias,
+            Fixed<1>::kHBias, Fixed<1>::kHBias };
+
+#pragma unroll
+          for (int t = 0; t < TB; t += 2)
+            add_tap_pair<4> (wp[t / 2], q[t], q[t + 1], h);
+#pragma unroll
+          for (int k = 0; k < 4; k++)
+            h[k] = horizontal_of_biased<1> (h[k]);
+          store_ints<4> (s_inter + (r * TW + c) * 4, h);
+        }
+      } else {
+        for (int r = threadIdx.x / TW; r < ey.count; r += kThreads / TW) {
+          const uint8_t *p = p0 + r * a.row_stride;
+          Acc acc[S];
+          int32_t h[S];
+
+#pragma unroll
+          for (int k = 0; k < S; k++)
+            acc[k] = Fixed<SB>::kHBias;
+#pragma unroll
+          for (int t = 0; t < ntx; t++) {
+            const Acc wt = TB ? w[TB ? t : 0] : s_wx[t * TW + c];
+            int smp[S];
+
+            load_pixel<PB, SB> (p + t * PB, a.value, smp);
+#pragma unroll
+            for (int k = 0; k < S; k++)
+              acc[k] += wt * smp[k];
+          }
+#pragma unroll
+          for (int k = 0; k < S; k++)
+            h[k] = horizontal_of_biased<SB> (acc[k]);
+          store_ints<S> (s_inter + (r * TW + c) * S, h);
+        }
+      }
+    }
+  }
+  __syncthreads ();
+
+  /* along y: each thread V output pixels (VS samples, one Word: 4 bytes,
+   * 3 or 8 for such pixels) of a row */
+  {
+    typedef typename Group<PB>::Word Word;
+    const int c0 = (threadIdx.x % kGroups) * V;
+    if (c0 < cols) {
+      const int n = min (V, cols - c0);
+      for (int r = threadIdx.x / kGroups; r < rows; r += kThreads / kGroups) {
+        const int32_t *wr = s_wy + r * nty;
+        const int32_t *h = s_inter + (s_fy[r] * TW + c0) * S;
+        Acc acc[VS];
+        Word v = 0;
+
+#pragma unroll
+        for (int k = 0; k < VS; k++)
+          acc[k] = Fixed<SB>::kVBias;
+#pragma unroll
+        for (int t = 0; t < nty; t++) {
+          const Acc wt = wr[t];
+          int32_t hv[VS];
+
+          load_ints<VS> (h + t * TW * S, hv);
+#pragma unroll
+          for (int k = 0; k < VS; k++)
+            acc[k] += wt * hv[k];
+        }
+#pragma unroll
+        for (int k = 0; k < VS; k++)
+          v |= (Word) output_of_biased<SB> (acc[k], a.value) << (8 * SB * k);
+        store_group (a.dst + (size_t) (y0 + r) * a.dst_pitch +
+            (size_t) (x0 + c0) * PB, v, n * PB, a.dst_aligned);
+      }
+    }
+  }
+}
+
+size_t
+align_up (size_t n)
+{
+  return (n + kAlign - 1) / kAlign * kAlign;
+}
+
+/* Bytes of plane @p's part of the two-pass workspace. */
+size_t
+plane_workspace_bytes (CfFormat format, int p, int in_height, int out_width)
+{
+  const CfPlaneLayout *l = &cf_format_info (format)->plane[p];
+
+  return align_up ((size_t) cf_plane_height (format, p, in_height) *
+      cf_plane_width (format, p, out_width) *
+      (l->pixel_bytes / l->sample_bytes) * sizeof (int32_t));
+}
+
+/* Whether @plan is one cf_resize_plan_init () made. */
+bool
+plan_ok (const CfResizePlan * plan)
+{
+  const CfFormatInfo *info;
+
+  if (!plan || !(info = cf_format_info (plan->format)))
+    return false;
+  for (int p = 0; p < info->n_planes; p++) {
+    const CfResizeAxis *x = &plan->x[p], *y = &plan->y[p];
+
+    if (!x->first || !x->weights || !y->first || !y->weights
+        || x->in_size != cf_plane_width (plan->format, p, plan->in_width)
+        || x->out_size != cf_plane_width (plan->format, p, plan->out_width)
+        || y->in_size != cf_plane_height (plan->format, p, plan->in_height)
+        || y->out_size != cf_plane_height (plan->format, p, plan->out_height))
+      return false;
+  }
+  return true;
+}
+
+/* The footprints of the tiles of @tile outputs along @axis (@out may be
+ * NULL); returns the largest count. */
+int
+tile_extents (const CfResizeAxis * axis, int tile, Extent * out)
+{
+  int span = 0;
+
+  for (int i0 = 0, j = 0; i0 < axis->out_size; i0 += tile, j++) {
+    int lo = axis->first[i0], hi = lo + axis->taps;
+
+    for (int i = i0 + 1; i < axis->out_size && i < i0 + tile; i++) {
+      lo = axis->first[i] < lo ? axis->first[i] : lo;
+      hi = axis->first[i] + axis->taps > hi ? axis->first[i] + axis->taps : hi;
+    }
+    if (out)
+      out[j] = Extent { lo, hi - lo };
+    span = hi - lo > span ? hi - lo : span;
+  }
+  return span;
+}
+
+enum class Kernel { kNearest, kDirect, kFused, kTwoPass };
+
+/* One plane: sizes, layout, tables in device memory, the kernel that
+ * scales it, and where its intermediate rows go in the workspace. */
+struct PlaneTables {
+  int in_width, in_height, out_width, out_height;
+  int pixel_bytes, sample_bytes;
+  ValueField value;
+  Kernel kernel;
+  Kernel fallback;              /* direct: for planes not aligned to 4 */
+  Axis x, y;
+  int direct_tx, direct_ty;     /* direct: the taps' buckets */
+  int direct_step;              /* direct: S, 0 for rows */
+  int direct_rows;              /* direct: output rows a thread */
+  Axis direct_x, direct_y;      /* direct: the tables relaid to them */
+  int tb, th, in_rows, inter_rows, row_stride;  /* fused */
+  size_t smem;
+  const Extent *tiles_x, *tiles_y;
+  size_t workspace_offset;              /* two-pass */
+};
+
+/* The smallest of @buckets (ending in 0: any) that holds @taps. */
+template <size_t N>
+int
+bucket_of (const int (&buckets)[N], int taps)
+{
+  for (int b : buckets)
+    if (b == 0 || b >= taps)
+      return b;
+  return -1;
+}
+
+/* The input rows between consecutive output rows of @axis where more than
+ * two in three of its output rows step by the same count (a downscale by
+ * an integer factor; at the edges the taps shift to stay within the
+ * picture; 1.5x steps by 1 and 2 in turn), else 0. */
+int
+strip_step (const CfResizeAxis * axis)
+{
+  const int n = axis->out_size - 1;
+  const long step = lround (axis->scale);
+  int same = 0;
+
+  if (n < 1 || step < 1)
+    return 0;
+  for (int i = 0; i < n; i++)
+    same += axis->first[i + 1] - axis->first[i] == step;
+  return 3 * same > 2 * n ? (int) step : 0;
+}
+
+/* @axis's tables with @taps (>= axis->taps, <= in_size) weights an output
+ * instead: its first input sample moved back where the span would read
+ * past the end, the weights moved along with it, 0 at the other taps. */
+void
+relay_axis (const CfResizeAxis * axis, int taps, int32_t * first,
+    int32_t * weights)
+{
+  for (int i = 0; i < axis->out_size; i++) {
+    const int f = axis->first[i] < axis->in_size - taps ? axis->first[i] :
+        axis->in_size - taps;
+
+    first[i] = f;
+    memcpy (weights + (size_t) i * taps + (axis->first[i] - f),
+        axis->weights + (size_t) i * axis->taps,
+        sizeof (int32_t) * axis->taps);
+  }
+}
+
+/* The grid of a direct launch on @t with @rows output rows a thread:
+ * blocks of 64 x kThreads / 64 threads, each 4 output bytes of @rows
+ * rows. */
+dim3
+direct_grid (const PlaneTables * t, int rows)
+{
+  const int groups = (t->out_width * t->pixel_bytes + 3) / 4;
+  const int row_groups = (t->out_height + rows - 1) / rows;
+
+  return dim3 ((groups + 63) / 64,
+      (row_groups + kThreads / 64 - 1) / (kThreads / 64));
+}
+
+/* Chooses @t's kernel: the gather for nearest; else the fused kernel with
+ * its tap bucket and tile rows: for 7, then 6, 5 and 4 blocks per SM
+ * (kOccupancyLadder: latency is what limits this kernel), the most of 32,
+ * 16, 8 whose block fits that many without filtering more than 15% more
+ * footprint rows; else the most of 32, 16 .. 1 that fit kFusedSmem; else
+ * the two passes. Then,
+ * with CF_RESIZE_KERNELS_AUTO, the direct kernel for 8-bit samples in 2- or
+ * 4-byte pixels whose taps it is compiled for, where it is the cheaper
+ * (kDirectCost); what was chosen before stays as its fallback, for planes
+ * not aligned to 4 bytes. */
+void
+choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
+    int sms, PlaneTables * t)
+{
+  const int PB = t->pixel_bytes, S = PB / t->sample_bytes;
+  const int tw = tile_width (PB);
+  const CfResizeAxis *x = &plan->x[p], *y = &plan->y[p];
+  const int taps = x->taps > y->taps ? x->taps : y->taps;
+
+  t->kernel = t->fallback = Kernel::kTwoPass;
+  if (kernels == CF_RESIZE_KERNELS_TWO_PASS)
+    return;
+  if (x->taps == 1 && y->taps == 1) {
+    t->kernel = t->fallback = Kernel::kNearest;
+    return;
+  }
+  t->tb = bucket_of (kTapBuckets, taps);
+  const int ntx = t->tb ? t->tb : x->taps, nty = t->tb ? t->tb : y->taps;
+  const int span_x = tile_extents (x, tw, NULL) + ntx - x->taps;
+  /* room for the skew of the first 16-byte chunk */
+  t->row_stride = (int) ((16 + (size_t) span_x * PB + 15) / 16 * 16);
+  const double rows_per_row_32 = tile_extents (y, 32, NULL) / 32.0;
+  const int levels = sizeof (kOccupancyLadder) / sizeof (kOccupancyLadder[0]);
+  for (int level = 0; level <= levels && t->kernel == Kernel::kTwoPass;
+      level++) {
+    const bool last = level == levels;
+    for (t->th = 32; t->th >= (last ? 1 : 8); t->th /= 2) {
+      t->in_rows = tile_extents (y, t->th, NULL);
+      t->inter_rows = t->in_rows + nty - y->taps;
+      t->smem = fused_smem_bytes (S, tw, t->th, t->in_rows, t->inter_rows,
+          t->row_stride, ntx, nty);
+      /* the ladder: the most blocks per SM first, unless short tiles
+       * filter many more footprint rows along x than 32-row tiles would;
+       * then the tallest tile that fits at all */
+      if (!last && (t->smem > occupancy_smem (kOccupancyLadder[level]) ||
+              (double) t->in_rows / t->th > 1.15 * rows_per_row_32))
+        continue;
+      if (t->smem <= kFusedSmem) {
+        t->kernel = t->fallback = Kernel::kFused;
+        break;
+      }
+    }
+  }
+
+  if (kernels != CF_RESIZE_KERNELS_AUTO || t->sample_bytes != 1 ||
+      (PB != 2 && PB != 4))
+    return;
+  const int strip = bucket_of (kStripBuckets, taps);
+  t->direct_tx = bucket_of (kDirectBuckets, x->taps);
+  t->direct_ty = bucket_of (kDirectBuckets, y->taps);
+  t->direct_step = 0;
+  t->direct_rows = kDirectRows;
+  if (strip > 0 && strip_step (y) == kStripStep) {
+    /* kStripRows says which */
+    int rows = 0;
+
+    for (int r : kStripRows) {
+      const dim3 g = direct_grid (t, r);
+
+      if (r > (strip >= 12 ? 8 : 4))
+        continue;
+      rows = r;
+      if ((double) g.x * g.y * (kThreads / 32) >= (double) kStripWarps * sms)
+        break;
+    }
+    if (rows > 2 || strip <= 4) {
+      t->direct_tx = t->direct_ty = strip;
+      t->direct_step = kStripStep;
+      t->direct_rows = rows;
+    }
+  }
+  if (!t->direct_step && (t->direct_tx < 0 || t->direct_ty < 0 ||
+          y->scale < 1.0 ||
+          t->direct_tx * t->direct_ty > kDirectCost * y->scale))
+    return;
+  /* the relaid tables keep the taps within the plane */
+  if (t->direct_tx <= x->in_size && t->direct_ty <= y->in_size)
+    t->kernel = Kernel::kDirect;
+}
+
+}  // namespace
+
+struct CfResizeDevicePlan {
+  CfFormat format;
+  int in_width, in_height, out_width, out_height;
+  int n_planes;
+  PlaneTables plane[CF_MAX_PLANES];
+  size_t workspace_bytes;
+  void *d_tables;               /* one allocation for all the tables */
+};
+
+extern "C" size_t
+cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan * d_plan)
+{
+  return d_plan ? d_plan->workspace_bytes : 0;
+}
+
+extern "C" const char *
+cf_resize_device_plan_describe (const CfResizeDevicePlan * d_plan, int p)
+{
+  static const char *const names[] = { "nearest gather", "direct",
+    "fused", "two-pass"
+  };
+
+  if (!d_plan || p < 0 || p >= d_plan->n_planes)
+    return NULL;
+  if (d_plan->plane[p].kernel == Kernel::kDirect &&
+      d_plan->plane[p].direct_step)
+    return "direct strips";
+  return names[(int) d_plan->plane[p].kernel];
+}
+
+extern "C" void
+cf_resize_device_plan_free (CfResizeDevicePlan * d_plan)
+{
+  if (!d_plan)
+    return;
+  cudaFree (d_plan->d_tables);
+  free (d_plan);
+}
+
+/* Lets fused_kernel<PB, SB, TB> use kFusedSmem of shared memory. */
+template <int PB, int SB, int TB>
+cudaError_t
+allow_fused_smem ()
+{
+  cudaError_t err = cudaFuncSetAttribute (fused_kernel<PB, SB, TB>,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) kFusedSmem);
+
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute (fused_kernel<PB, SB, TB>,
+        cudaFuncAttributePreferredSharedMemoryCarveout,
+        cudaSharedmemCarveoutMaxShared);
+  return err;
+}
+
+/* Calls F<PB, SB, TB> () for the bucket @tb. */
+#define CF_RESIZE_FOR_BUCKET(F, PB, SB, tb, ...)                    \
+  ((tb) == 2 ? F<PB, SB, 2> (__VA_ARGS__) :                         \
+   (tb) == 4 ? F<PB, SB, 4> (__VA_ARGS__) :                         \
+   (tb) == 8 ? F<PB, SB, 8> (__VA_ARGS__) :                         \
+   (tb) == 12 ? F<PB, SB, 12> (__VA_ARGS__) :                       \
+   (tb) == 16 ? F<PB, SB, 16> (__VA_ARGS__) :                       \
+   F<PB, SB, 0> (__VA_ARGS__))
+
+cudaError_t
+allow_fused_smem (int pb, int sb, int tb)
+{
+#define ALLOW_CASE(PB, SB) \
+    case PB * 10 + SB: \
+      return CF_RESIZE_FOR_BUCKET (allow_fused_smem, PB, SB, tb);
+  switch (pb * 10 + sb) {
+    CF_RESIZE_LAYOUTS (ALLOW_CASE)
+    default: return cudaErrorInvalidValue;
+  }
+#undef ALLOW_CASE
+}
+
+extern "C" cudaError_t
+cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
+    CfResizeDevicePlan ** d_plan)
+{
+  /* per plane: x first, x weights, y first, y weights, x tiles, y tiles,
+   * then the direct kernel's relaid x first, x weights, y first, y
+   * weights */
+  enum { kTables = 10 };
+  size_t offset[CF_MAX_PLANES][kTables], total = 0;
+  CfResizeDevicePlan *dp;
+  uint8_t *host;
+  int device = 0, sms = 0;
+  cudaError_t err = cudaSuccess;
+
+  if (!d_plan)
+    return cudaErrorInvalidValue;
+  *d_plan = NULL;
+  if (!plan_ok (plan) || (kernels != CF_RESIZE_KERNELS_AUTO &&
+          kernels != CF_RESIZE_KERNELS_FUSED &&
+          kernels != CF_RESIZE_KERNELS_TWO_PASS))
+    return cudaErrorInvalidValue;
+  /* the multiprocessors that the direct kernel's strips are sized for */
+  if ((err = cudaGetDevice (&device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
+              device)) != cudaSuccess)
+    return err;
+  if (!(dp = (CfResizeDevicePlan *) calloc (1, sizeof (*dp))))
+    return cudaErrorMemoryAllocation;
+  dp->format = plan->format;
+  dp->in_width = plan->in_width;
+  dp->in_height = plan->in_height;
+  dp->out_width = plan->out_width;
+  dp->out_height = plan->out_height;
+  dp->n_planes = cf_format_info (plan->format)->n_planes;
+
+  for (int p = 0; p < dp->n_planes; p++) {
+    const CfFormatInfo *info = cf_format_info (plan->format);
+    const CfPlaneLayout *l = &info->plane[p];
+    const CfResizeAxis *x = &plan->x[p], *y = &plan->y[p];
+    PlaneTables *t = &dp->plane[p];
+    const size_t bytes[kTables] = {
+      sizeof (int32_t) * x->out_size,
+      sizeof (int32_t) * x->out_size * x->taps,
+      sizeof (int32_t) * y->out_size,
+      sizeof (int32_t) * y->out_size * y->taps,
+      0, 0, 0, 0, 0, 0
+    };
+
+    t->in_width = x->in_size;
+    t->out_width = x->out_size;
+    t->in_height = y->in_size;
+    t->out_height = y->out_size;
+    t->pixel_bytes = l->pixel_bytes;
+    t->sample_bytes = l->sample_bytes;
+    t->value = ValueField { (uint16_t) CF_FORMAT_MAX_VALUE (info),
+      (uint8_t) info->lsb };
+    t->x.taps = x->taps;
+    t->y.taps = y->taps;
+    choose_kernel (plan, p, kernels, sms, t);
+    for (int k = 0; k < kTables; k++) {
+      size_t b = bytes[k];
+      if (t->fallback == Kernel::kFused && k == 4)
+        b = sizeof (Extent) * ((t->out_width + tile_width (t->pixel_bytes) -
+                1) / tile_width (t->pixel_bytes));
+      if (t->fallback == Kernel::kFused && k == 5)
+        b = sizeof (Extent) * ((t->out_height + t->th - 1) / t->th);
+      if (t->kernel == Kernel::kDirect && k >= 6)
+        b = sizeof (int32_t) * (k < 8 ? x->out_size : y->out_size) *
+            (k == 7 ? t->direct_tx : k == 9 ? t->direct_ty : 1);
+      offset[p][k] = total;
+      total += align_up (b);
+    }
+    if (t->fallback == Kernel::kTwoPass) {
+      t->workspace_offset = dp->workspace_bytes;
+      dp->workspace_bytes += plane_workspace_bytes (plan->format, p,
+          plan->in_height, plan->out_width);
+    } else if (t->fallback == Kernel::kFused && err == cudaSuccess) {
+      err = allow_fused_smem (t->pixel_bytes, t->sample_bytes, t->tb);
+    }
+  }
+  if (err != cudaSuccess) {
+    free (dp);
+    return err;
+  }
+  if (!(host = (uint8_t *) calloc (1, total))) {
+    free (dp);
+    return cudaErrorMemoryAllocation;
+  }
+  for (int p = 0; p < dp->n_planes; p++) {
+    const CfResizeAxis *x = &plan->x[p], *y = &plan->y[p];
+    const PlaneTables *t = &dp->plane[p];
+
+    memcpy (host + offset[p][0], x->first, sizeof (int32_t) * x->out_size);
+    memcpy (host + offset[p][1], x->weights,
+        sizeof (int32_t) * x->out_size * x->taps);
+    memcpy (host + offset[p][2], y->first, sizeof (int32_t) * y->out_size);
+    memcpy (host + offset[p][3], y->weights,
+        sizeof (int32_t) * y->out_size * y->taps);
+    if (t->fallback == Kernel::kFused) {
+      tile_extents (x, tile_width (t->pixel_bytes),
+          (Extent *) (host + offset[p][4]));
+      tile_extents (y, t->th, (Extent *) (host + offset[p][5]));
+    }
+    if (t->kernel == Kernel::kDirect) {
+      relay_axis (x, t->direct_tx, (int32_t *) (host + offset[p][6]),
+          (int32_t *) (host + offset[p][7]));
+      relay_axis (y, t->direct_ty, (int32_t *) (host + offset[p][8]),
+          (int32_t *) (host + offset[p][9]));
+    }
+  }
+
+  /* an asynchronous copy from pageable memory may return before the data
+   * has landed: wait for it, so that any stream may read the tables */
+  err = cudaMalloc (&dp->d_tables, total);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync (dp->d_tables, host, total, cudaMemcpyHostToDevice,
+        0);
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (0);
+  free (host);
+  if (err != cudaSuccess) {
+    cf_resize_device_plan_free (dp);
+    return err;
+  }
+
+  for (int p = 0; p < dp->n_planes; p++) {
+    const uint8_t *base = (const uint8_t *) dp->d_tables;
+    PlaneTables *t = &dp->plane[p];
+
+    t->x.first = (const int32_t *) (base + offset[p][0]);
+    t->x.weights = (const int32_t *) (base + offset[p][1]);
+    t->y.first = (const int32_t *) (base + offset[p][2]);
+    t->y.weights = (const int32_t *) (base + offset[p][3]);
+    t->tiles_x = (const Extent *) (base + offset[p][4]);
+    t->tiles_y = (const Extent *) (base + offset[p][5]);
+    t->direct_x = Axis { (const int32_t *) (base + offset[p][6]),
+      (const int32_t *) (base + offset[p][7]), t->direct_tx };
+    t->direct_y = Axis { (const int32_t *) (base + offset[p][8]),
+      (const int32_t *) (base + offset[p][9]), t->direct_ty };
+  }
+  *d_plan = dp;
+  return cudaSuccess;
+}
+
+namespace {
+
+bool
+aligned (const void *p, size_t pitch, size_t to)
+{
+  return ((uintptr_t) p | pitch) % to == 0;
+}
+
+template <int PB, int SB>
+void
+launch_two_pass (const PlaneTables * t, const CfImage * d_src, int p,
+    const CfImage * d_dst, void *d_workspace, cudaStream_t stream)
+{
+  const int row_samples = t->out_width * (PB / SB);
+  int32_t *inter = (int32_t *) ((uint8_t *) d_workspace + t->workspace_offset);
+  const HorizontalArgs h = { (const uint8_t *) d_src->data[p],
+    d_src->pitch[p], inter, row_samples, t->in_height, t->x, t->value
+  };
+  const VerticalArgs v = { inter, row_samples, t->out_height,
+    (uint8_t *) d_dst->data[p], d_dst->pitch[p], t->y, t->value
+  };
+  dim3 grid, block;
+
+  launch_shape (row_samples, t->in_height, &grid, &block);
+  horizontal_kernel<PB, SB><<<grid, block, 0, stream>>> (h);
+  if (cudaPeekAtLastError () != cudaSuccess)
+    return;
+  launch_shape (row_samples, t->out_height, &grid, &block);
+  vertical_kernel<SB><<<grid, block, 0, stream>>> (v);
+}
+
+template <int PB, int TX, int TY, int S, int R>
+void
+launch_direct (const PlaneTables * t, const DirectArgs & a,
+    cudaStream_t stream)
+{
+  const dim3 grid = direct_grid (t, R);
+
+  direct_kernel<PB, TX, TY, S, R><<<grid, dim3 (64, kThreads / 64), 0,
+      stream>>> (a);
+}
+
+/* Calls launch_direct<PB, TX, TY, 0, kDirectRows> () for the bucket @ty. */
+template <int PB, int TX>
+void
+launch_direct_ty (const PlaneTables * t, const DirectArgs & a,
+    cudaStream_t stream)
+{
+  constexpr int R = kDirectRows;
+
+  if (t->direct_ty == 2)
+    launch_direct<PB, TX, 2, 0, R> (t, a, stream);
+  else if (t->direct_ty == 4)
+    launch_direct<PB, TX, 4, 0, R> (t, a, stream);
+  else
+    launch_direct<PB, TX, 6, 0, R> (t, a, stream);
+}
+
+/* Calls launch_direct<PB, T, T, kStripStep, R> () for the plane's rows. */
+template <int PB, int T>
+void
+launch_strips (const PlaneTables * t, const DirectArgs & a,
+    cudaStream_t stream)
+{
+  constexpr int S = kStripStep;
+
+  if (t->direct_rows == 8)
+    launch_direct<PB, T, T, S, 8> (t, a, stream);
+  else if (t->direct_rows == 4)
+    launch_direct<PB, T, T, S, 4> (t, a, stream);
+  else
+    launch_direct<PB, T, T, S, 2> (t, a, stream);
+}
+
+template <int PB>
+void
+launch_direct_plane (const PlaneTables * t, const DirectArgs & a,
+    cudaStream_t stream)
+{
+  if (t->direct_step) {
+    switch (t->direct_tx) {
+      case 2: launch_strips<PB, 2> (t, a, stream); break;
+      case 4: launch_strips<PB, 4> (t, a, stream); break;
+      case 6: launch_strips<PB, 6> (t, a, stream); break;
+      case 8: launch_strips<PB, 8> (t, a, stream); break;
+      default: launch_strips<PB, 12> (t, a, stream); break;
+    }
+  } else if (t->direct_tx == 2) {
+    launch_direct_ty<PB, 2> (t, a, stream);
+  } else if (t->direct_tx == 4) {
+    launch_direct_ty<PB, 4> (t, a, stream);
+  } else {
+    launch_direct_ty<PB, 6> (t, a, stream);
+  }
+}
+
+template <int PB, int SB, int TB>
+void
+launch_fused (const FusedArgs & a, dim3 grid, size_t smem,
+    cudaStream_t stream)
+{
+  fused_kernel<PB, SB, TB><<<grid, kThreads, smem, stream>>> (a);
+}
+
+template <int PB, int SB>
+void
+launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
+    const CfImage * d_dst, void *d_workspace, cudaStream_t stream)
+{
+  const uint8_t *src = (const uint8_t *) d_src->data[p];
+  uint8_t *dst = (uint8_t *) d_dst->data[p];
+  /* the direct kernel reads whole pixels: planes aligned to 4 bytes, of
+   * the layouts it is compiled for (the only ones choose_kernel () gives
+   * it) */
+  constexpr bool kDirectLayout = SB == 1 && (PB == 2 || PB == 4);
+  const Kernel kernel = t->kernel == Kernel::kDirect && (!kDirectLayout ||
+      !aligned (src, d_src->pitch[p], 4)) ? t->fallback : t->kernel;
+
+  if (kernel == Kernel::kNearest) {
+    const uint32_t mask = (uint32_t) t->value.max << t->value.lsb;
+    const NearestArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
+      t->out_width, t->out_height, t->x.first, t->y.first, mask | mask << 16,
+      aligned (src, d_src->pitch[p], 4), aligned (dst, d_dst->pitch[p], 16)
+    };
+    const int groups = (t->out_width + Gather<PB>::G - 1) / Gather<PB>::G;
+    const dim3 block (32, kThreads / 32);
+    const int row_groups = (t->out_height + kNearestRows - 1) / kNearestRows;
+    const dim3 grid ((groups + 31) / 32, (row_groups + block.y - 1) / block.y);
+
+    nearest_kernel<PB, SB><<<grid, block, 0, stream>>> (a);
+  } else if (kernel == Kernel::kDirect) {
+    const DirectArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
+      t->out_width, t->out_height, t->direct_x, t->direct_y,
+      aligned (dst, d_dst->pitch[p], 4)
+    };
+
+    if constexpr (kDirectLayout)
+      launch_direct_plane<PB> (t, a, stream);
+  } else if (kernel == Kernel::kFused) {
+    const FusedArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
+      t->out_width, t->out_height, t->th, t->in_rows, t->inter_rows,
+      t->row_stride, t->x, t->y, t->tiles_x, t->tiles_y,
+      aligned (src, d_src->pitch[p], 16),
+      aligned (dst, d_dst->pitch[p], sizeof (typename Group<PB>::Word)),
+      t->value
+    };
+    const dim3 grid ((t->out_width + tile_width (PB) - 1) / tile_width (PB),
+        (t->out_height + t->th - 1) / t->th);
+
+    CF_RESIZE_FOR_BUCKET (launch_fused, PB, SB, t->tb, a, grid, t->smem,
+        stream);
+  } else {
+    launch_two_pass<PB, SB> (t, d_src, p, d_dst, d_workspace, stream);
+  }
+}
+
+}  // namespace
+
+extern "C" cudaError_t
+cf_resize_cuda (const CfResizeDevicePlan * d_plan, const CfImage * d_src,
+    const CfImage * d_dst, void *d_workspace, cudaStream_t stream)
+{
+  if (!d_plan || (d_plan->workspace_bytes > 0 && !d_workspace)
+      || cf_image_check (d_src) != 0
+      || cf_image_check (d_dst) != 0 || d_src->format != d_plan->format
+      || d_dst->format != d_plan->format
+      || d_src->width != d_plan->in_width
+      || d_src->height != d_plan->in_height
+      || d_dst->width != d_plan->out_width
+      || d_dst->height != d_plan->out_height)
+    return cudaErrorInvalidValue;
+
+  for (int p = 0; p < d_plan->n_planes; p++) {
+    const PlaneTables *t = &d_plan->plane[p];
+    cudaError_t err;
+
+#define LAUNCH_CASE(PB, SB) \
+      case PB * 10 + SB: \
+        launch_plane<PB, SB> (t, d_src, p, d_dst, d_workspace, stream); \
+        break;
+    switch (t->pixel_bytes * 10 + t->sample_bytes) {
+      CF_RESIZE_LAYOUTS (LAUNCH_CASE)
+      default: return cudaErrorInvalidValue;
+    }
+#undef LAUNCH_CASE
+    if ((err = cudaGetLastError ()) != cudaSuccess)
+      return err;
+  }
+  return cudaSuccess;
+}
