@@ -30,7 +30,7 @@
  *      output's own taps costs less than sharing them through shared
  *      memory): two output rows a thread, all their taps' loads in flight
  *      at once;
- *    - strips (2x downscales along y, up to 12 taps): 2, 4 or 8 output
+ *    - strips (2x downscales along y, 3 to 12 taps): 2, 4 or 8 output
  *      rows a thread, 2 input rows apart, so that each input row of the
  *      strip is filtered along x once and summed into every output row
  *      whose taps take it (a 4K to 1080p bicubic filters about 3.5 input
@@ -468,7 +468,7 @@ nearest_kernel (NearestArgs a)
  * taps, the extra weights 0: relay_axis ()). Rows: each bucket of each
  * axis; strips: one bucket for both axes, the larger. */
 constexpr int kDirectBuckets[] = { 2, 4, 6 };
-constexpr int kStripBuckets[] = { 2, 4, 6, 8, 12 };
+constexpr int kStripBuckets[] = { 4, 6, 8, 12 };
 /* Output rows per direct thread: both rows' loads are in flight together,
  * and the x tables are read once for them. */
 constexpr int kDirectRows = 2;
@@ -1258,7 +1258,9 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   t->direct_ty = bucket_of (kDirectBuckets, y->taps);
   t->direct_step = 0;
   t->direct_rows = kDirectRows;
-  if (strip > 0 && strip_step (y) == kStripStep) {
+  /* strips share input rows between output rows only where the taps
+   * reach past the step */
+  if (strip > kStripStep && strip_step (y) == kStripStep) {
     /* kStripRows says which */
     int rows = 0;
 
@@ -1589,7 +1591,6 @@ launch_direct_plane (const PlaneTables * t, const DirectArgs & a,
 {
   if (t->direct_step) {
     switch (t->direct_tx) {
-      case 2: launch_strips<PB, 2> (t, a, stream); break;
       case 4: launch_strips<PB, 4> (t, a, stream); break;
       case 6: launch_strips<PB, 6> (t, a, stream); break;
       case 8: launch_strips<PB, 8> (t, a, stream); break;

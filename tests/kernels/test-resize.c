@@ -1052,13 +1052,17 @@ test_cuda_kernels (void)
   } cases[] = {
     {CF_RESIZE_NEAREST, 1, {3840, 2160, 1920, 1080}, "nearest gather",
         "nearest gather"},
-    /* 2x downscales along y: strips, up to 12 taps an axis */
+    /* 2x downscales along y: strips, up to 12 taps an axis (from 6 taps
+     * on, where the plane has rows enough for strips of 4 or 8) */
     {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1920, 1080}, "fused",
         "direct strips"},
-    {CF_RESIZE_AREA, 1, {3840, 2160, 1920, 1080}, "fused", "direct strips"},
-    {CF_RESIZE_LANCZOS, 1, {3840, 2160, 1920, 1080}, "fused",
+    /* 2 taps at a 2x downscale share no rows: rows */
+    {CF_RESIZE_AREA, 1, {3840, 2160, 1920, 1080}, "fused", "direct"},
+    {CF_RESIZE_LANCZOS, 1, {7680, 4320, 3840, 2160}, "fused",
         "direct strips"},
-    {CF_RESIZE_BILINEAR, 1, {1000, 500, 333, 250}, "fused", "direct strips"},
+    /* 6 taps an axis on a plane too small for strips of more than 2 rows
+     * (kStripWarps): rows */
+    {CF_RESIZE_BILINEAR, 1, {1000, 500, 333, 250}, "fused", "direct"},
     /* other downscales with few taps: rows */
     {CF_RESIZE_BILINEAR, 1, {1920, 1080, 1280, 720}, "fused", "direct"},
     {CF_RESIZE_AREA, 1, {3840, 2160, 1280, 720}, "fused", "direct"},
