@@ -1260,7 +1260,7 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   t->direct_rows = kDirectRows;
   /* strips share input rows between output rows only where the taps
    * reach past the step */
-  if (strip > kStripStep && strip_step (y) == kStripStep) {
+  if (taps > kStripStep && strip > 0 && strip_step (y) == kStripStep) {
     /* kStripRows says which */
     int rows = 0;
 
