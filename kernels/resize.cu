@@ -486,6 +486,21 @@ constexpr int kDirectRows = 2;
  * but 31.1 and 42.8 against 27.9 and 35.8 (fused) at 8 and 12. */
 constexpr int kStripRows[] = { 8, 4, 2 };
 constexpr int kStripWarps = 48;
+
+/* The most rows a strip of @taps (a bucket) takes, and whether it may
+ * take @rows at all (kStripRows): choose_kernel () and launch_strips ()
+ * both ask. */
+constexpr int
+strip_most_rows (int taps)
+{
+  return taps >= 12 ? 8 : 4;
+}
+
+constexpr bool
+strip_takes_rows (int taps, int rows)
+{
+  return rows <= strip_most_rows (taps) && (rows > 2 || taps <= 4);
+}
 /* The input rows between a strip's output rows it is compiled for: 2, the
  * 2x downscales (4K to 1080p, 1080p to 540p). */
 constexpr int kStripStep = 2;
@@ -1271,15 +1286,15 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
     int rows = 0;
 
     for (int r : kStripRows) {
+      if (r > strip_most_rows (strip))
+        continue;
       const dim3 g = direct_grid (t, r);
 
-      if (r > (strip >= 12 ? 8 : 4))
-        continue;
       rows = r;
       if ((double) g.x * g.y * (kThreads / 32) >= (double) kStripWarps * sms)
         break;
     }
-    if (rows > 2 || strip <= 4) {
+    if (strip_takes_rows (strip, rows)) {
       t->direct_tx = t->direct_ty = strip;
       t->direct_step = kStripStep;
       t->direct_rows = rows;
@@ -1574,7 +1589,8 @@ launch_direct_ty (const PlaneTables * t, const DirectArgs & a,
     launch_direct<PB, TX, 6, 0, R> (t, a, stream);
 }
 
-/* Calls launch_direct<PB, T, T, kStripStep, R> () for the plane's rows. */
+/* Calls launch_direct<PB, T, T, kStripStep, R> () for the plane's rows,
+ * compiled only for the rows that strips of T taps take. */
 template <int PB, int T>
 void
 launch_strips (const PlaneTables * t, const DirectArgs & a,
@@ -1582,12 +1598,13 @@ launch_strips (const PlaneTables * t, const DirectArgs & a,
 {
   constexpr int S = kStripStep;
 
-  if (t->direct_rows == 8)
-    launch_direct<PB, T, T, S, 8> (t, a, stream);
-  else if (t->direct_rows == 4)
-    launch_direct<PB, T, T, S, 4> (t, a, stream);
-  else
-    launch_direct<PB, T, T, S, 2> (t, a, stream);
+  if constexpr (strip_takes_rows (T, 8))
+    if (t->direct_rows == 8)
+      return launch_direct<PB, T, T, S, 8> (t, a, stream);
+  if constexpr (strip_takes_rows (T, 2))
+    if (t->direct_rows == 2)
+      return launch_direct<PB, T, T, S, 2> (t, a, stream);
+  launch_direct<PB, T, T, S, 4> (t, a, stream);
 }
 
 template <int PB>

@@ -276,9 +276,9 @@ void cf_resize_device_plan_free (CfResizeDevicePlan * d_plan);
 size_t cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan *
     d_plan);
 /* The kernel of plane @p: "nearest gather", "direct", "direct strips",
- * "fused" or "two-pass" ("direct" and "direct strips" also where a launch on a plane not aligned to 4
- * bytes takes its fallback, the kernel AUTO would have chosen without it);
- * NULL for a bad plane. */
+ * "fused" or "two-pass" ("direct" and "direct strips" also where a launch
+ * on a plane not aligned to 4 bytes takes its fallback, the kernel AUTO
+ * would have chosen without it); NULL for a bad plane. */
 const char *cf_resize_device_plan_describe (const CfResizeDevicePlan *
     d_plan, int p);
 
