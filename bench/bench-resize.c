@@ -44,7 +44,7 @@
 
 static gboolean opt_quick, opt_no_pipeline, opt_no_kernel, opt_cpu_only;
 static gint opt_frames, opt_iters;
-static gchar *opt_csv, *opt_commit;
+static gchar *opt_csv, *opt_commit, *opt_size, *opt_format;
 
 static GOptionEntry entries[] = {
   {"quick", 0, 0, G_OPTION_ARG_NONE, &opt_quick, "Few iterations (smoke test, not for reporting)", NULL},
@@ -55,6 +55,8 @@ static GOptionEntry entries[] = {
   {"no-pipeline", 0, 0, G_OPTION_ARG_NONE, &opt_no_pipeline, "Skip the GStreamer sections", NULL},
   {"no-kernel", 0, 0, G_OPTION_ARG_NONE, &opt_no_kernel, "Skip the kernel and ceiling section", NULL},
   {"cpu-only", 0, 0, G_OPTION_ARG_NONE, &opt_cpu_only, "Only the cpu rows (videoscale, backend=cpu): no CUDA device needed", NULL},
+  {"size", 0, 0, G_OPTION_ARG_STRING, &opt_size, "Only this size in the kernel section, as the rows print it (e.g. 3840x2160>1920x1080)", "WxH>WxH"},
+  {"format", 0, 0, G_OPTION_ARG_STRING, &opt_format, "Only this format in the kernel section (RGBA or NV12)", "FORMAT"},
   {NULL}
 };
 
@@ -360,10 +362,19 @@ main (int argc, char **argv)
 
   if (!opt_no_kernel && !opt_cpu_only)
     for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
-      for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
+      for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+        char size[40];
+
+        snprintf (size, sizeof (size), "%dx%d>%dx%d", sizes[s].in_w,
+            sizes[s].in_h, sizes[s].out_w, sizes[s].out_h);
+        if ((opt_size && strcmp (opt_size, size) != 0) || (opt_format &&
+                g_ascii_strcasecmp (opt_format,
+                    cf_format_info (formats[f])->name) != 0))
+          continue;
         bench_kernel_case (formats[f], sizes[s].in_w, sizes[s].in_h,
             sizes[s].out_w, sizes[s].out_h, prop.l2CacheSize, rand, iters,
             warmup);
+      }
   if (!opt_no_pipeline) {
     char size[40];
 

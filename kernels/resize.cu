@@ -472,8 +472,8 @@ constexpr int kStripBuckets[] = { 4, 6, 8, 12 };
 /* Output rows per direct thread: both rows' loads are in flight together,
  * and the x tables are read once for them. */
 constexpr int kDirectRows = 2;
-/* Output rows per strip thread (kStripStep input rows apart), most first.
- * A strip's (rows - 1) x kStripStep + TY input rows are each filtered
+/* Output rows per strip thread (strip_offset () input rows apart), most
+ * first. A strip's strip_offset (rows - 1) + TY input rows are each filtered
  * along x once, for every output row whose taps take them, so more rows
  * filter fewer input rows per output row, but hold more sums in registers
  * (fewer warps an SM). A plane takes the most rows, up to 4 (8 from 12
@@ -501,20 +501,45 @@ strip_takes_rows (int taps, int rows)
 {
   return rows <= strip_most_rows (taps) && (rows > 2 || taps <= 4);
 }
-/* The input rows between a strip's output rows it is compiled for: 2, the
- * 2x downscales (4K to 1080p, 1080p to 540p). */
-constexpr int kStripStep = 2;
+/* The steps between a strip's output rows it is compiled for (S): twice
+ * the step in half input rows, plus 1 where a 1.5x step rounds up.
+ * - 8: 2 rows, the 2x downscales (4K to 1080p, 1080p to 540p);
+ * - 7 and 6: 1.5 rows, rounded up (the rows step by 2, then 1) or down (1,
+ *   then 2), the 1.5x downscales (1080p to 720p, 4K to 1440p): which of the
+ *   two fits depends on the taps.
+ * A strip starts at an even output row (it takes an even number of rows),
+ * so one pattern fits every strip of a plane, the edges aside. */
+constexpr int kStripSteps[] = { 8, 7, 6 };
+
+/* Row @k of a strip of step @s (kStripSteps): its first input row, from the
+ * strip's first: 0, 2, 4, 6 (8); 0, 2, 3, 5 (7); 0, 1, 3, 4 (6). */
+__host__ __device__ constexpr int
+strip_offset (int s, int k)
+{
+  return (k * (s / 2) + s % 2) / 2;
+}
+
+/* The fewest taps that take strips of step @s: at 2x, 3 (2 taps share no
+ * input row); at 1.5x, 5, as measured on an H100, RGBA 1080p to 720p: 3
+ * and 4 taps in strips 12.5 and 12.1 us, in rows 12.3 and 12.1; 6 taps
+ * 13.6 in strips, 18.7 in the fused kernel (docs/PERFORMANCE.md). */
+constexpr int
+strip_min_taps (int s)
+{
+  return s == 8 ? 3 : 5;
+}
 /* The direct kernel filters bucket_x x bucket_y input samples for each
  * output sample, the fused one about taps_x x scale_y + taps_y (scale_y:
  * input rows per output row) but through shared memory and two barriers.
  * AUTO takes the direct kernel while bucket_x x bucket_y <= kDirectCost x
  * scale_y on a downscale along y (scale_y >= 1), where it measured faster
  * on an H100; the fused kernel with dp2a pairs is the faster for upscales
- * (docs/PERFORMANCE.md). Strips of R rows filter bucket_x x ((R - 1) x
- * kStripStep + bucket_y) / R + bucket_y samples for each output sample
+ * (docs/PERFORMANCE.md). Strips of R rows filter bucket_x x
+ * (strip_offset (S, R - 1) + bucket_y) / R + bucket_y samples for each
+ * output sample
  * (bicubic at 2x, 8 taps, 4 rows: 36 against the fused kernel's 24), with
- * no shared memory or barrier: AUTO takes them wherever the rows step by
- * kStripStep and the taps reach past it, as kStripRows says. */
+ * no shared memory or barrier: AUTO takes them wherever the rows step as
+ * one of kStripSteps says and the taps reach past it, as kStripRows says. */
 constexpr double kDirectCost = 12.0;
 
 struct DirectArgs {
@@ -657,13 +682,14 @@ store_direct (const DirectArgs & a, int y, int x0,
  * Rows (S = 0, R = kDirectRows): R output rows, each of its own TY input
  * rows, all their loads in flight at once.
  *
- * Strips (S > 0): R output rows whose first input rows step by S
- * (a 2x downscale's). The strip's input rows are filtered along x once
- * each, and each output row sums those of its taps as they come: a row of
- * a 4K to 1080p bicubic (8 taps) is filtered once instead of four times.
- * Every sum is the one the rows would make, in the same order. A strip
- * whose rows do not step by S (the picture's edges, where the taps are
- * shifted to stay within it; the last rows) takes the rows' way. */
+ * Strips (S > 0): R output rows whose first input rows are
+ * strip_offset (S, k) from the first (a 2x or 1.5x downscale's). The
+ * strip's input rows are filtered along x once each, and each output row
+ * sums those of its taps as they come: a row of a 4K to 1080p bicubic (8
+ * taps) is filtered once instead of four times. Every sum is the one the
+ * rows would make, in the same order. A strip whose rows do not step so
+ * (the picture's edges, where the taps are shifted to stay within it; the
+ * last rows) takes the rows' way. */
 template <int PB, int TX, int TY, int S, int R>
 __global__ void __launch_bounds__ (kThreads)
 direct_kernel (DirectArgs a)
@@ -703,20 +729,21 @@ direct_kernel (DirectArgs a)
 #pragma unroll
     for (int k = 1; k < R; k++)
       strip &= ld (a.y.first + min (y0 + k, a.out_height - 1)) ==
-          fy + k * S;
+          fy + strip_offset (S, k);
     if (strip) {
       const uint8_t *row = a.src + (size_t) fy * a.src_pitch;
       int32_t acc[R][G][PB];
       int32_t wy[R][TY];
 
 #pragma unroll
-      for (int j = 0; j < (R - 1) * S + TY; j++, row += a.src_pitch) {
+      for (int j = 0; j < strip_offset (S, R - 1) + TY; j++,
+          row += a.src_pitch) {
         int32_t h[G][PB];
 
         filter_x<PB, TX> (row, cx, wx, h);
 #pragma unroll
         for (int k = 0; k < R; k++) {
-          const int t = j - k * S;
+          const int t = j - strip_offset (S, k);
 
           if (t < 0 || t >= TY)
             continue;
@@ -1146,7 +1173,7 @@ struct PlaneTables {
   Kernel fallback;              /* direct: for planes not aligned to 4 */
   Axis x, y;
   int direct_tx, direct_ty;     /* direct: the taps' buckets */
-  int direct_step;              /* direct: S, 0 for rows */
+  int direct_step;              /* direct: S (kStripSteps), 0 for rows */
   int direct_rows;              /* direct: output rows a thread */
   Axis direct_x, direct_y;      /* direct: the tables relaid to them */
   int tb, th, in_rows, inter_rows, row_stride;  /* fused */
@@ -1166,22 +1193,29 @@ bucket_of (const int (&buckets)[N], int taps)
   return -1;
 }
 
-/* The input rows between consecutive output rows of @axis where more than
- * two in three of its output rows step by the same count (a downscale by
- * an integer factor; at the edges the taps shift to stay within the
- * picture; 1.5x steps by 1 and 2 in turn), else 0. */
+/* The step of kStripSteps that @axis's output rows take: the one where
+ * more than two in three of them step from the one before as
+ * strip_offset () says (at the edges the taps shift to stay within the
+ * picture), else 0. */
 int
 strip_step (const CfResizeAxis * axis)
 {
   const int n = axis->out_size - 1;
-  const long step = lround (axis->scale);
-  int same = 0;
 
-  if (n < 1 || step < 1)
+  if (n < 1)
     return 0;
-  for (int i = 0; i < n; i++)
-    same += axis->first[i + 1] - axis->first[i] == step;
-  return 3 * same > 2 * n ? (int) step : 0;
+  for (int s : kStripSteps) {
+    int same = 0;
+
+    if (lround (2 * axis->scale) != s / 2)
+      continue;
+    for (int i = 0; i < n; i++)
+      same += axis->first[i + 1] - axis->first[i] ==
+          strip_offset (s, i % 2 + 1) - strip_offset (s, i % 2);
+    if (3 * same > 2 * n)
+      return s;
+  }
+  return 0;
 }
 
 /* @axis's tables with @taps (>= axis->taps, <= in_size) weights an output
@@ -1223,7 +1257,7 @@ direct_grid (const PlaneTables * t, int rows)
  * the two passes. Then,
  * with CF_RESIZE_KERNELS_AUTO, the direct kernel for 8-bit samples in 2- or
  * 4-byte pixels whose taps it is compiled for: in strips where the rows
- * step by kStripStep (kStripRows says how many), else in rows where those
+ * step as kStripSteps says (kStripRows says how many), else in rows where those
  * are the cheaper (kDirectCost); what was chosen before stays as its
  * fallback, for planes not aligned to 4 bytes. @sms: the device's
  * multiprocessors. */
@@ -1279,9 +1313,8 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   t->direct_ty = bucket_of (kDirectBuckets, y->taps);
   t->direct_step = 0;
   t->direct_rows = kDirectRows;
-  /* strips share input rows between output rows only where the taps
-   * reach past the step */
-  if (taps > kStripStep && strip > 0 && strip_step (y) == kStripStep) {
+  const int step = strip_step (y);
+  if (step && taps >= strip_min_taps (step) && strip > 0) {
     /* kStripRows says which */
     int rows = 0;
 
@@ -1296,7 +1329,7 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
     }
     if (strip_takes_rows (strip, rows)) {
       t->direct_tx = t->direct_ty = strip;
-      t->direct_step = kStripStep;
+      t->direct_step = step;
       t->direct_rows = rows;
     }
   }
@@ -1589,15 +1622,13 @@ launch_direct_ty (const PlaneTables * t, const DirectArgs & a,
     launch_direct<PB, TX, 6, 0, R> (t, a, stream);
 }
 
-/* Calls launch_direct<PB, T, T, kStripStep, R> () for the plane's rows,
- * compiled only for the rows that strips of T taps take. */
-template <int PB, int T>
+/* Calls launch_direct<PB, T, T, S, R> () for the plane's rows, compiled
+ * only for the rows that strips of T taps take. */
+template <int PB, int T, int S>
 void
-launch_strips (const PlaneTables * t, const DirectArgs & a,
+launch_strip_rows (const PlaneTables * t, const DirectArgs & a,
     cudaStream_t stream)
 {
-  constexpr int S = kStripStep;
-
   if constexpr (strip_takes_rows (T, 8))
     if (t->direct_rows == 8)
       return launch_direct<PB, T, T, S, 8> (t, a, stream);
@@ -1605,6 +1636,20 @@ launch_strips (const PlaneTables * t, const DirectArgs & a,
     if (t->direct_rows == 2)
       return launch_direct<PB, T, T, S, 2> (t, a, stream);
   launch_direct<PB, T, T, S, 4> (t, a, stream);
+}
+
+/* Calls launch_strip_rows<PB, T, S> () for the plane's step S. */
+template <int PB, int T>
+void
+launch_strips (const PlaneTables * t, const DirectArgs & a,
+    cudaStream_t stream)
+{
+  static_assert (sizeof (kStripSteps) == 3 * sizeof (int), "a case a step");
+  switch (t->direct_step) {
+    case 8: launch_strip_rows<PB, T, 8> (t, a, stream); break;
+    case 7: launch_strip_rows<PB, T, 7> (t, a, stream); break;
+    default: launch_strip_rows<PB, T, 6> (t, a, stream); break;
+  }
 }
 
 template <int PB>

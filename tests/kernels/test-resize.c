@@ -1063,6 +1063,10 @@ test_cuda_kernels (void)
     /* 6 taps an axis on a plane too small for strips of more than 2 rows
      * (kStripWarps): rows */
     {CF_RESIZE_BILINEAR, 1, {1000, 500, 333, 250}, "fused", "direct"},
+    /* 1.5x downscales along y: strips from 5 taps on (6 here; on a plane
+     * with rows enough for strips of 4, NV12's chroma too), rows below */
+    {CF_RESIZE_BICUBIC, 1, {7680, 4320, 5120, 2880}, "fused",
+        "direct strips"},
     /* other downscales with few taps: rows */
     {CF_RESIZE_BILINEAR, 1, {1920, 1080, 1280, 720}, "fused", "direct"},
     {CF_RESIZE_AREA, 1, {3840, 2160, 1280, 720}, "fused", "direct"},
@@ -1145,22 +1149,64 @@ test_cuda_kernels (void)
   gpu_end ();
 }
 
-/* Strips (2x downscales along y): every format and method, antialiased
- * and not, at sizes whose last strip is partial or the only one, whose
- * edges shift the taps (strips that take the rows' way), with x scaled by
- * other factors, and a picture narrower than the taps (no direct kernel);
- * random, padded and constant pictures, each against the CPU. */
+/* Strips (2x and 1.5x downscales along y): every format and method,
+ * antialiased and not, at sizes whose last strip is partial or the only
+ * one, whose edges shift the taps (strips that take the rows' way), with x
+ * scaled by other factors, and a picture narrower than the taps (no direct
+ * kernel); at 1.5x the taps of some methods step by 2 rows then 1, of
+ * others by 1 then 2; random, padded and constant pictures, each against
+ * the CPU. */
+/* How the output rows of @axis step at 1.5x, as the kernels' strips see
+ * it: 7 where most even rows step by 2 to the next and odd ones by 1, 6
+ * the other way round, else 0. */
+static int
+strip_pattern_15 (const CfResizeAxis * axis)
+{
+  int up = 0, down = 0, i;
+
+  if (axis->out_size < 2 || lround (2 * axis->scale) != 3)
+    return 0;
+  for (i = 0; i + 1 < axis->out_size; i++) {
+    const int d = axis->first[i + 1] - axis->first[i];
+
+    up += d == (i % 2 ? 1 : 2);
+    down += d == (i % 2 ? 2 : 1);
+  }
+  return 3 * up > 2 * (axis->out_size - 1) ? 7 :
+      3 * down > 2 * (axis->out_size - 1) ? 6 : 0;
+}
+
 static void
 test_cuda_strips (void)
 {
   static const int sizes[][4] = {
     {130, 70, 65, 35}, {66, 36, 33, 18}, {9, 34, 4, 17}, {1000, 18, 333, 9},
     {258, 1002, 517, 501}, {3, 16, 1, 8}, {64, 2, 32, 1},
+    {130, 72, 87, 48}, {33, 45, 22, 30}, {200, 303, 133, 202},
+    {96, 12, 64, 8}, {5, 3, 3, 2},
   };
   static const int layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
     CONSTANT_DENSE
   };
   guint f, m, s, l, aa;
+  int seen[8] = { 0 };
+
+  /* both 1.5x patterns are among the sizes, with taps enough for strips
+   * (5: bicubic antialiased, lanczos) */
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (m = 0; m < N_METHODS; m++)
+      for (aa = 0; aa < 2; aa++) {
+        CfResizePlan plan;
+
+        g_assert_cmpint (cf_resize_plan_init (&plan, CF_FORMAT_RGBA, m, aa,
+                sizes[s][0], sizes[s][1], sizes[s][2], sizes[s][3], 0, 0),
+            ==, 0);
+        if (plan.y[0].taps >= 5)
+          seen[strip_pattern_15 (&plan.y[0])]++;
+        cf_resize_plan_clear (&plan);
+      }
+  g_assert_cmpint (seen[6], >, 0);
+  g_assert_cmpint (seen[7], >, 0);
 
   gpu_begin ();
   for (aa = 0; aa < 2; aa++) {
