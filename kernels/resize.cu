@@ -536,10 +536,10 @@ strip_min_taps (int s)
  * on an H100; the fused kernel with dp2a pairs is the faster for upscales
  * (docs/PERFORMANCE.md). Strips of R rows filter bucket_x x
  * (strip_offset (S, R - 1) + bucket_y) / R + bucket_y samples for each
- * output sample
- * (bicubic at 2x, 8 taps, 4 rows: 36 against the fused kernel's 24), with
- * no shared memory or barrier: AUTO takes them wherever the rows step as
- * one of kStripSteps says and the taps reach past it, as kStripRows says. */
+ * output sample (bicubic at 2x, 8 taps, 4 rows: 36 against the fused
+ * kernel's 24), with no shared memory or barrier: AUTO takes them wherever
+ * the rows step as one of kStripSteps says, with strip_min_taps () taps or
+ * more, as kStripRows says. */
 constexpr double kDirectCost = 12.0;
 
 struct DirectArgs {
@@ -1257,8 +1257,8 @@ direct_grid (const PlaneTables * t, int rows)
  * the two passes. Then,
  * with CF_RESIZE_KERNELS_AUTO, the direct kernel for 8-bit samples in 2- or
  * 4-byte pixels whose taps it is compiled for: in strips where the rows
- * step as kStripSteps says (kStripRows says how many), else in rows where those
- * are the cheaper (kDirectCost); what was chosen before stays as its
+ * step as kStripSteps says (kStripRows says how many), else in rows where
+ * those are the cheaper (kDirectCost); what was chosen before stays as its
  * fallback, for planes not aligned to 4 bytes. @sms: the device's
  * multiprocessors. */
 void
