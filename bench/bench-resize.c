@@ -325,6 +325,7 @@ main (int argc, char **argv)
     int in_w, in_h, out_w, out_h;
   } sizes[] = {
     {3840, 2160, 1920, 1080}, {1920, 1080, 3840, 2160}, {1920, 1080, 1280, 720},
+    {3840, 2160, 1280, 720},
   };
   static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_NV12 };
   struct cudaDeviceProp prop;

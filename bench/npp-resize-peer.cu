@@ -343,6 +343,7 @@ main (int argc, char **argv)
 {
   static const int sizes[][4] = {
     {3840, 2160, 1920, 1080}, {1920, 1080, 3840, 2160}, {1920, 1080, 1280, 720},
+    {3840, 2160, 1280, 720},
   };
   const char *csv_path = nullptr;
   int iters = 200, warmup = 20, n_devices = 0, driver = 0, runtime = 0;

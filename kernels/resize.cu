@@ -30,11 +30,11 @@
  *      output's own taps costs less than sharing them through shared
  *      memory): two output rows a thread, all their taps' loads in flight
  *      at once;
- *    - strips (2x downscales along y, 3 to 12 taps): 2, 4 or 8 output
- *      rows a thread, 2 input rows apart, so that each input row of the
- *      strip is filtered along x once and summed into every output row
- *      whose taps take it (a 4K to 1080p bicubic filters about 3.5 input
- *      rows per output row instead of 8).
+ *    - strips (2x, 3x and 1.5x downscales along y, up to 12 taps): 2, 4
+ *      or 8 output rows a thread, 2, 3 or 1.5 input rows apart, so that
+ *      each input row of the strip is filtered along x once and summed
+ *      into every output row whose taps take it (a 4K to 1080p bicubic
+ *      filters about 3.5 input rows per output row instead of 8).
  *    It reads whole pixels, so a plane whose address or pitch is not a
  *    multiple of 4 takes the kernel chosen before it (fused or two
  *    passes) at launch.
@@ -504,29 +504,34 @@ strip_takes_rows (int taps, int rows)
 /* The steps between a strip's output rows it is compiled for (S): twice
  * the step in half input rows, plus 1 where a 1.5x step rounds up.
  * - 8: 2 rows, the 2x downscales (4K to 1080p, 1080p to 540p);
+ * - 12: 3 rows, the 3x ones (4K to 720p, 1080p to 360p);
  * - 7 and 6: 1.5 rows, rounded up (the rows step by 2, then 1) or down (1,
  *   then 2), the 1.5x downscales (1080p to 720p, 4K to 1440p): which of the
  *   two fits depends on the taps.
  * A strip starts at an even output row (it takes an even number of rows),
  * so one pattern fits every strip of a plane, the edges aside. */
-constexpr int kStripSteps[] = { 8, 7, 6 };
+constexpr int kStripSteps[] = { 8, 12, 7, 6 };
 
 /* Row @k of a strip of step @s (kStripSteps): its first input row, from the
- * strip's first: 0, 2, 4, 6 (8); 0, 2, 3, 5 (7); 0, 1, 3, 4 (6). */
+ * strip's first: 0, 2, 4, 6 (8); 0, 3, 6, 9 (12); 0, 2, 3, 5 (7); 0, 1,
+ * 3, 4 (6). */
 __host__ __device__ constexpr int
 strip_offset (int s, int k)
 {
   return (k * (s / 2) + s % 2) / 2;
 }
 
-/* The fewest taps that take strips of step @s: at 2x, 3 (2 taps share no
- * input row); at 1.5x, 5, as measured on an H100, RGBA 1080p to 720p: 3
- * and 4 taps in strips 12.5 and 12.1 us, in rows 12.3 and 12.1; 6 taps
- * 13.6 in strips, 18.7 in the fused kernel (docs/PERFORMANCE.md). */
+/* The fewest taps that take strips of step @s, as measured on an H100
+ * (docs/PERFORMANCE.md):
+ * - 2x: 3 (2 taps share no input row);
+ * - 3x: 7. 4K to 720p RGBA bilinear (5 taps) took 23.4 us in strips, 21.6
+ *   in rows; bicubic (11 taps) 29.4 in strips, 34.5 in the fused kernel.
+ * - 1.5x: 5. 1080p to 720p RGBA, 3 and 4 taps: 12.5 and 12.1 us in strips,
+ *   12.3 and 12.1 in rows; 6 taps: 13.6 in strips, 18.7 fused. */
 constexpr int
 strip_min_taps (int s)
 {
-  return s == 8 ? 3 : 5;
+  return s == 8 ? 3 : s == 12 ? 7 : 5;
 }
 /* The direct kernel filters bucket_x x bucket_y input samples for each
  * output sample, the fused one about taps_x x scale_y + taps_y (scale_y:
@@ -1644,9 +1649,10 @@ void
 launch_strips (const PlaneTables * t, const DirectArgs & a,
     cudaStream_t stream)
 {
-  static_assert (sizeof (kStripSteps) == 3 * sizeof (int), "a case a step");
+  static_assert (sizeof (kStripSteps) == 4 * sizeof (int), "a case a step");
   switch (t->direct_step) {
     case 8: launch_strip_rows<PB, T, 8> (t, a, stream); break;
+    case 12: launch_strip_rows<PB, T, 12> (t, a, stream); break;
     case 7: launch_strip_rows<PB, T, 7> (t, a, stream); break;
     default: launch_strip_rows<PB, T, 6> (t, a, stream); break;
   }

@@ -1067,6 +1067,12 @@ test_cuda_kernels (void)
      * with rows enough for strips of 4, NV12's chroma too), rows below */
     {CF_RESIZE_BICUBIC, 1, {7680, 4320, 5120, 2880}, "fused",
         "direct strips"},
+    /* 3x downscales along y: strips from 7 taps on (11 here: bicubic; on
+     * a plane with rows enough for strips of 4, NV12's chroma too), rows
+     * below (5: bilinear) */
+    {CF_RESIZE_BICUBIC, 1, {11520, 6480, 3840, 2160}, "fused",
+        "direct strips"},
+    {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1280, 720}, "fused", "direct"},
     /* other downscales with few taps: rows */
     {CF_RESIZE_BILINEAR, 1, {1920, 1080, 1280, 720}, "fused", "direct"},
     {CF_RESIZE_AREA, 1, {3840, 2160, 1280, 720}, "fused", "direct"},
@@ -1149,7 +1155,7 @@ test_cuda_kernels (void)
   gpu_end ();
 }
 
-/* Strips (2x and 1.5x downscales along y): every format and method,
+/* Strips (2x, 3x and 1.5x downscales along y): every format and method,
  * antialiased and not, at sizes whose last strip is partial or the only
  * one, whose edges shift the taps (strips that take the rows' way), with x
  * scaled by other factors, and a picture narrower than the taps (no direct
@@ -1184,6 +1190,7 @@ test_cuda_strips (void)
     {258, 1002, 517, 501}, {3, 16, 1, 8}, {64, 2, 32, 1},
     {130, 72, 87, 48}, {33, 45, 22, 30}, {200, 303, 133, 202},
     {96, 12, 64, 8}, {5, 3, 3, 2},
+    {120, 90, 40, 30}, {31, 33, 10, 11}, {200, 601, 67, 200},
   };
   static const int layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
     CONSTANT_DENSE
