@@ -465,9 +465,12 @@ nearest_kernel (NearestArgs a)
 
 /* Taps the direct kernel is compiled for, per axis: an axis's count
  * rounded up to one of these (its tables laid out again with that many
- * taps, the extra weights 0: relay_axis ()). Rows: each bucket of each
- * axis; strips: one bucket for both axes, the larger. */
+ * taps, the extra weights 0: relay_axis ()). Rows: kDirectBuckets along x,
+ * whose taps go in pairs, and kDirectBucketsY along y, whose rows are
+ * summed one at a time (a 3-tap axis filters 3 input rows, not 4); strips:
+ * one bucket of kStripBuckets for both axes, the larger. */
 constexpr int kDirectBuckets[] = { 2, 4, 6 };
+constexpr int kDirectBucketsY[] = { 2, 3, 4, 5, 6 };
 constexpr int kStripBuckets[] = { 4, 6, 8, 12 };
 /* Output rows per direct thread: both rows' loads are in flight together,
  * and the x tables are read once for them. */
@@ -1315,7 +1318,7 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
     return;
   const int strip = bucket_of (kStripBuckets, taps);
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
-  t->direct_ty = bucket_of (kDirectBuckets, y->taps);
+  t->direct_ty = bucket_of (kDirectBucketsY, y->taps);
   t->direct_step = 0;
   t->direct_rows = kDirectRows;
   const int step = strip_step (y);
@@ -1619,12 +1622,15 @@ launch_direct_ty (const PlaneTables * t, const DirectArgs & a,
 {
   constexpr int R = kDirectRows;
 
-  if (t->direct_ty == 2)
-    launch_direct<PB, TX, 2, 0, R> (t, a, stream);
-  else if (t->direct_ty == 4)
-    launch_direct<PB, TX, 4, 0, R> (t, a, stream);
-  else
-    launch_direct<PB, TX, 6, 0, R> (t, a, stream);
+  static_assert (sizeof (kDirectBucketsY) == 5 * sizeof (int),
+      "a case a bucket");
+  switch (t->direct_ty) {
+    case 2: launch_direct<PB, TX, 2, 0, R> (t, a, stream); break;
+    case 3: launch_direct<PB, TX, 3, 0, R> (t, a, stream); break;
+    case 4: launch_direct<PB, TX, 4, 0, R> (t, a, stream); break;
+    case 5: launch_direct<PB, TX, 5, 0, R> (t, a, stream); break;
+    default: launch_direct<PB, TX, 6, 0, R> (t, a, stream); break;
+  }
 }
 
 /* Calls launch_direct<PB, T, T, S, R> () for the plane's rows, compiled
