@@ -150,6 +150,10 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
   int n;
 
   snprintf (size, sizeof (size), "%dx%d>%dx%d", in_w, in_h, out_w, out_h);
+  /* --size, --format */
+  if ((opt_size && strcmp (opt_size, size) != 0) || (opt_format &&
+          g_ascii_strcasecmp (opt_format, cf_format_info (format)->name) != 0))
+    return;
   bench_frames_layout (&src, format, in_w, in_h);
   bench_frames_layout (&dst, format, out_w, out_h);
   n = bench_frames_pairs (&src, &dst, l2_bytes);
@@ -363,19 +367,10 @@ main (int argc, char **argv)
 
   if (!opt_no_kernel && !opt_cpu_only)
     for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
-      for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
-        char size[40];
-
-        snprintf (size, sizeof (size), "%dx%d>%dx%d", sizes[s].in_w,
-            sizes[s].in_h, sizes[s].out_w, sizes[s].out_h);
-        if ((opt_size && strcmp (opt_size, size) != 0) || (opt_format &&
-                g_ascii_strcasecmp (opt_format,
-                    cf_format_info (formats[f])->name) != 0))
-          continue;
+      for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
         bench_kernel_case (formats[f], sizes[s].in_w, sizes[s].in_h,
             sizes[s].out_w, sizes[s].out_h, prop.l2CacheSize, rand, iters,
             warmup);
-      }
   if (!opt_no_pipeline) {
     char size[40];
 

@@ -691,7 +691,7 @@ store_direct (const DirectArgs & a, int y, int x0,
  * rows, all their loads in flight at once.
  *
  * Strips (S > 0): R output rows whose first input rows are
- * strip_offset (S, k) from the first (a 2x or 1.5x downscale's). The
+ * strip_offset (S, k) from the first (a 2x, 3x or 1.5x downscale's). The
  * strip's input rows are filtered along x once each, and each output row
  * sums those of its taps as they come: a row of a 4K to 1080p bicubic (8
  * taps) is filtered once instead of four times. Every sum is the one the

@@ -1155,13 +1155,6 @@ test_cuda_kernels (void)
   gpu_end ();
 }
 
-/* Strips (2x, 3x and 1.5x downscales along y): every format and method,
- * antialiased and not, at sizes whose last strip is partial or the only
- * one, whose edges shift the taps (strips that take the rows' way), with x
- * scaled by other factors, and a picture narrower than the taps (no direct
- * kernel); at 1.5x the taps of some methods step by 2 rows then 1, of
- * others by 1 then 2; random, padded and constant pictures, each against
- * the CPU. */
 /* How the output rows of @axis step at 1.5x, as the kernels' strips see
  * it: 7 where most even rows step by 2 to the next and odd ones by 1, 6
  * the other way round, else 0. */
@@ -1182,6 +1175,13 @@ strip_pattern_15 (const CfResizeAxis * axis)
       3 * down > 2 * (axis->out_size - 1) ? 6 : 0;
 }
 
+/* Strips (2x, 3x and 1.5x downscales along y): every format and method,
+ * antialiased and not, at sizes whose last strip is partial or the only
+ * one, whose edges shift the taps (strips that take the rows' way), with x
+ * scaled by other factors, and a picture narrower than the taps (no direct
+ * kernel); at 1.5x the taps of some methods step by 2 rows then 1, of
+ * others by 1 then 2; random, padded and constant pictures, each against
+ * the CPU. */
 static void
 test_cuda_strips (void)
 {
