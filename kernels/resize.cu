@@ -468,10 +468,11 @@ nearest_kernel (NearestArgs a)
  * taps, the extra weights 0: relay_axis ()). Rows: kDirectBuckets along x,
  * whose taps go in pairs, and kDirectBucketsY along y, whose rows are
  * summed one at a time (a 3-tap axis filters 3 input rows, not 4); strips:
- * one bucket of kStripBuckets for both axes, the larger. */
+ * one bucket of kStripBuckets for both axes, the larger (18: 3x steps
+ * only, strip_takes_step ()). */
 constexpr int kDirectBuckets[] = { 2, 4, 6 };
 constexpr int kDirectBucketsY[] = { 2, 3, 4, 5, 6 };
-constexpr int kStripBuckets[] = { 4, 6, 8, 12 };
+constexpr int kStripBuckets[] = { 4, 6, 8, 12, 18 };
 /* Output rows per direct thread: both rows' loads are in flight together,
  * and the x tables are read once for them. */
 constexpr int kDirectRows = 2;
@@ -486,7 +487,9 @@ constexpr int kDirectRows = 2;
  * 1080p RGBA (docs/PERFORMANCE.md): 4 rows against 8, 22.5 against 25.6
  * us at 4 taps, 30.3 against 33.0 at 8, but 45.6 against 44.0 at 12;
  * NV12's chroma in 2-row strips, 21.7 against 23.5 us (rows) at 4 taps,
- * but 31.1 and 42.8 against 27.9 and 35.8 (fused) at 8 and 12. */
+ * but 31.1 and 42.8 against 27.9 and 35.8 (fused) at 8 and 12. 4K to 720p
+ * RGBA lanczos (18 taps) in 4-row strips 43.2 us, in 8-row ones (460
+ * blocks, 76 registers) 77.8, fused 62.0. */
 constexpr int kStripRows[] = { 8, 4, 2 };
 constexpr int kStripWarps = 48;
 
@@ -503,6 +506,16 @@ constexpr bool
 strip_takes_rows (int taps, int rows)
 {
   return rows <= strip_most_rows (taps) && (rows > 2 || taps <= 4);
+}
+
+/* Whether strips of @taps (a bucket) are compiled for the step @s
+ * (kStripSteps): more than 12 taps only at 3x, where lanczos has 17 (4K to
+ * 720p); the 2x and 1.5x steps have at most 12 (lanczos) when both axes
+ * scale alike. */
+constexpr bool
+strip_takes_step (int taps, int s)
+{
+  return taps <= 12 || s == 12;
 }
 /* The steps between a strip's output rows it is compiled for (S): twice
  * the step in half input rows, plus 1 where a 1.5x step rounds up.
@@ -1322,7 +1335,8 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   t->direct_step = 0;
   t->direct_rows = kDirectRows;
   const int step = strip_step (y);
-  if (step && taps >= strip_min_taps (step) && strip > 0) {
+  if (step && taps >= strip_min_taps (step) && strip > 0 &&
+      strip_takes_step (strip, step)) {
     /* kStripRows says which */
     int rows = 0;
 
@@ -1656,11 +1670,15 @@ launch_strips (const PlaneTables * t, const DirectArgs & a,
     cudaStream_t stream)
 {
   static_assert (sizeof (kStripSteps) == 4 * sizeof (int), "a case a step");
-  switch (t->direct_step) {
-    case 8: launch_strip_rows<PB, T, 8> (t, a, stream); break;
-    case 12: launch_strip_rows<PB, T, 12> (t, a, stream); break;
-    case 7: launch_strip_rows<PB, T, 7> (t, a, stream); break;
-    default: launch_strip_rows<PB, T, 6> (t, a, stream); break;
+  if constexpr (!strip_takes_step (T, 8)) {
+    launch_strip_rows<PB, T, 12> (t, a, stream);
+  } else {
+    switch (t->direct_step) {
+      case 8: launch_strip_rows<PB, T, 8> (t, a, stream); break;
+      case 12: launch_strip_rows<PB, T, 12> (t, a, stream); break;
+      case 7: launch_strip_rows<PB, T, 7> (t, a, stream); break;
+      default: launch_strip_rows<PB, T, 6> (t, a, stream); break;
+    }
   }
 }
 
@@ -1670,11 +1688,14 @@ launch_direct_plane (const PlaneTables * t, const DirectArgs & a,
     cudaStream_t stream)
 {
   if (t->direct_step) {
+    static_assert (sizeof (kStripBuckets) == 5 * sizeof (int),
+        "a case a bucket");
     switch (t->direct_tx) {
       case 4: launch_strips<PB, 4> (t, a, stream); break;
       case 6: launch_strips<PB, 6> (t, a, stream); break;
       case 8: launch_strips<PB, 8> (t, a, stream); break;
-      default: launch_strips<PB, 12> (t, a, stream); break;
+      case 12: launch_strips<PB, 12> (t, a, stream); break;
+      default: launch_strips<PB, 18> (t, a, stream); break;
     }
   } else if (t->direct_tx == 2) {
     launch_direct_ty<PB, 2> (t, a, stream);

@@ -961,7 +961,7 @@ test_cuda_matrix (void)
 }
 
 /* The benchmark's sizes, every method: 4K to 1080p and back, 1080p to
- * 720p, RGBA, NV12 (centred and co-sited chroma) and I420, and the layouts
+ * 720p and back, 4K to 720p, RGBA, NV12 (centred and co-sited chroma) and I420, and the layouts
  * of 16-bit samples (RGBA64's 8-byte pixels, P010's pairs and I420_10LE's
  * 10 low bits), so that the fused kernel's many full and partial tiles are
  * compared too. */
@@ -971,6 +971,7 @@ test_cuda_video_sizes (void)
   static const int sizes[][4] = {
     {3840, 2160, 1920, 1080}, {1920, 1080, 3840, 2160},
     {1920, 1080, 1280, 720}, {1280, 720, 1920, 1080},
+    {3840, 2160, 1280, 720},
   };
   guint m, s;
 
@@ -1071,6 +1072,9 @@ test_cuda_kernels (void)
      * a plane with rows enough for strips of 4, NV12's chroma too), rows
      * below (5: bilinear) */
     {CF_RESIZE_BICUBIC, 1, {11520, 6480, 3840, 2160}, "fused",
+        "direct strips"},
+    /* and up to 18 taps an axis there (17: lanczos) */
+    {CF_RESIZE_LANCZOS, 1, {11520, 6480, 3840, 2160}, "fused",
         "direct strips"},
     {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1280, 720}, "fused", "direct"},
     /* other downscales with few taps: rows */
