@@ -468,11 +468,12 @@ nearest_kernel (NearestArgs a)
  * taps, the extra weights 0: relay_axis ()). Rows: kDirectBuckets along x,
  * whose taps go in pairs, and kDirectBucketsY along y, whose rows are
  * summed one at a time (a 3-tap axis filters 3 input rows, not 4); strips:
- * one bucket of kStripBuckets for both axes, the larger (18: 3x steps
- * only, strip_takes_step ()). */
+ * one bucket of kStripBuckets for both axes, the larger (odd ones: the
+ * last tap pair along x is the last tap and a 0; 17: 3x steps only,
+ * strip_takes_step ()). */
 constexpr int kDirectBuckets[] = { 2, 4, 6 };
 constexpr int kDirectBucketsY[] = { 2, 3, 4, 5, 6 };
-constexpr int kStripBuckets[] = { 4, 6, 8, 12, 18 };
+constexpr int kStripBuckets[] = { 4, 6, 8, 11, 12, 17 };
 /* Output rows per direct thread: both rows' loads are in flight together,
  * and the x tables are read once for them. */
 constexpr int kDirectRows = 2;
@@ -480,7 +481,7 @@ constexpr int kDirectRows = 2;
  * first. A strip's strip_offset (rows - 1) + TY input rows are each filtered
  * along x once, for every output row whose taps take them, so more rows
  * filter fewer input rows per output row, but hold more sums in registers
- * (fewer warps an SM). A plane takes the most rows, up to 4 (8 from 12
+ * (fewer warps an SM). A plane takes the most rows, up to 4 (8 from 11
  * taps on), whose grid still has kStripWarps warps per multiprocessor:
  * small planes (NV12's chroma) take fewer rather than idle most of the
  * GPU, and 2-row strips only up to 4 taps. Measured on an H100, 4K to
@@ -499,7 +500,7 @@ constexpr int kStripWarps = 48;
 constexpr int
 strip_most_rows (int taps)
 {
-  return taps >= 12 ? 8 : 4;
+  return taps >= 11 ? 8 : 4;
 }
 
 constexpr bool
@@ -643,22 +644,25 @@ load_weights (const int32_t * p, int32_t * w)
 }
 
 /* The horizontal sums of a direct thread's G = 4 / PB pixels in input row
- * @row: pixel g's TX taps from pixel @cx[g] on, weights @wx[g]. */
+ * @row: pixel g's TX taps from pixel @cx[g] on, weights @wx[g] (an odd
+ * TX's last pair: its last tap and a 0, not loaded). */
 template <int PB, int TX>
 __device__ __forceinline__ void
 filter_x (const uint8_t * row, const int (&cx)[4 / PB],
-    const uint32_t (&wx)[4 / PB][TX / 2], int32_t (&h)[4 / PB][PB])
+    const uint32_t (&wx)[4 / PB][(TX + 1) / 2], int32_t (&h)[4 / PB][PB])
 {
   typedef typename std::conditional<PB == 4, uint32_t, uint16_t>::type Pixel;
 
 #pragma unroll
   for (int g = 0; g < 4 / PB; g++) {
     const Pixel *p = (const Pixel *) row + cx[g];
-    uint32_t px[TX];
+    uint32_t px[TX + TX % 2];
 
 #pragma unroll
     for (int i = 0; i < TX; i++)
       px[i] = ld (p + i);
+    if constexpr (TX % 2)
+      px[TX] = 0;
 #pragma unroll
     for (int k = 0; k < PB; k++)
       h[g][k] = Fixed<1>::kHBias;
@@ -728,7 +732,7 @@ direct_kernel (DirectArgs a)
   if (x0 >= a.out_width || y0 >= a.out_height)
     return;
   int cx[G];                    /* the taps' first pixels */
-  uint32_t wx[G][TX / 2];       /* their weights, two int16 a word */
+  uint32_t wx[G][(TX + 1) / 2]; /* their weights, two int16 a word */
 
 #pragma unroll
   for (int g = 0; g < G; g++) {
@@ -739,7 +743,7 @@ direct_kernel (DirectArgs a)
     load_weights<TX> (a.x.weights + (size_t) x * TX, w);
 #pragma unroll
     for (int t = 0; t < TX; t += 2)
-      wx[g][t / 2] = weight_pair (w[t], w[t + 1]);
+      wx[g][t / 2] = weight_pair (w[t], t + 1 < TX ? w[t + 1] : 0);
   }
 
   if constexpr (S > 0) {
@@ -1688,14 +1692,15 @@ launch_direct_plane (const PlaneTables * t, const DirectArgs & a,
     cudaStream_t stream)
 {
   if (t->direct_step) {
-    static_assert (sizeof (kStripBuckets) == 5 * sizeof (int),
+    static_assert (sizeof (kStripBuckets) == 6 * sizeof (int),
         "a case a bucket");
     switch (t->direct_tx) {
       case 4: launch_strips<PB, 4> (t, a, stream); break;
       case 6: launch_strips<PB, 6> (t, a, stream); break;
       case 8: launch_strips<PB, 8> (t, a, stream); break;
+      case 11: launch_strips<PB, 11> (t, a, stream); break;
       case 12: launch_strips<PB, 12> (t, a, stream); break;
-      default: launch_strips<PB, 18> (t, a, stream); break;
+      default: launch_strips<PB, 17> (t, a, stream); break;
     }
   } else if (t->direct_tx == 2) {
     launch_direct_ty<PB, 2> (t, a, stream);
