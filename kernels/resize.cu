@@ -465,14 +465,12 @@ nearest_kernel (NearestArgs a)
 
 /* Taps the direct kernel is compiled for, per axis: an axis's count
  * rounded up to one of these (its tables laid out again with that many
- * taps, the extra weights 0: relay_axis ()). Rows: kDirectBuckets along x,
- * whose taps go in pairs, and kDirectBucketsY along y, whose rows are
- * summed one at a time (a 3-tap axis filters 3 input rows, not 4); strips:
- * one bucket of kStripBuckets for both axes, the larger (odd ones: the
- * last tap pair along x is the last tap and a 0; 17: 3x steps only,
- * strip_takes_step ()). */
-constexpr int kDirectBuckets[] = { 2, 4, 6 };
-constexpr int kDirectBucketsY[] = { 2, 3, 4, 5, 6 };
+ * taps, the extra weights 0: relay_axis ()). Rows: one of kDirectBuckets
+ * for each axis (a 3-tap axis filters 3 input rows, not 4); strips: one
+ * bucket of kStripBuckets for both axes, the larger (17: 3x steps only,
+ * strip_takes_step ()). Along x the taps go in pairs; an odd count's last
+ * pair is its last tap and a 0, not loaded. */
+constexpr int kDirectBuckets[] = { 2, 3, 4, 5, 6 };
 constexpr int kStripBuckets[] = { 4, 6, 8, 11, 12, 17 };
 /* Output rows per direct thread: both rows' loads are in flight together,
  * and the x tables are read once for them. */
@@ -1335,7 +1333,7 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
     return;
   const int strip = bucket_of (kStripBuckets, taps);
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
-  t->direct_ty = bucket_of (kDirectBucketsY, y->taps);
+  t->direct_ty = bucket_of (kDirectBuckets, y->taps);
   t->direct_step = 0;
   t->direct_rows = kDirectRows;
   const int step = strip_step (y);
@@ -1640,7 +1638,7 @@ launch_direct_ty (const PlaneTables * t, const DirectArgs & a,
 {
   constexpr int R = kDirectRows;
 
-  static_assert (sizeof (kDirectBucketsY) == 5 * sizeof (int),
+  static_assert (sizeof (kDirectBuckets) == 5 * sizeof (int),
       "a case a bucket");
   switch (t->direct_ty) {
     case 2: launch_direct<PB, TX, 2, 0, R> (t, a, stream); break;
@@ -1702,12 +1700,14 @@ launch_direct_plane (const PlaneTables * t, const DirectArgs & a,
       case 12: launch_strips<PB, 12> (t, a, stream); break;
       default: launch_strips<PB, 17> (t, a, stream); break;
     }
-  } else if (t->direct_tx == 2) {
-    launch_direct_ty<PB, 2> (t, a, stream);
-  } else if (t->direct_tx == 4) {
-    launch_direct_ty<PB, 4> (t, a, stream);
   } else {
-    launch_direct_ty<PB, 6> (t, a, stream);
+    switch (t->direct_tx) {
+      case 2: launch_direct_ty<PB, 2> (t, a, stream); break;
+      case 3: launch_direct_ty<PB, 3> (t, a, stream); break;
+      case 4: launch_direct_ty<PB, 4> (t, a, stream); break;
+      case 5: launch_direct_ty<PB, 5> (t, a, stream); break;
+      default: launch_direct_ty<PB, 6> (t, a, stream); break;
+    }
   }
 }
 
