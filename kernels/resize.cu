@@ -487,8 +487,11 @@ constexpr int kDirectRows = 2;
  * us at 4 taps, 30.3 against 33.0 at 8, but 45.6 against 44.0 at 12;
  * NV12's chroma in 2-row strips, 21.7 against 23.5 us (rows) at 4 taps,
  * but 31.1 and 42.8 against 27.9 and 35.8 (fused) at 8 and 12. 4K to 720p
- * RGBA lanczos (18 taps) in 4-row strips 43.2 us, in 8-row ones (460
- * blocks, 76 registers) 77.8, fused 62.0. */
+ * RGBA lanczos (17 taps, in a bucket of 18 then) in 4-row strips 43.2 us,
+ * in 8-row ones (460 blocks, 76 registers) 77.8, fused 62.0. 5- and 6-row
+ * strips at 2x (for fewer waves of blocks: 2.05 and 1.7 against 2.6)
+ * were slower at 4 taps (23.7 and 23.2 against 22.4) and 8 (31.5 and 31.0
+ * against 30.0). */
 constexpr int kStripRows[] = { 8, 4, 2 };
 constexpr int kStripWarps = 48;
 
