@@ -3,7 +3,8 @@
  * Unfiltering is sequential along a row (each byte needs the one bpp to
  * its left, already unfiltered), so the SSE2 code works a pixel at a time:
  * the pixel's bytes in 16-bit lanes of one register, the left and upper-
- * left pixels carried in registers. libpng does the same byte by byte.
+ * left pixels carried in registers, two rows side by side where it can.
+ * libpng does the same byte by byte, a row at a time.
  * Choosing a filter has no such chain (every input is known), so the SSE2
  * code there takes 16 bytes at a time.
  *
@@ -148,44 +149,145 @@ select128 (__m128i mask, __m128i yes, __m128i no)
           no));
 }
 
-/* One row of Sub, Average or Paeth, a pixel at a time; @n is a multiple of
- * @bpp. Inlined for each constant bpp (see unfilter_row ()). */
-static inline void
-unfilter_row_sse2 (int type, uint8_t * row, const uint8_t * prev, size_t n,
-    const int bpp)
+/* The unfiltered pixel of a Sub (@T 1), Average (3) or Paeth (4) row: @x
+ * its filtered bytes; @a, @b, @c its left, upper and upper-left
+ * neighbours, unfiltered. */
+static inline __m128i
+unfilter_pixel (const int T, __m128i x, __m128i a, __m128i b, __m128i c)
 {
-  const __m128i low = _mm_set1_epi16 (0xff);
-  __m128i a = _mm_setzero_si128 (), c = _mm_setzero_si128 ();
-  size_t i;
+  __m128i pred;
 
-  if (type == FILTER_SUB) {
-    for (i = 0; i < n; i += bpp) {
-      a = _mm_and_si128 (_mm_add_epi16 (load_pixel (row + i, bpp), a), low);
-      store_pixel (row + i, a, bpp);
-    }
-  } else if (type == FILTER_AVG) {
-    for (i = 0; i < n; i += bpp) {
-      __m128i b = load_pixel (prev + i, bpp);
-      __m128i avg = _mm_srli_epi16 (_mm_add_epi16 (a, b), 1);
-      a = _mm_and_si128 (_mm_add_epi16 (load_pixel (row + i, bpp), avg), low);
-      store_pixel (row + i, a, bpp);
-    }
+  if (T == FILTER_SUB) {
+    pred = a;
+  } else if (T == FILTER_AVG) {
+    pred = _mm_srli_epi16 (_mm_add_epi16 (a, b), 1);
   } else {
-    for (i = 0; i < n; i += bpp) {
-      /* what does not depend on a first, to leave the chain short */
-      __m128i b = load_pixel (prev + i, bpp), x = load_pixel (row + i, bpp);
-      __m128i p = _mm_sub_epi16 (b, c);
-      __m128i pa = abs16 (p);
-      __m128i q = _mm_sub_epi16 (a, c);
-      __m128i pb = abs16 (q), pc = abs16 (_mm_add_epi16 (p, q));
-      __m128i not_a = _mm_or_si128 (_mm_cmpgt_epi16 (pa, pb),
-          _mm_cmpgt_epi16 (pa, pc));
-      __m128i bc = select128 (_mm_cmpgt_epi16 (pb, pc), c, b);
+    /* what does not depend on a first, to leave the chain short */
+    __m128i p = _mm_sub_epi16 (b, c);
+    __m128i pa = abs16 (p);
+    __m128i q = _mm_sub_epi16 (a, c);
+    __m128i pb = abs16 (q), pc = abs16 (_mm_add_epi16 (p, q));
+    __m128i not_a = _mm_or_si128 (_mm_cmpgt_epi16 (pa, pb),
+        _mm_cmpgt_epi16 (pa, pc));
+    __m128i bc = select128 (_mm_cmpgt_epi16 (pb, pc), c, b);
 
-      a = _mm_and_si128 (_mm_add_epi16 (x, select128 (not_a, bc, a)), low);
-      store_pixel (row + i, a, bpp);
-      c = b;
-    }
+    pred = select128 (not_a, bc, a);
+  }
+  return _mm_and_si128 (_mm_add_epi16 (x, pred), _mm_set1_epi16 (0xff));
+}
+
+/* The upper pixel at @p, or zeros for Sub (@T), which has none: @p may
+ * then be past a row of zeros that was never made. */
+static inline __m128i
+upper_pixel (const int T, const uint8_t * p, const int bpp)
+{
+  return T == FILTER_SUB ? _mm_setzero_si128 () : load_pixel (p, bpp);
+}
+
+/* One row of Sub, Average or Paeth (@T), a pixel at a time; @n is a
+ * multiple of @bpp. */
+static inline void
+unfilter_row_sse2 (const int T, uint8_t * row, const uint8_t * prev,
+    size_t n, const int bpp)
+{
+  __m128i a = _mm_setzero_si128 (), c = _mm_setzero_si128 ();
+
+  for (size_t i = 0; i < n; i += bpp) {
+    __m128i b = upper_pixel (T, prev + i, bpp);
+
+    a = unfilter_pixel (T, load_pixel (row + i, bpp), a, b, c);
+    store_pixel (row + i, a, bpp);
+    c = b;
+  }
+}
+
+/* Two rows of Sub, Average or Paeth, @r1 (@T1) below @r0 (@T0), side by
+ * side: each step unfilters pixel i of r0 and pixel i - 1 of r1, whose
+ * upper and upper-left pixels are r0's, already done and kept in
+ * registers. Each row's pixels form a chain (a pixel needs its left one),
+ * so one row at a time leaves the CPU waiting on it; two chains at once
+ * keep it busy. @n is a multiple of @bpp, at least @bpp. */
+static inline void
+unfilter_rows2_sse2 (const int T0, const int T1, uint8_t * r0,
+    uint8_t * r1, const uint8_t * prev, size_t n, const int bpp)
+{
+  const __m128i zero = _mm_setzero_si128 ();
+  __m128i b0 = upper_pixel (T0, prev, bpp);
+  /* r0's pixel to the left (and above r1's next), r0's upper left; r1's
+   * left, r1's upper left */
+  __m128i a0 = unfilter_pixel (T0, load_pixel (r0, bpp), zero, b0, zero);
+  __m128i c0 = b0, a1 = zero, c1 = zero;
+
+  store_pixel (r0, a0, bpp);
+  for (size_t i = bpp; i < n; i += bpp) {
+    const __m128i b = upper_pixel (T0, prev + i, bpp);
+    const __m128i up = unfilter_pixel (T0, load_pixel (r0 + i, bpp), a0, b,
+        c0);
+
+    store_pixel (r0 + i, up, bpp);
+    a1 = unfilter_pixel (T1, load_pixel (r1 + i - bpp, bpp), a1, a0, c1);
+    store_pixel (r1 + i - bpp, a1, bpp);
+    c0 = b;
+    c1 = a0;
+    a0 = up;
+  }
+  a1 = unfilter_pixel (T1, load_pixel (r1 + n - bpp, bpp), a1, a0, c1);
+  store_pixel (r1 + n - bpp, a1, bpp);
+}
+
+/* The filter types the SSE2 code takes a pixel at a time */
+static inline int
+sequential (int type)
+{
+  return type == FILTER_SUB || type == FILTER_AVG || type == FILTER_PAETH;
+}
+
+/* unfilter_row_sse2 () for the type @t, or unfilter_rows2_sse2 () where
+ * @r1 is not NULL, with @bpp and the types as constants. */
+static inline void
+unfilter_sse2_bpp (int t0, int t1, uint8_t * r0, uint8_t * r1,
+    const uint8_t * prev, size_t n, const int bpp)
+{
+#define ONE(T) unfilter_row_sse2 (T, r0, prev, n, bpp)
+#define TWO(T0, T1) unfilter_rows2_sse2 (T0, T1, r0, r1, prev, n, bpp)
+#define TWO_BELOW(T0) \
+  (t1 == FILTER_SUB ? TWO (T0, FILTER_SUB) : t1 == FILTER_AVG ? \
+      TWO (T0, FILTER_AVG) : TWO (T0, FILTER_PAETH))
+  if (!r1)
+    t0 == FILTER_SUB ? ONE (FILTER_SUB) : t0 == FILTER_AVG ?
+        ONE (FILTER_AVG) : ONE (FILTER_PAETH);
+  else
+    t0 == FILTER_SUB ? TWO_BELOW (FILTER_SUB) : t0 == FILTER_AVG ?
+        TWO_BELOW (FILTER_AVG) : TWO_BELOW (FILTER_PAETH);
+#undef TWO_BELOW
+#undef TWO
+#undef ONE
+}
+
+/* Whether the SSE2 code takes rows of @n bytes of @bpp-byte pixels, and
+ * then unfilters the row @r0 of type @t0 (sequential ()), with @r1 of
+ * type @t1 below it where @r1 is not NULL. */
+static int
+unfilter_sse2 (int t0, int t1, uint8_t * r0, uint8_t * r1,
+    const uint8_t * prev, size_t n, int bpp)
+{
+  if (n == 0 || n % bpp != 0)
+    return 0;
+  switch (bpp) {
+    case 3:
+      unfilter_sse2_bpp (t0, t1, r0, r1, prev, n, 3);
+      return 1;
+    case 4:
+      unfilter_sse2_bpp (t0, t1, r0, r1, prev, n, 4);
+      return 1;
+    case 6:
+      unfilter_sse2_bpp (t0, t1, r0, r1, prev, n, 6);
+      return 1;
+    case 8:
+      unfilter_sse2_bpp (t0, t1, r0, r1, prev, n, 8);
+      return 1;
+    default:
+      return 0;
   }
 }
 #endif
@@ -199,24 +301,8 @@ unfilter_row (int type, uint8_t * row, const uint8_t * prev, size_t n,
   if (type == FILTER_NONE)
     return;
 #ifdef __SSE2__
-  if (type != FILTER_UP && n % bpp == 0) {
-    switch (bpp) {
-      case 3:
-        unfilter_row_sse2 (type, row, prev, n, 3);
-        return;
-      case 4:
-        unfilter_row_sse2 (type, row, prev, n, 4);
-        return;
-      case 6:
-        unfilter_row_sse2 (type, row, prev, n, 6);
-        return;
-      case 8:
-        unfilter_row_sse2 (type, row, prev, n, 8);
-        return;
-      default:
-        break;
-    }
-  }
+  if (sequential (type) && unfilter_sse2 (type, 0, row, NULL, prev, n, bpp))
+    return;
 #endif
   unfilter_row_c (type, row, prev, n, bpp);
 }
@@ -247,6 +333,19 @@ cf_png_unfilter_rows (uint8_t * data, size_t rows, size_t row_bytes, int bpp)
       ret = -1;
       break;
     }
+#ifdef __SSE2__
+    /* this row and the next side by side, where both are unfiltered a
+     * pixel at a time */
+    uint8_t *next = y + 1 < rows ? line + row_bytes + 1 : NULL;
+    if (next && sequential (type) && sequential (next[0]) &&
+        unfilter_sse2 (type, next[0], line + 1, next + 1, prev, row_bytes,
+            bpp)) {
+      line[0] = next[0] = FILTER_NONE;
+      prev = next + 1;
+      y++;
+      continue;
+    }
+#endif
     unfilter_row (type, line + 1, prev, row_bytes, bpp);
     line[0] = FILTER_NONE;
     prev = line + 1;
