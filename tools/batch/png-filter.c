@@ -273,22 +273,16 @@ unfilter_sse2 (int t0, int t1, uint8_t * r0, uint8_t * r1,
 {
   if (n == 0 || n % bpp != 0)
     return 0;
+#define CASE(B) \
+    case B: \
+      unfilter_sse2_bpp (t0, t1, r0, r1, prev, n, B); \
+      return 1;
   switch (bpp) {
-    case 3:
-      unfilter_sse2_bpp (t0, t1, r0, r1, prev, n, 3);
-      return 1;
-    case 4:
-      unfilter_sse2_bpp (t0, t1, r0, r1, prev, n, 4);
-      return 1;
-    case 6:
-      unfilter_sse2_bpp (t0, t1, r0, r1, prev, n, 6);
-      return 1;
-    case 8:
-      unfilter_sse2_bpp (t0, t1, r0, r1, prev, n, 8);
-      return 1;
+    CASE (3) CASE (4) CASE (6) CASE (8)
     default:
       return 0;
   }
+#undef CASE
 }
 #endif
 
