@@ -30,11 +30,11 @@
  *      output's own taps costs less than sharing them through shared
  *      memory): two output rows a thread, all their taps' loads in flight
  *      at once;
- *    - strips (2x, 3x and 1.5x downscales along y, up to 12 taps): 2, 4
- *      or 8 output rows a thread, 2, 3 or 1.5 input rows apart, so that
- *      each input row of the strip is filtered along x once and summed
- *      into every output row whose taps take it (a 4K to 1080p bicubic
- *      filters about 3.5 input rows per output row instead of 8).
+ *    - strips (2x and 1.5x downscales along y up to 12 taps, 3x up to
+ *      17): 2, 4 or 8 output rows a thread, 2, 3 or 1.5 input rows apart,
+ *      so that each input row of the strip is filtered along x once and
+ *      summed into every output row whose taps take it (a 4K to 1080p
+ *      bicubic filters about 3.5 input rows per output row instead of 8).
  *    It reads whole pixels, so a plane whose address or pitch is not a
  *    multiple of 4 takes the kernel chosen before it (fused or two
  *    passes) at launch.
