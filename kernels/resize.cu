@@ -1675,6 +1675,7 @@ launch_strips (const PlaneTables * t, const DirectArgs & a,
     cudaStream_t stream)
 {
   static_assert (sizeof (kStripSteps) == 4 * sizeof (int), "a case a step");
+  /* a bucket compiled for the 3x step only */
   if constexpr (!strip_takes_step (T, 8)) {
     launch_strip_rows<PB, T, 12> (t, a, stream);
   } else {

@@ -961,10 +961,10 @@ test_cuda_matrix (void)
 }
 
 /* The benchmark's sizes, every method: 4K to 1080p and back, 1080p to
- * 720p and back, 4K to 720p, RGBA, NV12 (centred and co-sited chroma) and I420, and the layouts
- * of 16-bit samples (RGBA64's 8-byte pixels, P010's pairs and I420_10LE's
- * 10 low bits), so that the fused kernel's many full and partial tiles are
- * compared too. */
+ * 720p and back, 4K to 720p, RGBA, NV12 (centred and co-sited chroma) and
+ * I420, and the layouts of 16-bit samples (RGBA64's 8-byte pixels, P010's
+ * pairs and I420_10LE's 10 low bits), so that the fused kernel's many full
+ * and partial tiles are compared too. */
 static void
 test_cuda_video_sizes (void)
 {
@@ -1073,7 +1073,7 @@ test_cuda_kernels (void)
      * below (5: bilinear) */
     {CF_RESIZE_BICUBIC, 1, {11520, 6480, 3840, 2160}, "fused",
         "direct strips"},
-    /* and up to 18 taps an axis there (17: lanczos) */
+    /* and up to 17 taps an axis there (lanczos) */
     {CF_RESIZE_LANCZOS, 1, {11520, 6480, 3840, 2160}, "fused",
         "direct strips"},
     {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1280, 720}, "fused", "direct"},

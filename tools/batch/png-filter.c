@@ -242,7 +242,7 @@ sequential (int type)
   return type == FILTER_SUB || type == FILTER_AVG || type == FILTER_PAETH;
 }
 
-/* unfilter_row_sse2 () for the type @t, or unfilter_rows2_sse2 () where
+/* unfilter_row_sse2 () for the type @t0, or unfilter_rows2_sse2 () where
  * @r1 is not NULL, with @bpp and the types as constants. */
 static inline void
 unfilter_sse2_bpp (int t0, int t1, uint8_t * r0, uint8_t * r1,
