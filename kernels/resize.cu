@@ -510,6 +510,19 @@ strip_takes_rows (int taps, int rows)
   return rows <= strip_most_rows (taps) && (rows > 2 || taps <= 4);
 }
 
+/* The input rows a strip thread loads ahead of the one it filters (their
+ * loads in flight while it works): 1, except in 8-row strips of 12 taps,
+ * whose 64 registers a thread would become 80 (fewer warps an SM). Measured
+ * on an H100 (docs/PERFORMANCE.md), RGBA, us: 4K to 1080p bilinear 22.5 to
+ * 22.1, lanczos antialias=false 26.4 to 25.0; 1080p to 720p bicubic 13.9
+ * to 13.2; 4K to 720p bicubic 28.5 to 27.7; but 4K to 1080p lanczos (12
+ * taps, 8 rows) 42.0 to 42.7. Two rows ahead: no faster, lanczos slower. */
+__host__ __device__ constexpr int
+strip_lookahead (int taps, int rows)
+{
+  return taps >= 12 && rows == 8 ? 0 : 1;
+}
+
 /* Whether strips of @taps (a bucket) are compiled for the step @s
  * (kStripSteps): more than 12 taps only at 3x, where lanczos has 17 (4K to
  * 720p); the 2x and 1.5x steps have at most 12 (lanczos) when both axes
@@ -644,36 +657,58 @@ load_weights (const int32_t * p, int32_t * w)
   }
 }
 
-/* The horizontal sums of a direct thread's G = 4 / PB pixels in input row
- * @row: pixel g's TX taps from pixel @cx[g] on, weights @wx[g] (an odd
- * TX's last pair: its last tap and a 0, not loaded). */
+/* The TX tap pixels of a direct thread's G = 4 / PB pixels in input row
+ * @row, pixel g's from pixel @cx[g] on (an odd TX's last pair: its last
+ * tap and a 0, not loaded). */
 template <int PB, int TX>
 __device__ __forceinline__ void
-filter_x (const uint8_t * row, const int (&cx)[4 / PB],
-    const uint32_t (&wx)[4 / PB][(TX + 1) / 2], int32_t (&h)[4 / PB][PB])
+load_x (const uint8_t * row, const int (&cx)[4 / PB],
+    uint32_t (&px)[4 / PB][TX + TX % 2])
 {
   typedef typename std::conditional<PB == 4, uint32_t, uint16_t>::type Pixel;
 
 #pragma unroll
   for (int g = 0; g < 4 / PB; g++) {
     const Pixel *p = (const Pixel *) row + cx[g];
-    uint32_t px[TX + TX % 2];
 
 #pragma unroll
     for (int i = 0; i < TX; i++)
-      px[i] = ld (p + i);
+      px[g][i] = ld (p + i);
     if constexpr (TX % 2)
-      px[TX] = 0;
+      px[g][TX] = 0;
+  }
+}
+
+/* The horizontal sums @h of the pixels @px (load_x ()), weights @wx[g]. */
+template <int PB, int TX>
+__device__ __forceinline__ void
+sum_x (const uint32_t (&px)[4 / PB][TX + TX % 2],
+    const uint32_t (&wx)[4 / PB][(TX + 1) / 2], int32_t (&h)[4 / PB][PB])
+{
+#pragma unroll
+  for (int g = 0; g < 4 / PB; g++) {
 #pragma unroll
     for (int k = 0; k < PB; k++)
       h[g][k] = Fixed<1>::kHBias;
 #pragma unroll
     for (int i = 0; i < TX; i += 2)
-      add_tap_pair<PB> (wx[g][i / 2], px[i], px[i + 1], h[g]);
+      add_tap_pair<PB> (wx[g][i / 2], px[g][i], px[g][i + 1], h[g]);
 #pragma unroll
     for (int k = 0; k < PB; k++)
       h[g][k] = horizontal_of_biased<1> (h[g][k]);
   }
+}
+
+/* The horizontal sums of a direct thread's pixels in input row @row. */
+template <int PB, int TX>
+__device__ __forceinline__ void
+filter_x (const uint8_t * row, const int (&cx)[4 / PB],
+    const uint32_t (&wx)[4 / PB][(TX + 1) / 2], int32_t (&h)[4 / PB][PB])
+{
+  uint32_t px[4 / PB][TX + TX % 2];
+
+  load_x<PB, TX> (row, cx, px);
+  sum_x<PB, TX> (px, wx, h);
 }
 
 /* Writes output row @y's 4 bytes from @x0 on (fewer at the row's end). */
@@ -712,10 +747,11 @@ store_direct (const DirectArgs & a, int y, int x0,
  * strip_offset (S, k) from the first (a 2x, 3x or 1.5x downscale's). The
  * strip's input rows are filtered along x once each, and each output row
  * sums those of its taps as they come: a row of a 4K to 1080p bicubic (8
- * taps) is filtered once instead of four times. Every sum is the one the
- * rows would make, in the same order. A strip whose rows do not step so
- * (the picture's edges, where the taps are shifted to stay within it; the
- * last rows) takes the rows' way. */
+ * taps) is filtered once instead of four times. The pixels of the next
+ * input row are loaded before this one is filtered (strip_lookahead ()).
+ * Every sum is the one the rows would make, in the same order. A strip
+ * whose rows do not step so (the picture's edges, where the taps are
+ * shifted to stay within it; the last rows) takes the rows' way. */
 template <int PB, int TX, int TY, int S, int R>
 __global__ void __launch_bounds__ (kThreads)
 direct_kernel (DirectArgs a)
@@ -758,15 +794,23 @@ direct_kernel (DirectArgs a)
           fy + strip_offset (S, k);
     if (strip) {
       const uint8_t *row = a.src + (size_t) fy * a.src_pitch;
+      constexpr int N = strip_offset (S, R - 1) + TY;
+      constexpr int D = strip_lookahead (TX, R);
       int32_t acc[R][G][PB];
       int32_t wy[R][TY];
+      uint32_t px[D + 1][G][TX + TX % 2];
 
 #pragma unroll
-      for (int j = 0; j < strip_offset (S, R - 1) + TY; j++,
-          row += a.src_pitch) {
+      for (int j = 0; j < D; j++)
+        load_x<PB, TX> (row + (size_t) j * a.src_pitch, cx, px[j]);
+#pragma unroll
+      for (int j = 0; j < N; j++) {
         int32_t h[G][PB];
 
-        filter_x<PB, TX> (row, cx, wx, h);
+        if (j + D < N)
+          load_x<PB, TX> (row + (size_t) (j + D) * a.src_pitch, cx,
+              px[(j + D) % (D + 1)]);
+        sum_x<PB, TX> (px[j % (D + 1)], wx, h);
 #pragma unroll
         for (int k = 0; k < R; k++) {
           const int t = j - strip_offset (S, k);
@@ -1271,7 +1315,7 @@ direct_grid (const PlaneTables * t, int rows)
   const int groups = (t->out_width * t->pixel_bytes + 3) / 4;
   const int row_groups = (t->out_height + rows - 1) / rows;
 
-  return dim3 ((groups + 63) / 64,
+  return dim3 ((groups + 64 - 1) / 64,
       (row_groups + kThreads / 64 - 1) / (kThreads / 64));
 }
 
