@@ -657,18 +657,32 @@ load_weights (const int32_t * p, int32_t * w)
   }
 }
 
-/* The TX tap pixels of a direct thread's G = 4 / PB pixels in input row
+/* Output pixels a direct thread computes in a row: 4 bytes' worth, or two
+ * 4-byte pixels where the x taps are 2 or 4. Measured on an H100
+ * (docs/PERFORMANCE.md), RGBA, us: 4K to 1080p bilinear (4 taps, strips)
+ * 22.4 to 21.7, antialias=false (2 taps) 19.2 to 18.6; 1080p to 720p
+ * area (2 taps) 9.6 to 9.1. Other counts were slower with two pixels: 3
+ * taps (1080p to 720p bilinear) 11.5 against 11.8, 5 (4K to 720p
+ * bilinear) 19.6 against 20.9, 6 to 12 taps up to 1.7 times slower (twice
+ * the registers). */
+__host__ __device__ constexpr int
+direct_pixels (int pb, int tx)
+{
+  return pb == 4 && (tx == 2 || tx == 4) ? 2 : 4 / pb;
+}
+
+/* The TX tap pixels of a direct thread's G pixels in input row
  * @row, pixel g's from pixel @cx[g] on (an odd TX's last pair: its last
  * tap and a 0, not loaded). */
-template <int PB, int TX>
+template <int PB, int TX, int G>
 __device__ __forceinline__ void
-load_x (const uint8_t * row, const int (&cx)[4 / PB],
-    uint32_t (&px)[4 / PB][TX + TX % 2])
+load_x (const uint8_t * row, const int (&cx)[G],
+    uint32_t (&px)[G][TX + TX % 2])
 {
   typedef typename std::conditional<PB == 4, uint32_t, uint16_t>::type Pixel;
 
 #pragma unroll
-  for (int g = 0; g < 4 / PB; g++) {
+  for (int g = 0; g < G; g++) {
     const Pixel *p = (const Pixel *) row + cx[g];
 
 #pragma unroll
@@ -680,13 +694,13 @@ load_x (const uint8_t * row, const int (&cx)[4 / PB],
 }
 
 /* The horizontal sums @h of the pixels @px (load_x ()), weights @wx[g]. */
-template <int PB, int TX>
+template <int PB, int TX, int G>
 __device__ __forceinline__ void
-sum_x (const uint32_t (&px)[4 / PB][TX + TX % 2],
-    const uint32_t (&wx)[4 / PB][(TX + 1) / 2], int32_t (&h)[4 / PB][PB])
+sum_x (const uint32_t (&px)[G][TX + TX % 2],
+    const uint32_t (&wx)[G][(TX + 1) / 2], int32_t (&h)[G][PB])
 {
 #pragma unroll
-  for (int g = 0; g < 4 / PB; g++) {
+  for (int g = 0; g < G; g++) {
 #pragma unroll
     for (int k = 0; k < PB; k++)
       h[g][k] = Fixed<1>::kHBias;
@@ -700,37 +714,48 @@ sum_x (const uint32_t (&px)[4 / PB][TX + TX % 2],
 }
 
 /* The horizontal sums of a direct thread's pixels in input row @row. */
-template <int PB, int TX>
+template <int PB, int TX, int G>
 __device__ __forceinline__ void
-filter_x (const uint8_t * row, const int (&cx)[4 / PB],
-    const uint32_t (&wx)[4 / PB][(TX + 1) / 2], int32_t (&h)[4 / PB][PB])
+filter_x (const uint8_t * row, const int (&cx)[G],
+    const uint32_t (&wx)[G][(TX + 1) / 2], int32_t (&h)[G][PB])
 {
-  uint32_t px[4 / PB][TX + TX % 2];
+  uint32_t px[G][TX + TX % 2];
 
-  load_x<PB, TX> (row, cx, px);
-  sum_x<PB, TX> (px, wx, h);
+  load_x<PB, TX, G> (row, cx, px);
+  sum_x<PB, TX, G> (px, wx, h);
 }
 
-/* Writes output row @y's 4 bytes from @x0 on (fewer at the row's end). */
-template <int PB>
+/* Writes output row @y's G pixels from @x0 on (fewer at the row's end):
+ * one store of 4 or 8 bytes where the row allows. */
+template <int PB, int G>
 __device__ __forceinline__ void
 store_direct (const DirectArgs & a, int y, int x0,
-    const int32_t (&acc)[4 / PB][PB])
+    const int32_t (&acc)[G][PB])
 {
-  uint32_t v = 0;
+  constexpr int W = G * PB / 4;         /* words */
+  uint32_t v[W] = { };
 
 #pragma unroll
-  for (int g = 0; g < 4 / PB; g++)
+  for (int g = 0; g < G; g++)
 #pragma unroll
     for (int k = 0; k < PB; k++)
-      v |= output_of_biased<1> (acc[g][k], ValueField { 255, 0 }) <<
-          (8 * (g * PB + k));
-  store_group (a.dst + (size_t) y * a.dst_pitch + (size_t) x0 * PB, v,
-      min (4 / PB, a.out_width - x0) * PB, a.dst_aligned);
+      v[(g * PB + k) / 4] |= output_of_biased<1> (acc[g][k],
+          ValueField { 255, 0 }) << (8 * ((g * PB + k) % 4));
+  uint8_t *d = a.dst + (size_t) y * a.dst_pitch + (size_t) x0 * PB;
+  const int n = min (G, a.out_width - x0) * PB;
+
+  if (W == 2 && n == 8 && a.dst_aligned && (uintptr_t) d % 8 == 0) {
+    *(uint2 *) d = make_uint2 (v[0], v[W - 1]);
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < W; i++)
+    store_group (d + 4 * i, v[i], min (max (n - 4 * i, 0), 4),
+        a.dst_aligned);
 }
 
 /* 8-bit samples in pixels of PB = 2 or 4 bytes, few taps, planes aligned
- * to 4 bytes: each thread computes 4 output bytes (4 / PB pixels) of R
+ * to 4 bytes: each thread computes G = direct_pixels () pixels of R
  * rows straight from the input, with no shared memory and no barrier. The
  * sums are the two passes': each tap row filtered along x
  * (horizontal_of_biased ()), then those along y. Along x, the two pixels
@@ -756,7 +781,7 @@ template <int PB, int TX, int TY, int S, int R>
 __global__ void __launch_bounds__ (kThreads)
 direct_kernel (DirectArgs a)
 {
-  constexpr int G = 4 / PB;
+  constexpr int G = direct_pixels (PB, TX);
   /* the y weights a strip loads at once: int4 or int2; one at a time from
    * 12 taps on, where the 6 output rows a strip row feeds would hold 24
    * registers of them (80 registers a thread against 64: 4K to 1080p
@@ -802,15 +827,15 @@ direct_kernel (DirectArgs a)
 
 #pragma unroll
       for (int j = 0; j < D; j++)
-        load_x<PB, TX> (row + (size_t) j * a.src_pitch, cx, px[j]);
+        load_x<PB, TX, G> (row + (size_t) j * a.src_pitch, cx, px[j]);
 #pragma unroll
       for (int j = 0; j < N; j++) {
         int32_t h[G][PB];
 
         if (j + D < N)
-          load_x<PB, TX> (row + (size_t) (j + D) * a.src_pitch, cx,
+          load_x<PB, TX, G> (row + (size_t) (j + D) * a.src_pitch, cx,
               px[(j + D) % (D + 1)]);
-        sum_x<PB, TX> (px[j % (D + 1)], wx, h);
+        sum_x<PB, TX, G> (px[j % (D + 1)], wx, h);
 #pragma unroll
         for (int k = 0; k < R; k++) {
           const int t = j - strip_offset (S, k);
@@ -827,7 +852,7 @@ direct_kernel (DirectArgs a)
               acc[k][g][c] = (t == 0 ? Fixed<1>::kVBias : acc[k][g][c]) +
                   wy[k][t] * h[g][c];
           if (t == TY - 1)
-            store_direct<PB> (a, y0 + k, x0, acc[k]);
+            store_direct<PB, G> (a, y0 + k, x0, acc[k]);
         }
       }
       return;
@@ -852,14 +877,14 @@ direct_kernel (DirectArgs a)
     for (int t = 0; t < TY; t++, row += a.src_pitch) {
       int32_t h[G][PB];
 
-      filter_x<PB, TX> (row, cx, wx, h);
+      filter_x<PB, TX, G> (row, cx, wx, h);
 #pragma unroll
       for (int g = 0; g < G; g++)
 #pragma unroll
         for (int k = 0; k < PB; k++)
           acc[g][k] += wy[t] * h[g][k];
     }
-    store_direct<PB> (a, y, x0, acc);
+    store_direct<PB, G> (a, y, x0, acc);
   }
 }
 
@@ -1306,13 +1331,14 @@ relay_axis (const CfResizeAxis * axis, int taps, int32_t * first,
   }
 }
 
-/* The grid of a direct launch on @t with @rows output rows a thread:
- * blocks of 64 x kThreads / 64 threads, each 4 output bytes of @rows
- * rows. */
+/* The grid of a direct launch on @t with @tx taps along x (a bucket) and
+ * @rows output rows a thread: blocks of 64 x kThreads / 64 threads, each
+ * direct_pixels () pixels of @rows rows. */
 dim3
-direct_grid (const PlaneTables * t, int rows)
+direct_grid (const PlaneTables * t, int tx, int rows)
 {
-  const int groups = (t->out_width * t->pixel_bytes + 3) / 4;
+  const int n = direct_pixels (t->pixel_bytes, tx);
+  const int groups = (t->out_width + n - 1) / n;
   const int row_groups = (t->out_height + rows - 1) / rows;
 
   return dim3 ((groups + 64 - 1) / 64,
@@ -1392,7 +1418,7 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
     for (int r : kStripRows) {
       if (r > strip_most_rows (strip))
         continue;
-      const dim3 g = direct_grid (t, r);
+      const dim3 g = direct_grid (t, strip, r);
 
       rows = r;
       if ((double) g.x * g.y * (kThreads / 32) >= (double) kStripWarps * sms)
@@ -1671,7 +1697,7 @@ void
 launch_direct (const PlaneTables * t, const DirectArgs & a,
     cudaStream_t stream)
 {
-  const dim3 grid = direct_grid (t, R);
+  const dim3 grid = direct_grid (t, TX, R);
 
   direct_kernel<PB, TX, TY, S, R><<<grid, dim3 (64, kThreads / 64), 0,
       stream>>> (a);
