@@ -726,32 +726,25 @@ filter_x (const uint8_t * row, const int (&cx)[G],
 }
 
 /* Writes output row @y's G pixels from @x0 on (fewer at the row's end):
- * one store of 4 or 8 bytes where the row allows. */
+ * one store of 4 or 8 bytes where the row allows (store_group ()). */
 template <int PB, int G>
 __device__ __forceinline__ void
 store_direct (const DirectArgs & a, int y, int x0,
     const int32_t (&acc)[G][PB])
 {
-  constexpr int W = G * PB / 4;         /* words */
-  uint32_t v[W] = { };
+  typedef typename std::conditional<G * PB == 8, uint64_t, uint32_t>::type
+      Word;
+  Word v = 0;
 
 #pragma unroll
   for (int g = 0; g < G; g++)
 #pragma unroll
     for (int k = 0; k < PB; k++)
-      v[(g * PB + k) / 4] |= output_of_biased<1> (acc[g][k],
-          ValueField { 255, 0 }) << (8 * ((g * PB + k) % 4));
+      v |= (Word) output_of_biased<1> (acc[g][k], ValueField { 255, 0 }) <<
+          (8 * (g * PB + k));
   uint8_t *d = a.dst + (size_t) y * a.dst_pitch + (size_t) x0 * PB;
-  const int n = min (G, a.out_width - x0) * PB;
-
-  if (W == 2 && n == 8 && a.dst_aligned && (uintptr_t) d % 8 == 0) {
-    *(uint2 *) d = make_uint2 (v[0], v[W - 1]);
-    return;
-  }
-#pragma unroll
-  for (int i = 0; i < W; i++)
-    store_group (d + 4 * i, v[i], min (max (n - 4 * i, 0), 4),
-        a.dst_aligned);
+  store_group (d, v, min (G, a.out_width - x0) * PB, a.dst_aligned &&
+      (uintptr_t) d % sizeof (Word) == 0);
 }
 
 /* 8-bit samples in pixels of PB = 2 or 4 bytes, few taps, planes aligned
