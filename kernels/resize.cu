@@ -557,12 +557,14 @@ strip_offset (int s, int k)
  * - 2x: 3 (2 taps share no input row);
  * - 3x: 7. 4K to 720p RGBA bilinear (5 taps) took 23.4 us in strips, 21.6
  *   in rows; bicubic (11 taps) 29.4 in strips, 34.5 in the fused kernel.
- * - 1.5x: 5. 1080p to 720p RGBA, 3 and 4 taps: 12.5 and 12.1 us in strips,
- *   12.3 and 12.1 in rows; 6 taps: 13.6 in strips, 18.7 fused. */
+ * - 1.5x: 4. 1080p to 720p RGBA, since the strips load a row ahead
+ *   (strip_lookahead ()): 3 taps (bilinear) 11.35 us in strips, 11.4 in
+ *   rows; 4 taps (bicubic antialias=false) 11.05 in strips, 11.8 in rows
+ *   (NV12 13.35 against 14.0); 6 taps: 13.6 in strips, 18.7 fused. */
 constexpr int
 strip_min_taps (int s)
 {
-  return s == 8 ? 3 : s == 12 ? 7 : 5;
+  return s == 8 ? 3 : s == 12 ? 7 : 4;
 }
 /* The direct kernel filters bucket_x x bucket_y input samples for each
  * output sample, the fused one about taps_x x scale_y + taps_y (scale_y:

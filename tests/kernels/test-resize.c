@@ -1064,7 +1064,7 @@ test_cuda_kernels (void)
     /* 6 taps an axis on a plane too small for strips of more than 2 rows
      * (kStripWarps): rows */
     {CF_RESIZE_BILINEAR, 1, {1000, 500, 333, 250}, "fused", "direct"},
-    /* 1.5x downscales along y: strips from 5 taps on (6 here; on a plane
+    /* 1.5x downscales along y: strips from 4 taps on (6 here; on a plane
      * with rows enough for strips of 4, NV12's chroma too), rows below */
     {CF_RESIZE_BICUBIC, 1, {7680, 4320, 5120, 2880}, "fused",
         "direct strips"},
@@ -1093,7 +1093,8 @@ test_cuda_kernels (void)
      * the direct kernel falls back to the two passes */
     {CF_RESIZE_BICUBIC, 0, {32767, 32, 128, 16}, "two-pass",
         "direct strips"},
-    {CF_RESIZE_BICUBIC, 0, {32767, 18, 128, 12}, "two-pass", "direct"},
+    /* the same rows at 1.4x along y (no strips' step): rows */
+    {CF_RESIZE_BICUBIC, 0, {32767, 14, 128, 10}, "two-pass", "direct"},
   };
   static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_NV12,
     CF_FORMAT_RGBA64_LE, CF_FORMAT_P010_10LE, CF_FORMAT_I420_10LE
