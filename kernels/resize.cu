@@ -1336,7 +1336,7 @@ direct_grid (const PlaneTables * t, int tx, int rows)
   const int groups = (t->out_width + n - 1) / n;
   const int row_groups = (t->out_height + rows - 1) / rows;
 
-  return dim3 ((groups + 64 - 1) / 64,
+  return dim3 ((groups + 63) / 64,
       (row_groups + kThreads / 64 - 1) / (kThreads / 64));
 }
 
