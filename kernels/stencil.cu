@@ -65,7 +65,9 @@
  * through a workspace (stencil_rows_mma_kernel () and
  * stencil_columns_mma_kernel (), 2.6x to 11x faster); and at radius 1
  * in registers without the tile (stencil_window_kernel (), about 1.4x
- * faster).
+ * faster) on planes of 4-byte pixels, on the tensor cores on planes of 1-
+ * and 2-byte pixels (4K NV12 and GRAY8: about 8% faster than the window
+ * there; docs/PERFORMANCE.md).
  */
 #include "stencil.h"
 #include "cuda-common.cuh"
@@ -142,7 +144,9 @@ border_index (int border, int i, int n)
  * high, tap t of the band at byte kWPad + t of its kWRow, zeros around
  * (mma_weight_bytes ()). */
 constexpr int kMmaR = 8;                /* the band's radius: 2 kMmaR + 1 taps */
-constexpr int kMmaMinR = 2;             /* the smallest radius it takes */
+constexpr int kMmaMinR = 1;             /* the smallest radius it takes
+                                         * (the window keeps 4-byte
+                                         * pixels' radius 1) */
 constexpr int kWinR = 1;                /* the sliding window's radius */
 constexpr int kWPad = 16;
 constexpr int kLongTiles = 5;           /* k tiles of the two-pass kernels'
@@ -2148,8 +2152,7 @@ never_saturates (const CfStencilPlan * plan)
 }
 
 /* How the tensor-core kernels can take @plan (MmaSplit): BOTH on 8-bit
- * samples, the larger radius at least kMmaMinR (at radius 1 the sliding
- * window is the faster: docs/PERFORMANCE.md), the columns' sums within int32
+ * samples, the larger radius at least kMmaMinR, the columns' sums within int32
  * (columns_wide ()), and the weights and the rows' results h within the
  * two bytes it splits them into: every weight 0 .. 65535 with h 0 ..
  * 65535 (unsigned bytes), or every weight and h within int16 (the high
@@ -2333,11 +2336,15 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       const int32_t value = plan->border_sample[p][k];
       a->border_sample[k] = (int32_t) CF_VALUE_SAMPLE (value, info->lsb);
     }
-    /* radius 1 .. kWinR: the sliding window, its weights per channel; 2
-     * .. kMmaR: the fused tensor-core kernel, both axes' taps centred in
-     * 2 kMmaR + 1; above: the two passes on the tensor cores; the CUDA-core
-     * kernel stays for unaligned launches */
-    const int strip = win && l->sample_bytes == 1 ?
+    /* radius 1 .. kWinR: the sliding window, its weights per channel, on
+     * 4-byte pixels, and on 1- and 2-byte ones whose taps the tensor
+     * cores cannot split (where the fused kernel is the faster: 4K NV12
+     * 41 against 38 us, GRAY8 25 against 23.4 on an H100; 1080p within
+     * 0.3 us); up to kMmaR: the fused tensor-core kernel, both axes' taps
+     * centred in 2 kMmaR + 1; above: the two passes on the tensor cores;
+     * the CUDA-core kernel stays for unaligned launches */
+    const int strip = win && l->sample_bytes == 1
+        && (l->pixel_bytes == 4 || split == kMmaNone) ?
         window_strip (a->width, a->height, l->pixel_bytes, sms) : 0;
     const Kernel wk = strip > 0 ? select_window_kernel (l->pixel_bytes,
         !never_saturates (plan), strip) : Kernel { NULL, NULL, 0, 0, 0 };

@@ -1580,17 +1580,25 @@ test_cuda_large (void)
 }
 
 /* How many planes of @format the tensor cores and the sliding window take
- * (stencil.h: 8-bit samples in 1-, 2- and 4-byte pixels): the count
- * expected of cf_stencil_device_plan_describe (). */
+ * (stencil.h: 8-bit samples in 1-, 2- and 4-byte pixels; @wide: 4-byte
+ * pixels only, which keep the window at radius 1): the count expected of
+ * cf_stencil_device_plan_describe (). */
 static guint
-fast_planes (CfFormat format)
+fast_planes_of (CfFormat format, gboolean wide)
 {
   const CfFormatInfo *info = cf_format_info (format);
   guint n = 0;
 
   for (int p = 0; p < info->n_planes; p++)
-    n += info->plane[p].sample_bytes == 1 && info->plane[p].pixel_bytes != 3;
+    n += info->plane[p].sample_bytes == 1 && (wide ?
+        info->plane[p].pixel_bytes == 4 : info->plane[p].pixel_bytes != 3);
   return n;
+}
+
+static guint
+fast_planes (CfFormat format)
+{
+  return fast_planes_of (format, FALSE);
 }
 
 /* Random taps for radius @r (at least 1) into @t, as given (not
@@ -1752,7 +1760,9 @@ mild_sharpen (int r, double *t)
 }
 
 /* The sliding-window kernel (BOTH, 8-bit samples, radius 1) against
- * the CPU on 16-byte aligned planes and pitches: every format and border;
+ * the CPU on 16-byte aligned planes and pitches: every format and border
+ * (planes of 1- and 2-byte pixels take the tensor cores instead where
+ * they can split the taps: asserted for the blurs and the sharpened axis);
  * widths inside one vector, across lanes, warps and blocks; heights below,
  * at and across the strips, whose height CF_STENCIL_WINDOW_ROWS also sets
  * to 1, 3 and 64; blurs (no saturation), a sharpened axis, signed taps and
@@ -1786,7 +1796,12 @@ test_cuda_window (void)
         const guint kind = n % G_N_ELEMENTS (names);
         const char *strip = strips[(n / 3) % G_N_ELEMENTS (strips)];
         const guint planes = fast_planes (f);
+        const guint wide = fast_planes_of (f, TRUE);
+        const guint before[2] = { counts[KERNEL_WINDOW],
+          counts[KERNEL_TENSOR_CORES]
+        };
         gboolean nx = TRUE, ny = TRUE;
+        guint runs;
         CfStencilParams s;
         char *what;
 
@@ -1821,20 +1836,35 @@ test_cuda_window (void)
             strip ? strip : "default");
         if (strip)
           g_setenv ("CF_STENCIL_WINDOW_ROWS", strip, TRUE);
-        want += aligned_runs (f, sizes[z][0], sizes[z][1], &s, z % 2 == 0,
-            z == 4, what, planes, counts, cuda);
+        runs = aligned_runs (f, sizes[z][0], sizes[z][1], &s, z % 2 == 0,
+            z == 4, what, planes, counts, cuda) / MAX (planes, 1);
+        want += runs * planes;
         g_unsetenv ("CF_STENCIL_WINDOW_ROWS");
+        /* the 4-byte planes in the window; the others too where a weight
+         * is above 65535 (the sharpened axis, an axis of radius 0: its
+         * one tap is 65536), on the tensor cores for blurs of radius 1 on
+         * both axes (kinds 0 and 1: gaussian, box, random positive) */
+        const guint in_window = counts[KERNEL_WINDOW] - before[0];
+        const guint in_tensor = counts[KERNEL_TENSOR_CORES] - before[1];
+        g_assert_cmpuint (in_window + in_tensor, ==, runs * planes);
+        g_assert_cmpuint (in_window, >=, runs * wide);
+        if (kind == 2 || (kind <= 1 && (rx == 0 || ry == 0)))
+          g_assert_cmpuint (in_window, ==, runs * planes);
+        else if (kind <= 1)
+          g_assert_cmpuint (in_window, ==, runs * wide);
         g_free (what);
       }
   }
-  g_test_message ("%u runs, %u planes in the sliding window", n,
-      counts[KERNEL_WINDOW]);
-  g_assert_cmpuint (counts[KERNEL_WINDOW], ==, want);
+  g_test_message ("%u runs, %u planes in the sliding window, %u on the "
+      "tensor cores", n, counts[KERNEL_WINDOW], counts[KERNEL_TENSOR_CORES]);
+  g_assert_cmpuint (counts[KERNEL_WINDOW] + counts[KERNEL_TENSOR_CORES], ==,
+      want);
   g_assert_cmpuint (counts[KERNEL_WINDOW], >, 0);
-  g_assert_cmpuint (counts[KERNEL_TENSOR_CORES], ==, 0);
+  g_assert_cmpuint (counts[KERNEL_TENSOR_CORES], >, 0);
   g_assert_cmpuint (cuda[KERNEL_TENSOR_CORES] + cuda[KERNEL_WINDOW], ==, 0);
 
-  /* CF_STENCIL_WINDOW_ROWS=0 turns it off: the tiled kernel */
+  /* CF_STENCIL_WINDOW_ROWS=0 turns it off: the fused tensor-core kernel
+   * (blur taps) */
   {
     double t[3] = { 1, 2, 1 };
     CfStencilParams s = params_of (CF_STENCIL_BOTH, 1, t, TRUE, 1, t, TRUE,
@@ -1845,7 +1875,7 @@ test_cuda_window (void)
     gpu_check_kernels (CF_FORMAT_RGBA, 67, 33, &s, CF_STENCIL_KERNELS_AUTO,
         TRUE, ALIGNED_PITCH, 0, "window off", off);
     g_unsetenv ("CF_STENCIL_WINDOW_ROWS");
-    g_assert_cmpuint (off[KERNEL_CUDA_CORES], ==, 1);
+    g_assert_cmpuint (off[KERNEL_TENSOR_CORES], ==, 1);
   }
   gpu_end ();
 }
