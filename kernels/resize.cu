@@ -294,6 +294,20 @@ store_group (uint8_t * d, Word v, int n, bool aligned)
     d[b] = (uint8_t) (v >> (8 * b));
 }
 
+/* A nearest table that is a line, first[i] = base + step i (an integer
+ * downscale: 4K to 1080p and 720p), or step 0: read the table. */
+struct Line {
+  int base, step;
+};
+
+/* Entry @i of the nearest table @first, or of its line @l: computed, the
+ * gather's pixel loads then wait for no table load. */
+__device__ __forceinline__ int
+nearest_index (const int32_t * first, Line l, int i)
+{
+  return l.step ? l.base + l.step * i : ld (first + i);
+}
+
 struct NearestArgs {
   const uint8_t *src;
   size_t src_pitch;
@@ -301,6 +315,7 @@ struct NearestArgs {
   size_t dst_pitch;
   int out_width, out_height;
   const int32_t *first_x, *first_y;
+  Line line_x, line_y;
   uint32_t value_mask;          /* the bits of the values in a word of two
                                  * 16-bit samples */
   bool src_aligned;             /* base and pitch multiples of 4 */
@@ -371,14 +386,14 @@ nearest_strided (const NearestArgs & a, int wx0, int lane, int y0)
   for (int j = 0; j < G; j++) {
     const int x = wx0 + lane + 32 * j;
 
-    ix[j] = x < a.out_width ? ld (a.first_x + x) : -1;
+    ix[j] = x < a.out_width ? nearest_index (a.first_x, a.line_x, x) : -1;
   }
 #pragma unroll
   for (int r = 0; r < kNearestRows; r++) {
     if (y0 + r >= a.out_height)
       break;
-    const uint8_t *row = a.src + (size_t) ld (a.first_y + y0 + r) *
-        a.src_pitch;
+    const uint8_t *row = a.src + (size_t) nearest_index (a.first_y,
+        a.line_y, y0 + r) * a.src_pitch;
 #pragma unroll
     for (int j = 0; j < G; j++)
 #pragma unroll
@@ -423,7 +438,12 @@ nearest_kernel (NearestArgs a)
   int ix[G];
   /* a full group's indices 16 bytes at a time: x0 is a multiple of G and
    * the table starts on kAlign */
-  if (G % 4 == 0 && n == G) {
+  if (a.line_x.step) {
+#pragma unroll
+    for (int j = 0; j < G; j++)
+      ix[j] = nearest_index (a.first_x, a.line_x, min (x0 + j,
+              a.out_width - 1));
+  } else if (G % 4 == 0 && n == G) {
 #pragma unroll
     for (int q = 0; q < G / 4; q++) {
       const int4 v = ld ((const int4 *) (a.first_x + x0) + q);
@@ -442,8 +462,8 @@ nearest_kernel (NearestArgs a)
 #pragma unroll
   for (int r = 0; r < kNearestRows; r++)
     if (y0 + r < a.out_height)
-      gather_row<PB, G> (a, a.src + (size_t) ld (a.first_y + y0 + r) *
-          a.src_pitch, ix, n, w[r]);
+      gather_row<PB, G> (a, a.src + (size_t) nearest_index (a.first_y,
+              a.line_y, y0 + r) * a.src_pitch, ix, n, w[r]);
 #pragma unroll
   for (int r = 0; r < kNearestRows; r++) {
     if (y0 + r >= a.out_height)
@@ -1262,6 +1282,7 @@ struct PlaneTables {
   Kernel kernel;
   Kernel fallback;              /* direct: for planes not aligned to 4 */
   Axis x, y;
+  Line line_x, line_y;          /* nearest: the tables as lines */
   int direct_tx, direct_ty;     /* direct: the taps' buckets */
   int direct_step;              /* direct: S (kStripSteps), 0 for rows */
   int direct_rows;              /* direct: output rows a thread */
@@ -1340,6 +1361,20 @@ direct_grid (const PlaneTables * t, int tx, int rows)
       (row_groups + kThreads / 64 - 1) / (kThreads / 64));
 }
 
+/* @axis's first-sample table as a Line: its step where every entry is
+ * first[0] + step i with a step of 1 or more, else step 0. */
+Line
+line_of (const CfResizeAxis * axis)
+{
+  const int n = axis->out_size;
+  const int step = n > 1 ? axis->first[1] - axis->first[0] : 0;
+
+  for (int i = 2; step > 0 && i < n; i++)
+    if (axis->first[i] != axis->first[0] + step * i)
+      return Line { 0, 0 };
+  return Line { axis->first[0], step > 0 ? step : 0 };
+}
+
 /* Chooses @t's kernel: the gather for nearest; else the fused kernel with
  * its tap bucket and tile rows: for 7, then 6, 5 and 4 blocks per SM
  * (kOccupancyLadder: latency is what limits this kernel), the most of 32,
@@ -1366,6 +1401,8 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
     return;
   if (x->taps == 1 && y->taps == 1) {
     t->kernel = t->fallback = Kernel::kNearest;
+    t->line_x = line_of (x);
+    t->line_y = line_of (y);
     return;
   }
   t->tb = bucket_of (kTapBuckets, taps);
@@ -1805,7 +1842,8 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
   if (kernel == Kernel::kNearest) {
     const uint32_t mask = (uint32_t) t->value.max << t->value.lsb;
     const NearestArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
-      t->out_width, t->out_height, t->x.first, t->y.first, mask | mask << 16,
+      t->out_width, t->out_height, t->x.first, t->y.first, t->line_x,
+      t->line_y, mask | mask << 16,
       aligned (src, d_src->pitch[p], 4), aligned (dst, d_dst->pitch[p], 16)
     };
     const int groups = (t->out_width + Gather<PB>::G - 1) / Gather<PB>::G;
