@@ -280,24 +280,23 @@ lg_at_least (int n)
   return lg;
 }
 
-template <int PB, int SB>
+template <int PB, int SB, int TP = Shape<PB, SB>::kTilePixels>
 __host__ __device__ __forceinline__ Tile
 tile_of (const Args & a, int bx, int by)
 {
-  typedef Shape<PB, SB> S;
   Tile t;
 
-  t.x0 = bx * S::kTilePixels;
+  t.x0 = bx * TP;
   t.y0 = by * kTileRows;
   t.rows = kTileRows + 2 * a.ry;
-  t.seg = (S::kTilePixels + 2 * a.rx) * PB;
+  t.seg = (TP + 2 * a.rx) * PB;
   /* staged pixel i is picture pixel x0 - rx + i */
   t.b_lo = imax (0, a.rx - t.x0) * PB;
-  t.b_hi = imin (S::kTilePixels + 2 * a.rx, a.width - t.x0 + a.rx) * PB;
+  t.b_hi = imin (TP + 2 * a.rx, a.width - t.x0 + a.rx) * PB;
   t.out_rows = imin (kTileRows, a.height - t.y0);
-  t.out_bytes = imin (S::kTilePixels, a.width - t.x0) * PB;
+  t.out_bytes = imin (TP, a.width - t.x0) * PB;
   t.in_lg = lg_at_least ((15 + t.seg + 15) / 16);
-  t.out_lg = lg_at_least ((S::kTilePixels * PB + 15) / 16);
+  t.out_lg = lg_at_least ((TP * PB + 15) / 16);
   return t;
 }
 
@@ -405,7 +404,7 @@ stage_row_info (const Args & a, const Tile & t, const Shared & sh,
  * Row from stage_row_info ()); @partial: some of them are not copied as
  * whole vectors. The copies are one cp.async group, waited for unless
  * @wait is false. */
-template <int PB, int SB>
+template <int PB, int SB, int NT = kThreads>
 __host__ __device__ __forceinline__ void
 stage_rows (const Args & a, const Tile & t, const Shared & sh,
     uint8_t * smem, int first, int end, int tid, bool partial,
@@ -414,7 +413,7 @@ stage_rows (const Args & a, const Tile & t, const Shared & sh,
   const Row *s_rows = (const Row *) (smem + sh.rows);
 
   /* rows of whole vectors: 2^lg threads per row, rows side by side */
-  for (int i0 = first; i0 < end; i0 += kThreads >> t.in_lg) {
+  for (int i0 = first; i0 < end; i0 += NT >> t.in_lg) {
     const int i = i0 + (tid >> t.in_lg), v = tid & ((1 << t.in_lg) - 1);
 
     if (i < end && v < s_rows[i].n_whole) {
@@ -431,7 +430,7 @@ stage_rows (const Args & a, const Tile & t, const Shared & sh,
 
   /* the others, a warp per row: its aligned vectors, then the other bytes,
    * [0, v_lo) and [v_hi, seg) */
-  for (int i = first + tid / 32; partial && i < end; i += kThreads / 32) {
+  for (int i = first + tid / 32; partial && i < end; i += NT / 32) {
     const Row r = s_rows[i];
     uint8_t *s_row = smem + sh.in + i * sh.in_stride + r.shift;
     const int n_single = r.v_lo + t.seg - r.v_hi;
@@ -665,7 +664,7 @@ UNROLL
 
 /* Phase 4: s_out to the picture; @aligned: every output row starts on 16
  * bytes (s_oshift all 0). */
-template <int PB>
+template <int PB, int NT = kThreads>
 __host__ __device__ __forceinline__ void
 store_tile (const Args & a, const Tile & t, const Shared & sh,
     uint8_t * smem, int tid, bool aligned)
@@ -676,7 +675,7 @@ store_tile (const Args & a, const Tile & t, const Shared & sh,
    * rows side by side */
   const bool whole = t.out_bytes % 16 == 0;
 
-  for (int r0 = 0; whole && r0 < t.out_rows; r0 += kThreads >> t.out_lg) {
+  for (int r0 = 0; whole && r0 < t.out_rows; r0 += NT >> t.out_lg) {
     const int r = r0 + (tid >> t.out_lg), v = tid & ((1 << t.out_lg) - 1);
 
     if (r < t.out_rows && s_oshift[r] == 0 && 16 * v < t.out_bytes)
@@ -688,7 +687,7 @@ store_tile (const Args & a, const Tile & t, const Shared & sh,
   /* the others, a warp per row: its aligned vectors, then the bytes at its
    * ends */
   for (int r = tid / 32; !(whole && aligned) && r < t.out_rows;
-      r += kThreads / 32) {
+      r += NT / 32) {
     if (whole && s_oshift[r] == 0)
       continue;
     uint8_t *d = a.dst + (size_t) (t.y0 + r) * a.dst_pitch +
@@ -796,9 +795,19 @@ enum MmaSplit {
   kMmaSigned                    /* weights and h within int16 */
 };
 
-template <int PB>
+/* The fused kernel's tiles, W times as wide as the CUDA-core kernel's (32
+ * RGBA pixels): W = 1, 256 threads a block and four blocks a
+ * multiprocessor, or W = 2 (wide tiles, mma_wide ()), 512 threads and two
+ * blocks. */
+template <int W>
+struct MmaBlock {
+  static constexpr int kThreads = W * ::kThreads;
+  static constexpr int kBlocks = 4 / W;         /* a multiprocessor */
+};
+
+template <int PB, int W = 1>
 struct MmaShape {
-  static constexpr int kTilePixels = Shape<PB, 1>::kTilePixels;
+  static constexpr int kTilePixels = W * Shape<PB, 1>::kTilePixels;
   /* words of a channel's plane of h; the pad puts the PB channels of one
    * pixel 32 / PB banks apart */
   static constexpr int kChannelWords = kTilePixels * kHColumn +
@@ -814,11 +823,11 @@ static_assert (MmaShape<1>::kTilePixels % 16 == 0
  * intermediate and the output tile over the staged rows; staged rows 16 PB
  * bytes apart modulo 128, so that the eight rows of a B fragment's load
  * meet no bank conflict. */
-template <int PB>
+template <int PB, int W>
 __host__ __device__ __forceinline__ Shared
 shared_layout_mma ()
 {
-  typedef MmaShape<PB> S;
+  typedef MmaShape<PB, W> S;
 
   return layout_of (4 * kWFused, (S::kTilePixels + 2 * kMmaR) * PB,
       16 * PB % 128, 2 * S::kPlaneBytes, S::kTilePixels * PB, kTileRows,
@@ -1011,19 +1020,19 @@ skip_mask (const Args & a)
  * A warp's item is 16 pixels (m tile mt) of 8 staged rows (n tile nt), all
  * channels. MASK: the copied channels (Args::skip), or kAnyMask: Args::skip
  * at run time. */
-template <int PB, int SPLIT, unsigned MASK>
+template <int PB, int W, int SPLIT, unsigned MASK>
 __device__ __forceinline__ void
 rows_pass_mma (const Args & a, const Shared & sh, uint8_t * smem, int c0,
     int rows, const uint32_t (&wlo)[4], const uint32_t (&whi)[4],
     const uint32_t (&delta)[4], int warp, int lane)
 {
-  typedef MmaShape<PB> S;
+  typedef MmaShape<PB, W> S;
   constexpr int kMTiles = S::kTilePixels / 16;
   const int g = lane >> 2, q = lane & 3;
   const Row *s_rows = (const Row *) (smem + sh.rows);
   uint8_t *h_lo = smem + sh.inter, *h_hi = h_lo + S::kPlaneBytes;
 
-  for (int it = warp; it < rows / 8 * kMTiles; it += kThreads / 32) {
+  for (int it = warp; it < rows / 8 * kMTiles; it += MmaBlock<W>::kThreads / 32) {
     const int nt = it / kMTiles, mt = it - nt * kMTiles;
     /* B: staged row nt 8 + g, pixels 16 mt + 4 q .. + 3 and 16 on */
     const int i = c0 + nt * 8 + g;
@@ -1072,16 +1081,16 @@ UNROLL
 /* Phase 3 on the tensor cores: h into s_out. A warp takes 8 samples (n
  * tile nt) down the whole tile, m tile by m tile: consecutive m tiles
  * share 16 rows of B. MASK as for rows_pass_mma (). */
-template <int PB, int SPLIT, unsigned MASK>
+template <int PB, int W, int SPLIT, unsigned MASK>
 __device__ __forceinline__ void
 columns_pass_mma (const Args & a, const Shared & sh, uint8_t * smem,
     const uint32_t (&wlo)[4], const uint32_t (&whi)[4], int warp, int lane)
 {
-  typedef MmaShape<PB> S;
+  typedef MmaShape<PB, W> S;
   const int g = lane >> 2, q = lane & 3;
   const uint8_t *h_lo = smem + sh.inter;
 
-  for (int nt = warp; nt < S::kTilePixels * PB / 8; nt += kThreads / 32) {
+  for (int nt = warp; nt < S::kTilePixels * PB / 8; nt += MmaBlock<W>::kThreads / 32) {
     /* B: sample j = 8 nt + g of the tile, rows 4 q .. + 3 of each half */
     const int j = nt * 8 + g;
     const uint32_t *col_lo = (const uint32_t *) h_lo +
@@ -1125,7 +1134,7 @@ UNROLL
 /* Phases 2 and 3 of the tensor-core kernel, the staged rows' cp.async
  * groups (kChunkRows rows each) still in flight: the rows pass takes each
  * group as it arrives. */
-template <int PB, int SPLIT, unsigned MASK>
+template <int PB, int W, int SPLIT, unsigned MASK>
 __device__ __forceinline__ void
 passes_mma (const Args & a, const Shared & sh, uint8_t * smem,
     uint32_t (&wlo)[4], uint32_t (&whi)[4], const uint32_t (&delta)[4],
@@ -1140,31 +1149,33 @@ UNROLL
     __pipeline_wait_prior (kGroups - 1 - k);
 #endif
     __syncthreads ();
-    rows_pass_mma<PB, SPLIT, MASK> (a, sh, smem, k * kChunkRows,
+    rows_pass_mma<PB, W, SPLIT, MASK> (a, sh, smem, k * kChunkRows,
         imin (kChunkRows, kMmaStaged - k * kChunkRows), wlo, whi, delta,
         warp, lane);
   }
   band_fragment (s_wb + 2 * kWFused, lane, wlo);
   band_fragment (s_wb + 3 * kWFused, lane, whi);
   __syncthreads ();
-  columns_pass_mma<PB, SPLIT, MASK> (a, sh, smem, wlo, whi, warp, lane);
+  columns_pass_mma<PB, W, SPLIT, MASK> (a, sh, smem, wlo, whi, warp, lane);
 }
 
-template <int PB, int SPLIT>
-__global__ void __launch_bounds__ (kThreads, 4)
+template <int PB, int W, int SPLIT>
+__global__ void __launch_bounds__ (MmaBlock<W>::kThreads, MmaBlock<W>::kBlocks)
 stencil_mma_kernel (Args a)
 {
   extern __shared__ uint4 s_raw[];
   uint8_t *smem = (uint8_t *) s_raw;
-  const Shared sh = shared_layout_mma<PB> ();
-  Tile t = tile_of<PB, 1> (a, blockIdx.x, blockIdx.y);
+  const Shared sh = shared_layout_mma<PB, W> ();
+  Tile t = tile_of<PB, 1, MmaShape<PB, W>::kTilePixels> (a, blockIdx.x,
+      blockIdx.y);
   /* the launch sets Args::rx and ry to kMmaR for this kernel: the staged
    * rows' length and the copy loops' shifts as constants */
-  constexpr int kSeg = (MmaShape<PB>::kTilePixels + 2 * kMmaR) * PB;
+  constexpr int kSeg = (MmaShape<PB, W>::kTilePixels + 2 * kMmaR) * PB;
   constexpr int kInLg = lg_at_least ((15 + kSeg + 15) / 16);
   t.rows = kMmaStaged;
   t.seg = kSeg;
   t.in_lg = kInLg;
+  constexpr int kNT = MmaBlock<W>::kThreads;
   const uint8_t *s_wb = smem + sh.weights;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   uint32_t wlo[4], whi[4], delta[4];
@@ -1173,21 +1184,21 @@ stencil_mma_kernel (Args a)
    * aligned output rows' offsets, all 0 (the next two), and where each
    * staged row comes from (the second half of the block), side by side
    * before one barrier */
-  static_assert (4 * (kWFused / 4) <= kThreads / 4 && kTileRows <= kThreads
-      / 4 && kMmaStaged <= kThreads / 2, "one item a thread");
-  const int ri = tid - kThreads / 2;
+  static_assert (4 * (kWFused / 4) <= kNT / 4 && kTileRows <= kNT
+      / 4 && kMmaStaged <= kNT / 2, "one item a thread");
+  const int ri = tid - kNT / 2;
   if (tid < 4 * (kWFused / 4))
     ((uint32_t *) (smem + sh.weights))[tid] =
         a.wbytes[tid / (kWFused / 4) * (kWRow / 4) + tid % (kWFused / 4)];
-  else if (tid >= kThreads / 4 && tid < kThreads / 4 + kTileRows)
-    ((int32_t *) (smem + sh.out_shifts))[tid - kThreads / 4] = 0;
+  else if (tid >= kNT / 4 && tid < kNT / 4 + kTileRows)
+    ((int32_t *) (smem + sh.out_shifts))[tid - kNT / 4] = 0;
   const bool partial = __syncthreads_or (ri >= 0
       && stage_row_info<PB> (a, t, sh, smem, 0, kMmaStaged, ri));
   /* every staged row at once, in cp.async groups of kChunkRows rows; the
    * fragments while they are in flight */
 UNROLL
   for (int c0 = 0; c0 < kMmaStaged; c0 += kChunkRows)
-    stage_rows<PB, 1> (a, t, sh, smem, c0, imin (c0 + kChunkRows,
+    stage_rows<PB, 1, kNT> (a, t, sh, smem, c0, imin (c0 + kChunkRows,
             kMmaStaged), tid, partial, false);
   delta_fragment (lane, delta);
   band_fragment (s_wb, lane, wlo);
@@ -1195,15 +1206,15 @@ UNROLL
   /* no channel copied, or the last (alpha of RGBA, BGRA, GRAY8 + A), with
    * the channels' paths chosen at compile time */
   if (a.skip == 0)
-    passes_mma<PB, SPLIT, 0> (a, sh, smem, wlo, whi, delta, warp, lane);
+    passes_mma<PB, W, SPLIT, 0> (a, sh, smem, wlo, whi, delta, warp, lane);
   else if (a.skip == 1u << (PB - 1))
-    passes_mma<PB, SPLIT, 1u << (PB - 1)> (a, sh, smem, wlo, whi, delta,
+    passes_mma<PB, W, SPLIT, 1u << (PB - 1)> (a, sh, smem, wlo, whi, delta,
         warp, lane);
   else
-    passes_mma<PB, SPLIT, kAnyMask> (a, sh, smem, wlo, whi, delta, warp,
+    passes_mma<PB, W, SPLIT, kAnyMask> (a, sh, smem, wlo, whi, delta, warp,
         lane);
   __syncthreads ();
-  store_tile<PB> (a, t, sh, smem, tid, true);
+  store_tile<PB, kNT> (a, t, sh, smem, tid, true);
 }
 
 /* ---- The two-pass tensor-core kernels: 8-bit samples, BOTH, radii
@@ -1892,14 +1903,19 @@ select_kernel (int pb, int sb, int dir, bool wide, int r, int rx, int ry)
 
 /* The tensor-core kernels: the fused one (radii up to kMmaR), the two
  * passes' (above; the columns' for NK k tiles). */
-enum MmaKind { kMmaFused, kMmaRows, kMmaColumns };
+/* The tensor-core kernels: fused (wide: its tiles twice as wide), the two
+ * passes' rows and columns. */
+enum MmaKind { kMmaFused, kMmaFusedWide, kMmaRows, kMmaColumns };
 
 template <int PB, int SPLIT, int KIND, int NK>
 void
 launch_mma (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
 {
-  if constexpr (KIND == kMmaFused)
-    stencil_mma_kernel<PB, SPLIT><<<grid, kThreads, shared, stream>>> (a);
+  constexpr int W = KIND == kMmaFusedWide ? 2 : 1;
+
+  if constexpr (KIND == kMmaFused || KIND == kMmaFusedWide)
+    stencil_mma_kernel<PB, W, SPLIT><<<grid, MmaBlock<W>::kThreads, shared,
+        stream>>> (a);
   else if constexpr (KIND == kMmaRows)
     stencil_rows_mma_kernel<PB, SPLIT><<<grid, kThreads, shared, stream>>>
         (a);
@@ -1915,11 +1931,13 @@ mma_kernel_of ()
   Kernel k;
 
   k.launch = launch_mma<PB, SPLIT, KIND, NK>;
-  if constexpr (KIND == kMmaFused) {
-    k.func = (const void *) stencil_mma_kernel<PB, SPLIT>;
-    k.tile_pixels = MmaShape<PB>::kTilePixels;
+  constexpr int W = KIND == kMmaFusedWide ? 2 : 1;
+
+  if constexpr (KIND == kMmaFused || KIND == kMmaFusedWide) {
+    k.func = (const void *) stencil_mma_kernel<PB, W, SPLIT>;
+    k.tile_pixels = MmaShape<PB, W>::kTilePixels;
     k.tile_rows = kTileRows;
-    k.shared_bytes = shared_layout_mma<PB> ().bytes;
+    k.shared_bytes = shared_layout_mma<PB, W> ().bytes;
   } else if constexpr (KIND == kMmaRows) {
     k.func = (const void *) stencil_rows_mma_kernel<PB, SPLIT>;
     k.tile_pixels = LongShape<PB>::kTilePixels;
@@ -1991,6 +2009,8 @@ select_mma_kernel (int pb, int sb, MmaSplit split, MmaKind kind,
     return none;
   if (kind == kMmaFused)
     return mma_kernel_of_pb<kMmaFused> (pb, split, 0);
+  if (kind == kMmaFusedWide)
+    return mma_kernel_of_pb<kMmaFusedWide> (pb, split, 0);
   if (kind == kMmaRows)
     return mma_kernel_of_pb<kMmaRows> (pb, split, 0);
   return mma_kernel_of_pb<kMmaColumns> (pb, split, k_tiles);
@@ -2084,6 +2104,31 @@ window_strip (int width, int height, int pb, int sms)
   if (warps * ((height + strip - 1) / strip) < 48L * sms)
     strip = 4;
   return strip;
+}
+
+/* Whether the fused tensor-core kernel takes wide tiles (MmaBlock<2>) on a
+ * @width x @height plane of @pb-byte pixels: where its wide blocks make
+ * 0.9 to 4 waves of the @sms multiprocessors' two blocks each. Measured on
+ * an H100 (docs/PERFORMANCE.md), radius 8, us: wide tiles won at 0.97
+ * waves (1080p RGBA 22.05 against 20.55; 4K NV12's chroma) and 1.93 (4K
+ * GRAY8 23.2 against 22.45; 4K NV12 37.7 against 34.4 in all) but lost at
+ * 0.27 and 0.52 (1080p NV12 25.4 against 28.0, GRAY8 14.4 against 15.9)
+ * and, slightly, at 7.7 (4K RGBA 54.65 against 55.2).
+ * CF_STENCIL_MMA_TILE=wide or narrow in the environment decides instead
+ * (for tests and measurements). */
+bool
+mma_wide (int width, int height, int pb, int sms)
+{
+  const char *env = getenv ("CF_STENCIL_MMA_TILE");
+  const int tp = pb == 1 ? MmaShape<1, 2>::kTilePixels : pb == 2 ?
+      MmaShape<2, 2>::kTilePixels : MmaShape<4, 2>::kTilePixels;
+  const long blocks = (long) ((width + tp - 1) / tp) *
+      ((height + kTileRows - 1) / kTileRows);
+  const double waves = blocks / (2.0 * imax (sms, 1));
+
+  if (env && *env)
+    return strcmp (env, "wide") == 0;
+  return waves >= 0.9 && waves <= 4.0;
 }
 
 /* Args::wbytes from @plan's taps, each axis's centred in the band of
@@ -2312,8 +2357,8 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       && imax (plan->radius_x, plan->radius_y) == kWinR
       && !columns_wide (plan);
   int sms = 0;
-  if (win && (err = cudaDeviceGetAttribute (&sms,
-              cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) {
+  if ((err = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
+              device)) != cudaSuccess) {
     free (dp);
     return err;
   }
@@ -2350,7 +2395,9 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
         !never_saturates (plan), strip) : Kernel { NULL, NULL, 0, 0, 0 };
     const Kernel fast = wk.func ? wk :
         select_mma_kernel (l->pixel_bytes, l->sample_bytes, split,
-        two_pass ? kMmaColumns : kMmaFused, long_k_tiles (a->ry));
+        two_pass ? kMmaColumns : mma_wide (a->width, a->height,
+            l->pixel_bytes, sms) ? kMmaFusedWide : kMmaFused,
+        long_k_tiles (a->ry));
     dp->what[p] = "cuda cores";
     if (fast.func) {
       dp->aligned[p] = true;

@@ -1715,8 +1715,8 @@ tensor_core_cases (const int (*pairs)[2], guint n_pairs,
   gpu_end ();
 }
 
-/* The fused tensor-core kernel: the larger radius 2 .. 8, 0 .. 8 on the
- * other axis; sizes across its tiles' edges. */
+/* The fused tensor-core kernel, tiles of both widths: the larger radius
+ * 1 .. 8, 0 .. 8 on the other axis; sizes across its tiles' edges. */
 static void
 test_cuda_tensor_cores (void)
 {
@@ -1727,8 +1727,15 @@ test_cuda_tensor_cores (void)
   {5, 3}
   };
 
+  /* both tile widths of the fused kernel (AUTO takes the narrow one on
+   * planes this small) */
+  g_setenv ("CF_STENCIL_MMA_TILE", "narrow", TRUE);
   tensor_core_cases (pairs, G_N_ELEMENTS (pairs), sizes,
       G_N_ELEMENTS (sizes), KERNEL_TENSOR_CORES);
+  g_setenv ("CF_STENCIL_MMA_TILE", "wide", TRUE);
+  tensor_core_cases (pairs, G_N_ELEMENTS (pairs), sizes,
+      G_N_ELEMENTS (sizes), KERNEL_TENSOR_CORES);
+  g_unsetenv ("CF_STENCIL_MMA_TILE");
 }
 
 /* The two passes: the larger radius 9 .. 64, with each count of k tiles
