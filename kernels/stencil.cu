@@ -144,9 +144,9 @@ border_index (int border, int i, int n)
  * high, tap t of the band at byte kWPad + t of its kWRow, zeros around
  * (mma_weight_bytes ()). */
 constexpr int kMmaR = 8;                /* the band's radius: 2 kMmaR + 1 taps */
-constexpr int kMmaMinR = 1;             /* the smallest radius it takes
-                                         * (the window keeps 4-byte
-                                         * pixels' radius 1) */
+/* the smallest radius it takes (the window keeps radius 1 of 4-byte
+ * pixels) */
+constexpr int kMmaMinR = 1;
 constexpr int kWinR = 1;                /* the sliding window's radius */
 constexpr int kWPad = 16;
 constexpr int kLongTiles = 5;           /* k tiles of the two-pass kernels'
@@ -771,7 +771,8 @@ stencil_kernel (Args a)
  * columns pass no longer needs; with h's columns as short as the staged
  * rows (kHColumn) that makes about 48 KB, four blocks a multiprocessor
  * (4K RGBA radius 8: 66 us against 90 staging 32 rows at a time at three
- * blocks, docs/PERFORMANCE.md). */
+ * blocks, docs/PERFORMANCE.md). Its wide tiles (MmaBlock<2>) make about
+ * 80 KB, two blocks of 512 threads a multiprocessor. */
 
 constexpr int kMmaStaged = kTileRows + 2 * kMmaR;      /* staged rows */
 /* words per pixel column of h: 80 bytes, the staged rows; a warp's loads
@@ -1032,7 +1033,9 @@ rows_pass_mma (const Args & a, const Shared & sh, uint8_t * smem, int c0,
   const Row *s_rows = (const Row *) (smem + sh.rows);
   uint8_t *h_lo = smem + sh.inter, *h_hi = h_lo + S::kPlaneBytes;
 
-  for (int it = warp; it < rows / 8 * kMTiles; it += MmaBlock<W>::kThreads / 32) {
+  constexpr int kWarps = MmaBlock<W>::kThreads / 32;
+
+  for (int it = warp; it < rows / 8 * kMTiles; it += kWarps) {
     const int nt = it / kMTiles, mt = it - nt * kMTiles;
     /* B: staged row nt 8 + g, pixels 16 mt + 4 q .. + 3 and 16 on */
     const int i = c0 + nt * 8 + g;
@@ -1090,7 +1093,9 @@ columns_pass_mma (const Args & a, const Shared & sh, uint8_t * smem,
   const int g = lane >> 2, q = lane & 3;
   const uint8_t *h_lo = smem + sh.inter;
 
-  for (int nt = warp; nt < S::kTilePixels * PB / 8; nt += MmaBlock<W>::kThreads / 32) {
+  constexpr int kWarps = MmaBlock<W>::kThreads / 32;
+
+  for (int nt = warp; nt < S::kTilePixels * PB / 8; nt += kWarps) {
     /* B: sample j = 8 nt + g of the tile, rows 4 q .. + 3 of each half */
     const int j = nt * 8 + g;
     const uint32_t *col_lo = (const uint32_t *) h_lo +
@@ -1160,7 +1165,8 @@ UNROLL
 }
 
 template <int PB, int W, int SPLIT>
-__global__ void __launch_bounds__ (MmaBlock<W>::kThreads, MmaBlock<W>::kBlocks)
+__global__ void
+__launch_bounds__ (MmaBlock<W>::kThreads, MmaBlock<W>::kBlocks)
 stencil_mma_kernel (Args a)
 {
   extern __shared__ uint4 s_raw[];
@@ -1184,8 +1190,8 @@ stencil_mma_kernel (Args a)
    * aligned output rows' offsets, all 0 (the next two), and where each
    * staged row comes from (the second half of the block), side by side
    * before one barrier */
-  static_assert (4 * (kWFused / 4) <= kNT / 4 && kTileRows <= kNT
-      / 4 && kMmaStaged <= kNT / 2, "one item a thread");
+  static_assert (4 * (kWFused / 4) <= kNT / 4 && kTileRows <= kNT / 4
+      && kMmaStaged <= kNT / 2, "one item a thread");
   const int ri = tid - kNT / 2;
   if (tid < 4 * (kWFused / 4))
     ((uint32_t *) (smem + sh.weights))[tid] =
