@@ -436,14 +436,9 @@ nearest_kernel (NearestArgs a)
     return;
   const int n = min (G, a.out_width - x0);
   int ix[G];
-  /* a full group's indices 16 bytes at a time: x0 is a multiple of G and
-   * the table starts on kAlign */
-  if (a.line_x.step) {
-#pragma unroll
-    for (int j = 0; j < G; j++)
-      ix[j] = nearest_index (a.first_x, a.line_x, min (x0 + j,
-              a.out_width - 1));
-  } else if (G % 4 == 0 && n == G) {
+  /* a full group's indices from the table 16 bytes at a time: x0 is a
+   * multiple of G and the table starts on kAlign */
+  if (!a.line_x.step && G % 4 == 0 && n == G) {
 #pragma unroll
     for (int q = 0; q < G / 4; q++) {
       const int4 v = ld ((const int4 *) (a.first_x + x0) + q);
@@ -455,7 +450,8 @@ nearest_kernel (NearestArgs a)
   } else {
 #pragma unroll
     for (int j = 0; j < G; j++)
-      ix[j] = ld (a.first_x + min (x0 + j, a.out_width - 1));
+      ix[j] = nearest_index (a.first_x, a.line_x, min (x0 + j,
+              a.out_width - 1));
   }
 
   uint32_t w[kNearestRows][4];

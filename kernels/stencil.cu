@@ -2130,7 +2130,8 @@ mma_wide (int width, int height, int pb, int sms)
       MmaShape<2, 2>::kTilePixels : MmaShape<4, 2>::kTilePixels;
   const long blocks = (long) ((width + tp - 1) / tp) *
       ((height + kTileRows - 1) / kTileRows);
-  const double waves = blocks / (2.0 * imax (sms, 1));
+  const double waves = blocks / ((double) MmaBlock<2>::kBlocks *
+      imax (sms, 1));
 
   if (env && *env)
     return strcmp (env, "wide") == 0;
