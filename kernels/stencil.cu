@@ -311,10 +311,14 @@ row_of (const Args & a, const Tile & t, int i)
   r.n_whole = 0;
   r.whole = NULL;
   if (sy < 0) {
+    /* where the picture's row 0 would put it: on a plane and pitch
+     * aligned to 16 bytes every staged row then has the same shift
+     * (rows_pass_mma () takes it once) */
     r.src = NULL;
-    r.shift = 0;
-    r.v_lo = 0;
-    r.v_hi = t.seg & ~15;
+    r.shift = (int) (((uintptr_t) a.src + (uintptr_t) (intptr_t)
+            ((t.x0 - a.rx) * PB)) & 15);
+    r.v_lo = imin ((16 - r.shift) & 15, t.seg);
+    r.v_hi = r.v_lo + ((t.seg - r.v_lo) & ~15);
     return r;
   }
   r.src = a.src + (size_t) sy * a.src_pitch;
@@ -819,18 +823,23 @@ static_assert (MmaShape<1>::kTilePixels % 16 == 0
     && MmaShape<2>::kTilePixels % 16 == 0
     && MmaShape<4>::kTilePixels % 16 == 0, "whole m tiles of pixels");
 
-/* The first kWFused bytes of each row of Args::wbytes, then as
- * shared_layout () with all kMmaStaged rows staged, h's two planes as the
+/* The first kWFused bytes of each row of Args::wbytes and the four A
+ * fragments made of them (x low and high bytes, y low and high:
+ * store_fragment ()), then as shared_layout () with all kMmaStaged rows
+ * staged, h's two planes as the
  * intermediate and the output tile over the staged rows; staged rows 16 PB
  * bytes apart modulo 128, so that the eight rows of a B fragment's load
  * meet no bank conflict. */
+constexpr int kMmaFragBytes = 4 * 32 * 16;
+
 template <int PB, int W>
 __host__ __device__ __forceinline__ Shared
 shared_layout_mma ()
 {
   typedef MmaShape<PB, W> S;
 
-  return layout_of (4 * kWFused, (S::kTilePixels + 2 * kMmaR) * PB,
+  return layout_of (4 * kWFused + kMmaFragBytes,
+      (S::kTilePixels + 2 * kMmaR) * PB,
       16 * PB % 128, 2 * S::kPlaneBytes, S::kTilePixels * PB, kTileRows,
       kMmaStaged, true);
 }
@@ -881,6 +890,30 @@ UNROLL
     const uint32_t *w = (const uint32_t *) (wb + (at & ~3));
     f[r] = __funnelshift_r (w[0], w[1], 8 * (at & 3));
   }
+}
+
+/* band_fragment () of @wb into shared memory, a uint4 per lane from
+ * @slot on: a warp makes a fragment once for the block, and every warp
+ * then loads it in one instruction. */
+__device__ __forceinline__ void
+store_fragment (const uint8_t * wb, uint4 * slot, int lane)
+{
+  uint32_t f[4];
+
+  band_fragment (wb, lane, f);
+  slot[lane] = make_uint4 (f[0], f[1], f[2], f[3]);
+}
+
+/* A fragment stored by store_fragment (). */
+__device__ __forceinline__ void
+load_fragment (const uint4 * slot, int lane, uint32_t (&f)[4])
+{
+  const uint4 v = slot[lane];
+
+  f[0] = v.x;
+  f[1] = v.y;
+  f[2] = v.z;
+  f[3] = v.w;
 }
 
 /* The fragment of the delta band (tap kMmaR 1, the others 0): C is the
@@ -1016,10 +1049,19 @@ skip_mask (const Args & a)
   return MASK == kAnyMask ? a.skip : MASK;
 }
 
+/* Where every staged row of the tensor-core kernel starts in its shared
+ * row (Row::shift): the kernel takes 16-byte aligned planes and pitches
+ * only, and its tiles start 16-byte aligned, so each row's first byte,
+ * pixel x0 - kMmaR, lies kMmaR PB bytes before a 16-byte boundary; rows
+ * outside the picture are placed alike (row_of ()). */
+template <int PB>
+constexpr int kMmaShift = (16 - kMmaR * PB % 16) % 16;
+
 /* Phase 2 on the tensor cores: staged rows c0 .. c0 + @rows - 1 (shared
  * rows c0 .. on) into h.
  * A warp's item is 16 pixels (m tile mt) of 8 staged rows (n tile nt), all
- * channels. MASK: the copied channels (Args::skip), or kAnyMask: Args::skip
+ * channels; a warp keeps its m tile, so its items lie a constant stride
+ * apart. MASK: the copied channels (Args::skip), or kAnyMask: Args::skip
  * at run time. */
 template <int PB, int W, int SPLIT, unsigned MASK>
 __device__ __forceinline__ void
@@ -1028,22 +1070,22 @@ rows_pass_mma (const Args & a, const Shared & sh, uint8_t * smem, int c0,
     const uint32_t (&delta)[4], int warp, int lane)
 {
   typedef MmaShape<PB, W> S;
-  constexpr int kMTiles = S::kTilePixels / 16;
-  const int g = lane >> 2, q = lane & 3;
-  const Row *s_rows = (const Row *) (smem + sh.rows);
+  constexpr unsigned kMTiles = S::kTilePixels / 16;
+  constexpr unsigned kWarps = MmaBlock<W>::kThreads / 32;
+  static_assert (kWarps % kMTiles == 0, "a warp keeps its m tile");
+  const unsigned g = lane >> 2, q = lane & 3, mt = (unsigned) warp % kMTiles;
   uint8_t *h_lo = smem + sh.inter, *h_hi = h_lo + S::kPlaneBytes;
+  /* B: staged row c0 + 8 nt + g, pixels 16 mt + 4 q .. + 3 and 16 on */
+  const uint8_t *in = smem + sh.in + kMmaShift<PB> + (c0 + g) * sh.in_stride +
+      (mt * 16 + 4 * q) * PB;
+  /* C: pixel 16 mt + g + 8 e, staged rows c0 + 8 nt + 2 q and the next:
+   * two rows of a column of h */
+  const unsigned at0 = 4 * (mt * 16 + g) * kHColumn + c0 + 2 * q;
 
-  constexpr int kWarps = MmaBlock<W>::kThreads / 32;
-
-  for (int it = warp; it < rows / 8 * kMTiles; it += kWarps) {
-    const int nt = it / kMTiles, mt = it - nt * kMTiles;
-    /* B: staged row nt 8 + g, pixels 16 mt + 4 q .. + 3 and 16 on */
-    const int i = c0 + nt * 8 + g;
-    const uint8_t *px = smem + sh.in + i * sh.in_stride + s_rows[i].shift +
-        (mt * 16 + 4 * q) * PB;
-    /* C: pixel 16 mt + g + 8 e, staged rows c0 + 8 nt + 2 q and the next:
-     * two rows of a column of h */
-    const int at = 4 * (mt * 16 + g) * kHColumn + c0 + nt * 8 + 2 * q;
+  for (unsigned nt = (unsigned) warp / kMTiles; nt < (unsigned) rows / 8;
+      nt += kWarps / kMTiles) {
+    const uint8_t *px = in + nt * 8 * sh.in_stride;
+    const unsigned at = at0 + nt * 8;
     uint32_t b0[PB], b1[PB];
 
     channel_words<PB> (px, b0);
@@ -1136,17 +1178,95 @@ UNROLL
   }
 }
 
-/* Phases 2 and 3 of the tensor-core kernel, the staged rows' cp.async
- * groups (kChunkRows rows each) still in flight: the rows pass takes each
- * group as it arrives. */
-template <int PB, int W, int SPLIT, unsigned MASK>
+/* Phase 3 on the tensor cores for 4-byte pixels, straight into the
+ * picture (no output tile, no phase 4). A warp's item is 8 pixels of 32
+ * output rows (two m tiles), its n tiles one channel each, so that a lane
+ * holds whole pixels: 2 q and 2 q + 1 of rows g and g + 8 of each m tile.
+ * Each row's pair is one 8-byte store, and the four lanes of a row fill
+ * its 32-byte sector. MASK as for rows_pass_mma (). */
+template <int W, int SPLIT, unsigned MASK>
 __device__ __forceinline__ void
-passes_mma (const Args & a, const Shared & sh, uint8_t * smem,
-    uint32_t (&wlo)[4], uint32_t (&whi)[4], const uint32_t (&delta)[4],
+columns_pass_pixels (const Args & a, const Tile & t, const Shared & sh,
+    const uint8_t * smem, const uint32_t (&wlo)[4], const uint32_t (&whi)[4],
     int warp, int lane)
 {
+  constexpr int PB = 4;
+  typedef MmaShape<PB, W> S;
+  constexpr unsigned kGroups = S::kTilePixels / 8;
+  static_assert (kGroups * (kTileRows / 32) == MmaBlock<W>::kThreads / 32,
+      "an item a warp");
+  const unsigned g = lane >> 2, q = lane & 3;
+  const unsigned group = (unsigned) warp % kGroups;
+  const unsigned half = (unsigned) warp / kGroups;
+  /* B of a channel: the column of h of pixel 8 group + g, from its row
+   * 32 half on, words q and q + 4 of each m tile's 16 rows */
+  const uint32_t *col = (const uint32_t *) (smem + sh.inter) +
+      (8 * group + g) * kHColumn + 8 * half + q;
+  /* a copied sample: its staged sample, kMmaR rows down the column of the
+   * low plane */
+  const uint8_t *raw = smem + sh.inter + 4 * (8 * group + 2 * q) * kHColumn +
+      32 * half + g + kMmaR;
+  const int x = 8 * group + 2 * q, y = 32 * half + g;
+  const int n_px = t.out_bytes / PB - x, n_rows = t.out_rows - y;
+  uint8_t *d = a.dst + (size_t) (t.y0 + y) * a.dst_pitch +
+      (size_t) (t.x0 + x) * PB;
+
+NO_UNROLL
+  for (int m = 0; m < 2; m++) {
+    /* the pixels of accumulator i (row g + 8 (i >> 1), pixel 2 q + (i &
+     * 1)), a channel's sample into byte c as it comes */
+    uint32_t p[4];
+
+UNROLL
+    for (int c = 0; c < PB; c++) {
+      uint32_t v[4];
+
+      if (skip_mask<MASK> (a) & (1u << c)) {
+        const uint8_t *r = raw + 4 * c * S::kChannelWords + 16 * m;
+UNROLL
+        for (int i = 0; i < 4; i++)
+          v[i] = r[4 * (i & 1) * kHColumn + 8 * (i >> 1)];
+      } else {
+        const uint32_t *lo = col + c * S::kChannelWords + 4 * m;
+        const uint32_t *hi = lo + S::kPlaneBytes / 4;
+        ColumnSums sums;
+
+        column_products<SPLIT, true> (wlo, whi, lo[0], lo[4], hi[0], hi[4],
+            sums);
+UNROLL
+        for (int i = 0; i < 4; i++)
+          v[i] = (uint32_t) column_result<SPLIT, true> (sums, i);
+      }
+UNROLL
+      for (int i = 0; i < 4; i++)
+        p[i] = c == 0 ? v[i] : __byte_perm (p[i], v[i],
+            c == 1 ? 0x3240 : c == 2 ? 0x3410 : 0x4210);
+    }
+UNROLL
+    for (int e = 0; e < 2; e++) {
+      const int row = 16 * m + 8 * e;
+      uint8_t *o = d + (size_t) row * a.dst_pitch;
+
+      if (row < n_rows && n_px >= 2)
+        *(uint2 *) o = make_uint2 (p[2 * e], p[2 * e + 1]);
+      else if (row < n_rows && n_px == 1)
+        *(uint32_t *) o = p[2 * e];
+    }
+  }
+}
+
+/* Phases 2 and 3 of the tensor-core kernel, the staged rows' cp.async
+ * groups (kChunkRows rows each) still in flight: the rows pass takes each
+ * group as it arrives. The A fragments come from shared memory
+ * (store_fragment ()), made before the first group's barrier. */
+template <int PB, int W, int SPLIT, unsigned MASK>
+__device__ __forceinline__ void
+passes_mma (const Args & a, const Tile & t, const Shared & sh,
+    uint8_t * smem, const uint32_t (&delta)[4], int warp, int lane)
+{
   constexpr int kGroups = (kMmaStaged + kChunkRows - 1) / kChunkRows;
-  const uint8_t *s_wb = smem + sh.weights;
+  const uint4 *s_frag = (const uint4 *) (smem + sh.weights + 4 * kWFused);
+  uint32_t wlo[4], whi[4];
 
 UNROLL
   for (int k = 0; k < kGroups; k++) {
@@ -1154,14 +1274,22 @@ UNROLL
     __pipeline_wait_prior (kGroups - 1 - k);
 #endif
     __syncthreads ();
+    if (k == 0) {
+      load_fragment (s_frag, lane, wlo);
+      load_fragment (s_frag + 32, lane, whi);
+    }
     rows_pass_mma<PB, W, SPLIT, MASK> (a, sh, smem, k * kChunkRows,
         imin (kChunkRows, kMmaStaged - k * kChunkRows), wlo, whi, delta,
         warp, lane);
   }
-  band_fragment (s_wb + 2 * kWFused, lane, wlo);
-  band_fragment (s_wb + 3 * kWFused, lane, whi);
+  load_fragment (s_frag + 64, lane, wlo);
+  load_fragment (s_frag + 96, lane, whi);
   __syncthreads ();
-  columns_pass_mma<PB, W, SPLIT, MASK> (a, sh, smem, wlo, whi, warp, lane);
+  if (PB == 4)
+    columns_pass_pixels<W, SPLIT, MASK> (a, t, sh, smem, wlo, whi, warp,
+        lane);
+  else
+    columns_pass_mma<PB, W, SPLIT, MASK> (a, sh, smem, wlo, whi, warp, lane);
 }
 
 template <int PB, int W, int SPLIT>
@@ -1184,7 +1312,7 @@ stencil_mma_kernel (Args a)
   constexpr int kNT = MmaBlock<W>::kThreads;
   const uint8_t *s_wb = smem + sh.weights;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  uint32_t wlo[4], whi[4], delta[4];
+  uint32_t delta[4];
 
   /* the first kWFused bytes of each row (the first two warps), the
    * aligned output rows' offsets, all 0 (the next two), and where each
@@ -1207,20 +1335,22 @@ UNROLL
     stage_rows<PB, 1, kNT> (a, t, sh, smem, c0, imin (c0 + kChunkRows,
             kMmaStaged), tid, partial, false);
   delta_fragment (lane, delta);
-  band_fragment (s_wb, lane, wlo);
-  band_fragment (s_wb + kWFused, lane, whi);
+  if (warp < 4)
+    store_fragment (s_wb + warp * kWFused, (uint4 *) (smem + sh.weights +
+            4 * kWFused) + 32 * warp, lane);
   /* no channel copied, or the last (alpha of RGBA, BGRA, GRAY8 + A), with
    * the channels' paths chosen at compile time */
   if (a.skip == 0)
-    passes_mma<PB, W, SPLIT, 0> (a, sh, smem, wlo, whi, delta, warp, lane);
+    passes_mma<PB, W, SPLIT, 0> (a, t, sh, smem, delta, warp, lane);
   else if (a.skip == 1u << (PB - 1))
-    passes_mma<PB, W, SPLIT, 1u << (PB - 1)> (a, sh, smem, wlo, whi, delta,
-        warp, lane);
-  else
-    passes_mma<PB, W, SPLIT, kAnyMask> (a, sh, smem, wlo, whi, delta, warp,
+    passes_mma<PB, W, SPLIT, 1u << (PB - 1)> (a, t, sh, smem, delta, warp,
         lane);
-  __syncthreads ();
-  store_tile<PB, kNT> (a, t, sh, smem, tid, true);
+  else
+    passes_mma<PB, W, SPLIT, kAnyMask> (a, t, sh, smem, delta, warp, lane);
+  if (PB != 4) {
+    __syncthreads ();
+    store_tile<PB, kNT> (a, t, sh, smem, tid, true);
+  }
 }
 
 /* ---- The two-pass tensor-core kernels: 8-bit samples, BOTH, radii
@@ -1348,12 +1478,9 @@ long_fragments (const Args & a, uint8_t * smem, const Shared & sh,
   const uint8_t *s_wb = smem + sh.weights;
   uint4 *s_frag = (uint4 *) long_frag_base (smem, sh);
 
-  for (int i = warp; i < 2 * k_tiles; i += kThreads / 32) {
-    uint32_t f[4];
-
-    band_fragment (s_wb + (row + (i & 1)) * kWRow + 32 * (i >> 1), lane, f);
-    s_frag[i * 32 + lane] = make_uint4 (f[0], f[1], f[2], f[3]);
-  }
+  for (int i = warp; i < 2 * k_tiles; i += kThreads / 32)
+    store_fragment (s_wb + (row + (i & 1)) * kWRow + 32 * (i >> 1),
+        s_frag + i * 32, lane);
 }
 
 /* The rows kernel: h rows 32 by .. + 31 of pixels kTilePixels bx .. */
