@@ -471,6 +471,33 @@ stage_rows (const Args & a, const Tile & t, const Shared & sh,
 #endif
 }
 
+/* Phase 1b for a tile whose staged rows are consecutive picture rows,
+ * each read as KV whole aligned vectors: rows @first .. @end - 1 of
+ * shared memory from @g (staged row 0's first vector) on, @pitch apart,
+ * as one cp.async group. */
+template <int NT, int KV>
+__device__ __forceinline__ void
+stage_consecutive (const Shared & sh, uint8_t * smem, const uint8_t * g,
+    size_t pitch, int first, int end, int tid)
+{
+  constexpr int kLg = lg_at_least (KV);
+  constexpr int kStep = NT >> kLg;      /* rows a pass */
+  const int v = tid & ((1 << kLg) - 1), r = first + (tid >> kLg);
+  uint8_t *s = smem + sh.in + r * sh.in_stride + 16 * v;
+  const uint8_t *src = g + (size_t) r * pitch + 16 * v;
+
+  if (v < KV) {
+UNROLL
+    for (int k = 0; k < (end - first + kStep - 1) / kStep; k++) {
+      if (r + k * kStep < end)
+        __pipeline_memcpy_async (s, src, 16);
+      s += kStep * sh.in_stride;
+      src += kStep * pitch;
+    }
+  }
+  __pipeline_commit ();
+}
+
 /* Where sample @j of a row of s_inter lies (see Shape::kInterStride). */
 __host__ __device__ __forceinline__ int
 inter_pos (int j)
@@ -1208,8 +1235,10 @@ columns_pass_pixels (const Args & a, const Tile & t, const Shared & sh,
       32 * half + g + kMmaR;
   const int x = 8 * group + 2 * q, y = 32 * half + g;
   const int n_px = t.out_bytes / PB - x, n_rows = t.out_rows - y;
+  /* this lane's first row, then 8 rows down at each store */
   uint8_t *d = a.dst + (size_t) (t.y0 + y) * a.dst_pitch +
       (size_t) (t.x0 + x) * PB;
+  const size_t down = 8 * a.dst_pitch;
 
 NO_UNROLL
   for (int m = 0; m < 2; m++) {
@@ -1245,12 +1274,12 @@ UNROLL
 UNROLL
     for (int e = 0; e < 2; e++) {
       const int row = 16 * m + 8 * e;
-      uint8_t *o = d + (size_t) row * a.dst_pitch;
 
       if (row < n_rows && n_px >= 2)
-        *(uint2 *) o = make_uint2 (p[2 * e], p[2 * e + 1]);
+        *(uint2 *) d = make_uint2 (p[2 * e], p[2 * e + 1]);
       else if (row < n_rows && n_px == 1)
-        *(uint32_t *) o = p[2 * e];
+        *(uint32_t *) d = p[2 * e];
+      d += down;
     }
   }
 }
@@ -1326,14 +1355,34 @@ stencil_mma_kernel (Args a)
         a.wbytes[tid / (kWFused / 4) * (kWRow / 4) + tid % (kWFused / 4)];
   else if (tid >= kNT / 4 && tid < kNT / 4 + kTileRows)
     ((int32_t *) (smem + sh.out_shifts))[tid - kNT / 4] = 0;
-  const bool partial = __syncthreads_or (ri >= 0
-      && stage_row_info<PB> (a, t, sh, smem, 0, kMmaStaged, ri));
+  /* most tiles stage consecutive picture rows, each as kVecs whole
+   * vectors inside the picture, from byte @first_byte of picture row
+   * @first_row on: they need no Row table */
+  constexpr int kVecs = (kMmaShift<PB> + kSeg + 15) / 16;
+  const int first_row = t.y0 - kMmaR;
+  const int first_byte = (t.x0 - kMmaR) * PB - kMmaShift<PB>;
+  const bool inside = first_row >= 0 && first_row + kMmaStaged <= a.height
+      && first_byte >= 0 && first_byte + 16 * kVecs <= a.width * PB;
+  const uint8_t *first = a.src + (size_t) imax (first_row, 0) * a.src_pitch
+      + imax (first_byte, 0);
+  bool partial = false;
+  if (inside)
+    __syncthreads ();
+  else
+    partial = __syncthreads_or (ri >= 0
+        && stage_row_info<PB> (a, t, sh, smem, 0, kMmaStaged, ri));
   /* every staged row at once, in cp.async groups of kChunkRows rows; the
    * fragments while they are in flight */
 UNROLL
-  for (int c0 = 0; c0 < kMmaStaged; c0 += kChunkRows)
-    stage_rows<PB, 1, kNT> (a, t, sh, smem, c0, imin (c0 + kChunkRows,
-            kMmaStaged), tid, partial, false);
+  for (int c0 = 0; c0 < kMmaStaged; c0 += kChunkRows) {
+    const int end = imin (c0 + kChunkRows, kMmaStaged);
+
+    if (inside)
+      stage_consecutive<kNT, kVecs> (sh, smem, first, a.src_pitch, c0, end,
+          tid);
+    else
+      stage_rows<PB, 1, kNT> (a, t, sh, smem, c0, end, tid, partial, false);
+  }
   delta_fragment (lane, delta);
   if (warp < 4)
     store_fragment (s_wb + warp * kWFused, (uint4 *) (smem + sh.weights +
