@@ -472,30 +472,31 @@ stage_rows (const Args & a, const Tile & t, const Shared & sh,
 }
 
 /* Phase 1b for a tile whose staged rows are consecutive picture rows,
- * each read as KV whole aligned vectors: rows @first .. @end - 1 of
- * shared memory from @g (staged row 0's first vector) on, @pitch apart,
- * as one cp.async group. */
-template <int NT, int KV>
+ * each read as KV whole aligned vectors: all ROWS rows of shared memory
+ * from @g (staged row 0's first vector) on, @pitch apart, as one cp.async
+ * group of every kChunkRows rows. */
+template <int NT, int KV, int ROWS>
 __device__ __forceinline__ void
 stage_consecutive (const Shared & sh, uint8_t * smem, const uint8_t * g,
-    size_t pitch, int first, int end, int tid)
+    size_t pitch, int tid)
 {
   constexpr int kLg = lg_at_least (KV);
   constexpr int kStep = NT >> kLg;      /* rows a pass */
-  const int v = tid & ((1 << kLg) - 1), r = first + (tid >> kLg);
+  static_assert (kChunkRows % kStep == 0 && ROWS % kStep == 0,
+      "whole passes a group");
+  const int v = tid & ((1 << kLg) - 1), r = tid >> kLg;
   uint8_t *s = smem + sh.in + r * sh.in_stride + 16 * v;
   const uint8_t *src = g + (size_t) r * pitch + 16 * v;
+  const size_t step = kStep * pitch;
 
-  if (v < KV) {
 UNROLL
-    for (int k = 0; k < (end - first + kStep - 1) / kStep; k++) {
-      if (r + k * kStep < end)
-        __pipeline_memcpy_async (s, src, 16);
-      s += kStep * sh.in_stride;
-      src += kStep * pitch;
-    }
+  for (int k = 0; k < ROWS / kStep; k++) {
+    if (v < KV)
+      __pipeline_memcpy_async (s + k * kStep * sh.in_stride, src, 16);
+    src += step;
+    if ((k + 1) * kStep % kChunkRows == 0 || k + 1 == ROWS / kStep)
+      __pipeline_commit ();
   }
-  __pipeline_commit ();
 }
 
 /* Where sample @j of a row of s_inter lies (see Shape::kInterStride). */
@@ -1234,6 +1235,10 @@ columns_pass_pixels (const Args & a, const Tile & t, const Shared & sh,
   const uint8_t *raw = smem + sh.inter + 4 * (8 * group + 2 * q) * kHColumn +
       32 * half + g + kMmaR;
   const int x = 8 * group + 2 * q, y = 32 * half + g;
+  /* a tile inside the picture stores every pair; at its right and bottom
+   * edges, the pixels and rows inside */
+  const bool whole = t.out_bytes == S::kTilePixels * PB
+      && t.out_rows == kTileRows;
   const int n_px = t.out_bytes / PB - x, n_rows = t.out_rows - y;
   /* this lane's first row, then 8 rows down at each store */
   uint8_t *d = a.dst + (size_t) (t.y0 + y) * a.dst_pitch +
@@ -1275,7 +1280,7 @@ UNROLL
     for (int e = 0; e < 2; e++) {
       const int row = 16 * m + 8 * e;
 
-      if (row < n_rows && n_px >= 2)
+      if (whole || (row < n_rows && n_px >= 2))
         *(uint2 *) d = make_uint2 (p[2 * e], p[2 * e + 1]);
       else if (row < n_rows && n_px == 1)
         *(uint32_t *) d = p[2 * e];
@@ -1373,16 +1378,14 @@ stencil_mma_kernel (Args a)
         && stage_row_info<PB> (a, t, sh, smem, 0, kMmaStaged, ri));
   /* every staged row at once, in cp.async groups of kChunkRows rows; the
    * fragments while they are in flight */
+  if (inside)
+    stage_consecutive<kNT, kVecs, kMmaStaged> (sh, smem, first, a.src_pitch,
+        tid);
+  else
 UNROLL
-  for (int c0 = 0; c0 < kMmaStaged; c0 += kChunkRows) {
-    const int end = imin (c0 + kChunkRows, kMmaStaged);
-
-    if (inside)
-      stage_consecutive<kNT, kVecs> (sh, smem, first, a.src_pitch, c0, end,
-          tid);
-    else
-      stage_rows<PB, 1, kNT> (a, t, sh, smem, c0, end, tid, partial, false);
-  }
+    for (int c0 = 0; c0 < kMmaStaged; c0 += kChunkRows)
+      stage_rows<PB, 1, kNT> (a, t, sh, smem, c0, imin (c0 + kChunkRows,
+              kMmaStaged), tid, partial, false);
   delta_fragment (lane, delta);
   if (warp < 4)
     store_fragment (s_wb + warp * kWFused, (uint4 *) (smem + sh.weights +
@@ -2564,15 +2567,14 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       const int32_t value = plan->border_sample[p][k];
       a->border_sample[k] = (int32_t) CF_VALUE_SAMPLE (value, info->lsb);
     }
-    /* radius 1 .. kWinR: the sliding window, its weights per channel, on
-     * 4-byte pixels, and on 1- and 2-byte ones whose taps the tensor
-     * cores cannot split (where the fused kernel is the faster: 4K NV12
-     * 41 against 38 us, GRAY8 25 against 23.4 on an H100; 1080p within
-     * 0.3 us); up to kMmaR: the fused tensor-core kernel, both axes' taps
-     * centred in 2 kMmaR + 1; above: the two passes on the tensor cores;
-     * the CUDA-core kernel stays for unaligned launches */
-    const int strip = win && l->sample_bytes == 1
-        && (l->pixel_bytes == 4 || split == kMmaNone) ?
+    /* radius 1 .. kWinR: the sliding window, its weights per channel,
+     * where the tensor cores cannot split the taps (elsewhere the fused
+     * kernel is the faster: 4K RGBA 45 against 51 us, NV12 33 against 41
+     * on an H100; docs/PERFORMANCE.md); up to kMmaR: the fused
+     * tensor-core kernel, both axes' taps centred in 2 kMmaR + 1; above:
+     * the two passes on the tensor cores; the CUDA-core kernel stays for
+     * unaligned launches */
+    const int strip = win && l->sample_bytes == 1 && split == kMmaNone ?
         window_strip (a->width, a->height, l->pixel_bytes, sms) : 0;
     const Kernel wk = strip > 0 ? select_window_kernel (l->pixel_bytes,
         !never_saturates (plan), strip) : Kernel { NULL, NULL, 0, 0, 0 };

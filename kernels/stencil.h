@@ -255,17 +255,19 @@ typedef enum {
   /* BOTH on 8-bit samples in 1-, 2- or 4-byte pixels where the columns'
    * sums stay within int32 (blurs, mild sharpening; not strong
    * sharpening on both axes):
-   * - radius 1 (one axis may have 0): the sliding-window kernel (each
-   *   thread walks down a strip of rows with everything in registers; the
-   *   strip's height, 8 rows unless the plane is too small to fill the
-   *   device, is set by CF_STENCIL_WINDOW_ROWS in the environment, read
-   *   when the plan is made; 0 turns the kernel off: for measurements);
-   * - the larger radius 2 .. 64: the integer tensor cores, where the
-   *   weights and the intermediate fit their byte pieces (blurs: gaussian,
-   *   box, any taps of one sign; taps of both signs when each weight is
-   *   within +-0.5 and the gains stay near 1, which leaves out sharpening,
-   *   whose centre tap is above 1): up to 8 in one launch, above 8 in two
-   *   (rows, then columns) through a workspace.
+   * - the integer tensor cores, where the weights and the intermediate
+   *   fit their byte pieces (blurs: gaussian, box, any taps of one sign;
+   *   taps of both signs when each weight is within +-0.5 and the gains
+   *   stay near 1, which leaves out sharpening, whose centre tap is above
+   *   1, and an axis of radius 0, whose one tap is 1): the larger radius
+   *   1 .. 8 in one launch, 9 .. 64 in two (rows, then columns) through a
+   *   workspace;
+   * - radius 1 (one axis may have 0) where the tensor cores cannot take
+   *   the taps: the sliding-window kernel (each thread walks down a strip
+   *   of rows with everything in registers; the strip's height, 8 rows
+   *   unless the plane is too small to fill the device, is set by
+   *   CF_STENCIL_WINDOW_ROWS in the environment, read when the plan is
+   *   made; 0 turns the kernel off: for measurements).
    * On planes or pitches not aligned to 16 bytes a launch of either takes
    * the CUDA-core kernel instead. Everything else: the CUDA-core kernel
    * (int32 multiply-adds, a tile in shared memory). The default. */

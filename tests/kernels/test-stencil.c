@@ -1580,25 +1580,17 @@ test_cuda_large (void)
 }
 
 /* How many planes of @format the tensor cores and the sliding window take
- * (stencil.h: 8-bit samples in 1-, 2- and 4-byte pixels; @wide: 4-byte
- * pixels only, which keep the window at radius 1): the count expected of
- * cf_stencil_device_plan_describe (). */
+ * (stencil.h: 8-bit samples in 1-, 2- and 4-byte pixels): the count
+ * expected of cf_stencil_device_plan_describe (). */
 static guint
-fast_planes_of (CfFormat format, gboolean wide)
+fast_planes (CfFormat format)
 {
   const CfFormatInfo *info = cf_format_info (format);
   guint n = 0;
 
   for (int p = 0; p < info->n_planes; p++)
-    n += info->plane[p].sample_bytes == 1 && (wide ?
-        info->plane[p].pixel_bytes == 4 : info->plane[p].pixel_bytes != 3);
+    n += info->plane[p].sample_bytes == 1 && info->plane[p].pixel_bytes != 3;
   return n;
-}
-
-static guint
-fast_planes (CfFormat format)
-{
-  return fast_planes_of (format, FALSE);
 }
 
 /* Random taps for radius @r (at least 1) into @t, as given (not
@@ -1803,7 +1795,6 @@ test_cuda_window (void)
         const guint kind = n % G_N_ELEMENTS (names);
         const char *strip = strips[(n / 3) % G_N_ELEMENTS (strips)];
         const guint planes = fast_planes (f);
-        const guint wide = fast_planes_of (f, TRUE);
         const guint before[2] = { counts[KERNEL_WINDOW],
           counts[KERNEL_TENSOR_CORES]
         };
@@ -1847,18 +1838,17 @@ test_cuda_window (void)
             z == 4, what, planes, counts, cuda) / MAX (planes, 1);
         want += runs * planes;
         g_unsetenv ("CF_STENCIL_WINDOW_ROWS");
-        /* the 4-byte planes in the window; the others too where a weight
-         * is above 65535 (the sharpened axis, an axis of radius 0: its
-         * one tap is 65536), on the tensor cores for blurs of radius 1 on
-         * both axes (kinds 0 and 1: gaussian, box, random positive) */
+        /* the planes in the window where a weight is above 65535 (the
+         * sharpened axis, an axis of radius 0: its one tap is 65536), on
+         * the tensor cores for blurs of radius 1 on both axes (kinds 0 and
+         * 1: gaussian, box, random positive) */
         const guint in_window = counts[KERNEL_WINDOW] - before[0];
         const guint in_tensor = counts[KERNEL_TENSOR_CORES] - before[1];
         g_assert_cmpuint (in_window + in_tensor, ==, runs * planes);
-        g_assert_cmpuint (in_window, >=, runs * wide);
         if (kind == 2 || (kind <= 1 && (rx == 0 || ry == 0)))
           g_assert_cmpuint (in_window, ==, runs * planes);
         else if (kind <= 1)
-          g_assert_cmpuint (in_window, ==, runs * wide);
+          g_assert_cmpuint (in_window, ==, 0);
         g_free (what);
       }
   }
