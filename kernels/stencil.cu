@@ -790,9 +790,10 @@ stencil_kernel (Args a)
  * rows of that pixel's column one after the other, so four rows of a
  * column are one 32-bit word, as the columns' B fragments take them. The
  * strides keep the rows pass's stores and the columns pass's loads free of
- * bank conflicts. A copied channel (alpha) goes through the rows pass as
- * a delta band, its samples into the low plane, where the columns pass
- * picks them up. Shorter taps are centred among zero weights; staging,
+ * bank conflicts. A copied channel (alpha) of 1- and 2-byte pixels goes
+ * through the rows pass as a delta band, its samples into the low plane,
+ * where the columns pass picks them up; that of 4-byte pixels skips the
+ * rows pass, and the columns pass copies it from the staged rows. Shorter taps are centred among zero weights; staging,
  * borders and the output tile are the other kernel's phases. Launches
  * take this kernel only on 16-byte aligned planes and pitches
  * (cf_stencil_cuda ()), so every output row of a tile starts on 16 bytes.
@@ -1124,6 +1125,9 @@ UNROLL
       uint8_t *hi_c = h_hi + 4 * c * S::kChannelWords + at;
 
       if (skip_mask<MASK> (a) & (1u << c)) {
+        /* 4-byte pixels: columns_pass_pixels () takes the staged sample */
+        if (PB == 4)
+          continue;
         int32_t d[4];
 
         imma<false, false> (d, delta, b0[c], b1[c]);
@@ -1230,11 +1234,11 @@ columns_pass_pixels (const Args & a, const Tile & t, const Shared & sh,
    * 32 half on, words q and q + 4 of each m tile's 16 rows */
   const uint32_t *col = (const uint32_t *) (smem + sh.inter) +
       (8 * group + g) * kHColumn + 8 * half + q;
-  /* a copied sample: its staged sample, kMmaR rows down the column of the
-   * low plane */
-  const uint8_t *raw = smem + sh.inter + 4 * (8 * group + 2 * q) * kHColumn +
-      32 * half + g + kMmaR;
+  /* a copied sample: the staged one, kMmaR rows and pixels on (nothing
+   * overwrites the staged rows here) */
   const int x = 8 * group + 2 * q, y = 32 * half + g;
+  const uint8_t *raw = smem + sh.in + kMmaShift<PB> + (y + kMmaR) *
+      sh.in_stride + (x + kMmaR) * PB;
   /* a tile inside the picture stores every pair; at its right and bottom
    * edges, the pixels and rows inside */
   const bool whole = t.out_bytes == S::kTilePixels * PB
@@ -1256,10 +1260,10 @@ UNROLL
       uint32_t v[4];
 
       if (skip_mask<MASK> (a) & (1u << c)) {
-        const uint8_t *r = raw + 4 * c * S::kChannelWords + 16 * m;
+        const uint8_t *r = raw + 16 * m * sh.in_stride + c;
 UNROLL
         for (int i = 0; i < 4; i++)
-          v[i] = r[4 * (i & 1) * kHColumn + 8 * (i >> 1)];
+          v[i] = r[8 * (i >> 1) * sh.in_stride + (i & 1) * PB];
       } else {
         const uint32_t *lo = col + c * S::kChannelWords + 4 * m;
         const uint32_t *hi = lo + S::kPlaneBytes / 4;
