@@ -1760,8 +1760,8 @@ mild_sharpen (int r, double *t)
 
 /* The sliding-window kernel (BOTH, 8-bit samples, radius 1) against
  * the CPU on 16-byte aligned planes and pitches: every format and border
- * (planes of 1- and 2-byte pixels take the tensor cores instead where
- * they can split the taps: asserted for the blurs and the sharpened axis);
+ * (planes take the tensor cores instead where they can split the taps:
+ * asserted for the blurs and the sharpened axis);
  * widths inside one vector, across lanes, warps and blocks; heights below,
  * at and across the strips, whose height CF_STENCIL_WINDOW_ROWS also sets
  * to 1, 3 and 64; blurs (no saturation), a sharpened axis, signed taps and
