@@ -774,7 +774,10 @@ stencil_kernel (Args a)
  *   fragments are the staged pixels' bytes of that channel, picked out of
  *   the pixels by byte permutes.
  * - columns: C[m][n] = sum_k W[m][k] H[k][n], m 16 output rows, k the 32
- *   staged rows they read, n 8 samples of a row, W from wy.
+ *   staged rows they read, n 8 samples of a row, W from wy. On 4-byte
+ *   pixels the n tiles take one channel each, so that a lane ends up with
+ *   whole pixels, which it stores straight into the picture
+ *   (columns_pass_pixels ()).
  * The weights (up to 16 bits) enter as two byte matrices, lo = w & 255
  * (u8) and hi = w >> 8 (s8 where a weight is negative, else u8), so a
  * product is hi x 256 + lo. The intermediate h (stencil.h, int32 with
@@ -793,16 +796,18 @@ stencil_kernel (Args a)
  * bank conflicts. A copied channel (alpha) of 1- and 2-byte pixels goes
  * through the rows pass as a delta band, its samples into the low plane,
  * where the columns pass picks them up; that of 4-byte pixels skips the
- * rows pass, and the columns pass copies it from the staged rows. Shorter taps are centred among zero weights; staging,
- * borders and the output tile are the other kernel's phases. Launches
- * take this kernel only on 16-byte aligned planes and pitches
- * (cf_stencil_cuda ()), so every output row of a tile starts on 16 bytes.
+ * rows pass, and the columns pass copies it from the staged rows.
+ * Shorter taps are centred among zero weights; staging, borders and the
+ * output tile are the other kernel's phases. Launches take this kernel
+ * only on 16-byte aligned planes and pitches (cf_stencil_cuda ()), so
+ * every output row of a tile starts on 16 bytes.
  *
  * Unlike the other kernel, a block stages all kMmaStaged rows at once (in
  * cp.async groups of kChunkRows rows, the rows pass taking each group as it
- * arrives), and its output tile lies over the staged rows, which the
- * columns pass no longer needs; with h's columns as short as the staged
- * rows (kHColumn) that makes about 48 KB, four blocks a multiprocessor
+ * arrives). The output tile of 1- and 2-byte pixels lies over the staged
+ * rows, which their columns pass no longer needs (4-byte pixels have
+ * none); with h's columns as short as the staged rows (kHColumn) that
+ * makes about 50 KB, four blocks a multiprocessor
  * (4K RGBA radius 8: 66 us against 90 staging 32 rows at a time at three
  * blocks, docs/PERFORMANCE.md). Its wide tiles (MmaBlock<2>) make about
  * 80 KB, two blocks of 512 threads a multiprocessor. */
