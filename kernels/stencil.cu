@@ -860,10 +860,10 @@ static_assert (MmaShape<1>::kTilePixels % 16 == 0
 /* The first kWFused bytes of each row of Args::wbytes and the four A
  * fragments made of them (x low and high bytes, y low and high:
  * store_fragment ()), then as shared_layout () with all kMmaStaged rows
- * staged, h's two planes as the
- * intermediate and the output tile over the staged rows; staged rows 16 PB
- * bytes apart modulo 128, so that the eight rows of a B fragment's load
- * meet no bank conflict. */
+ * staged, h's two planes as the intermediate and the output tile (1- and
+ * 2-byte pixels) over the staged rows; staged rows 16 PB bytes apart
+ * modulo 128, so that the eight rows of a B fragment's load meet no bank
+ * conflict. */
 constexpr int kMmaFragBytes = 4 * 32 * 16;
 
 template <int PB, int W>
