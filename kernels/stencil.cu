@@ -59,15 +59,13 @@
  * and stores. Measured on an H200 (bench-stencil, docs/PERFORMANCE.md),
  * BOTH on 4K RGBA takes 88 us at radius 1 and 155 us at radius 8, where the
  * 1.1e9 multiply-adds alone need 67 us; a copy of the frame takes 20 us.
- * BOTH on 8-bit samples at radius 2 .. 8 therefore runs on the integer
- * tensor cores (stencil_mma_kernel () below, about 2.4x faster), which
- * reuses phases 1 and 4; at 9 .. 64 on the tensor cores in two launches
- * through a workspace (stencil_rows_mma_kernel () and
- * stencil_columns_mma_kernel (), 2.6x to 11x faster); and at radius 1
- * in registers without the tile (stencil_window_kernel (), about 1.4x
- * faster) on planes of 4-byte pixels, on the tensor cores on planes of 1-
- * and 2-byte pixels (4K NV12 and GRAY8: about 8% faster than the window
- * there; docs/PERFORMANCE.md).
+ * BOTH on 8-bit samples at radius 1 .. 8 therefore runs on the integer
+ * tensor cores (stencil_mma_kernel () below, 1.1x to 3.4x faster), which
+ * reuses phase 1; at 9 .. 64 on the tensor cores in two launches through
+ * a workspace (stencil_rows_mma_kernel () and stencil_columns_mma_kernel
+ * (), 2.6x to 11x faster); and at radius 1 with taps the tensor cores
+ * cannot split in registers without the tile (stencil_window_kernel (),
+ * about 1.4x faster; docs/PERFORMANCE.md).
  */
 #include "stencil.h"
 #include "cuda-common.cuh"
@@ -144,9 +142,7 @@ border_index (int border, int i, int n)
  * high, tap t of the band at byte kWPad + t of its kWRow, zeros around
  * (mma_weight_bytes ()). */
 constexpr int kMmaR = 8;                /* the band's radius: 2 kMmaR + 1 taps */
-/* the smallest radius it takes (the window keeps radius 1 of 4-byte
- * pixels) */
-constexpr int kMmaMinR = 1;
+constexpr int kMmaMinR = 1;             /* the smallest radius it takes */
 constexpr int kWinR = 1;                /* the sliding window's radius */
 constexpr int kWPad = 16;
 constexpr int kLongTiles = 5;           /* k tiles of the two-pass kernels'
@@ -1358,16 +1354,17 @@ stencil_mma_kernel (Args a)
   uint32_t delta[4];
 
   /* the first kWFused bytes of each row (the first two warps), the
-   * aligned output rows' offsets, all 0 (the next two), and where each
-   * staged row comes from (the second half of the block), side by side
-   * before one barrier */
+   * aligned output rows' offsets, all 0, for store_tile () (the next two;
+   * 4-byte pixels have no output tile), and where each staged row comes
+   * from (the second half of the block), side by side before one
+   * barrier */
   static_assert (4 * (kWFused / 4) <= kNT / 4 && kTileRows <= kNT / 4
       && kMmaStaged <= kNT / 2, "one item a thread");
   const int ri = tid - kNT / 2;
   if (tid < 4 * (kWFused / 4))
     ((uint32_t *) (smem + sh.weights))[tid] =
         a.wbytes[tid / (kWFused / 4) * (kWRow / 4) + tid % (kWFused / 4)];
-  else if (tid >= kNT / 4 && tid < kNT / 4 + kTileRows)
+  else if (PB != 4 && tid >= kNT / 4 && tid < kNT / 4 + kTileRows)
     ((int32_t *) (smem + sh.out_shifts))[tid - kNT / 4] = 0;
   /* most tiles stage consecutive picture rows, each as kVecs whole
    * vectors inside the picture, from byte @first_byte of picture row
