@@ -8,8 +8,8 @@
  *           4K RGBA both ways at radius 1 .. 64, then a line saying up to
  *           which radius the time stays near the copy (memory-bound) and
  *           from which the taps set it (compute-bound); 4K RGBA horizontal
- *           and vertical only at radius 8; 4K NV12, GRAY8 and GRAY16_LE and
- *           1080p RGBA, NV12 and GRAY8 both ways at radius 1, 8 and 64. Each
+ *           and vertical only at radius 8; 4K NV12, I420, GRAY8 and
+ *           GRAY16_LE and 1080p RGBA, NV12 and GRAY8 both ways at radius 1, 8 and 64. Each
  *           configuration is first checked equal to cf_stencil_cpu (), byte
  *           for byte (check rows). GB/s counts one read and one write of
  *           the frame; the note gives the multiply-adds per second: every
@@ -303,7 +303,8 @@ bench_kernels (double imad_peak, size_t l2_bytes, GRand * rand, int iters,
     CfFormat format;
     int width, height;
   } others[] = {
-    {CF_FORMAT_NV12, W4K, H4K}, {CF_FORMAT_GRAY8, W4K, H4K},
+    {CF_FORMAT_NV12, W4K, H4K}, {CF_FORMAT_I420, W4K, H4K},
+    {CF_FORMAT_GRAY8, W4K, H4K},
     {CF_FORMAT_GRAY16_LE, W4K, H4K}, {CF_FORMAT_RGBA, 1920, 1080},
     {CF_FORMAT_NV12, 1920, 1080}, {CF_FORMAT_GRAY8, 1920, 1080},
   };

@@ -1331,16 +1331,15 @@ UNROLL
     columns_pass_mma<PB, W, SPLIT, MASK> (a, sh, smem, wlo, whi, warp, lane);
 }
 
+/* The fused kernel's tile (@bx, @by) of the plane @a. */
 template <int PB, int W, int SPLIT>
-__global__ void
-__launch_bounds__ (MmaBlock<W>::kThreads, MmaBlock<W>::kBlocks)
-stencil_mma_kernel (Args a)
+__device__ __forceinline__ void
+mma_tile (const Args & a, int bx, int by)
 {
   extern __shared__ uint4 s_raw[];
   uint8_t *smem = (uint8_t *) s_raw;
   const Shared sh = shared_layout_mma<PB, W> ();
-  Tile t = tile_of<PB, 1, MmaShape<PB, W>::kTilePixels> (a, blockIdx.x,
-      blockIdx.y);
+  Tile t = tile_of<PB, 1, MmaShape<PB, W>::kTilePixels> (a, bx, by);
   /* the launch sets Args::rx and ry to kMmaR for this kernel: the staged
    * rows' length and the copy loops' shifts as constants */
   constexpr int kSeg = (MmaShape<PB, W>::kTilePixels + 2 * kMmaR) * PB;
@@ -1408,6 +1407,51 @@ UNROLL
   if (PB != 4) {
     __syncthreads ();
     store_tile<PB, kNT> (a, t, sh, smem, tid, true);
+  }
+}
+
+template <int PB, int W, int SPLIT>
+__global__ void
+__launch_bounds__ (MmaBlock<W>::kThreads, MmaBlock<W>::kBlocks)
+stencil_mma_kernel (Args a)
+{
+  mma_tile<PB, W, SPLIT> (a, blockIdx.x, blockIdx.y);
+}
+
+/* Every plane of a frame of 8-bit YUV in one launch of the fused kernel:
+ * the luma plane of 1-byte pixels, then NP - 1 chroma planes of PB-byte
+ * pixels (NV12, NV21: one of 2; I420, YV12, Y42B, Y444: two of 1). Block
+ * b of the one-dimensional grid makes tile b - first[p] of the plane p it
+ * falls in, that plane's tiles row by row. The planes one launch each
+ * leave the device part idle: the chroma's few blocks (1080p NV12: 255 of
+ * 256 threads where the device holds 528) cannot fill it, nor the luma's
+ * last wave, and each launch waits for the last block of the one before;
+ * here the chroma tiles fill what the luma leaves. */
+struct MmaFrame {
+  Args a[CF_MAX_PLANES];        /* each plane's, its images included */
+  int first[CF_MAX_PLANES];     /* the first block of each plane */
+  int tiles_x[CF_MAX_PLANES];   /* its tiles a row */
+  int blocks;                   /* in all */
+};
+
+template <int PB, int NP, int W, int SPLIT>
+__global__ void
+__launch_bounds__ (MmaBlock<W>::kThreads, MmaBlock<W>::kBlocks)
+stencil_mma_frame_kernel (const __grid_constant__ MmaFrame f)
+{
+  static_assert (NP == 2 || NP == 3, "a luma plane and its chroma");
+  const int b = blockIdx.x;
+
+  /* each plane its own copy of the tile, its Args at a constant offset */
+  if (NP == 3 && b >= f.first[NP - 1]) {
+    const int i = b - f.first[NP - 1];
+    mma_tile<PB, W, SPLIT> (f.a[NP - 1], i % f.tiles_x[NP - 1],
+        i / f.tiles_x[NP - 1]);
+  } else if (b >= f.first[1]) {
+    const int i = b - f.first[1];
+    mma_tile<PB, W, SPLIT> (f.a[1], i % f.tiles_x[1], i / f.tiles_x[1]);
+  } else {
+    mma_tile<1, W, SPLIT> (f.a[0], b % f.tiles_x[0], b / f.tiles_x[0]);
   }
 }
 
@@ -2207,6 +2251,68 @@ select_mma_kernel (int pb, int sb, MmaSplit split, MmaKind kind,
   return mma_kernel_of_pb<kMmaColumns> (pb, split, k_tiles);
 }
 
+/* The fused kernel for every plane of a frame in one launch (MmaFrame). */
+struct FrameKernel {
+  const void *func;
+  void (*launch) (const MmaFrame &, size_t, cudaStream_t);
+  int tile_pixels[CF_MAX_PLANES];       /* a block's output, per plane */
+  int shared_bytes;                     /* the larger plane's */
+};
+
+template <int PB, int NP, int W, int SPLIT>
+void
+launch_frame (const MmaFrame & f, size_t shared, cudaStream_t stream)
+{
+  stencil_mma_frame_kernel<PB, NP, W, SPLIT><<<f.blocks,
+      MmaBlock<W>::kThreads, shared, stream>>> (f);
+}
+
+template <int PB, int NP, int W, int SPLIT>
+FrameKernel
+frame_kernel_of ()
+{
+  FrameKernel k;
+
+  k.func = (const void *) stencil_mma_frame_kernel<PB, NP, W, SPLIT>;
+  k.launch = launch_frame<PB, NP, W, SPLIT>;
+  for (int p = 0; p < CF_MAX_PLANES; p++)
+    k.tile_pixels[p] = p == 0 ? MmaShape<1, W>::kTilePixels :
+        MmaShape<PB, W>::kTilePixels;
+  k.shared_bytes = imax (shared_layout_mma<1, W> ().bytes,
+      shared_layout_mma<PB, W> ().bytes);
+  return k;
+}
+
+template <int PB, int NP, int W>
+FrameKernel
+frame_kernel_of_split (MmaSplit split)
+{
+  if (split == kMmaBlur)
+    return frame_kernel_of<PB, NP, W, kMmaBlur> ();
+  if (split == kMmaUnsigned)
+    return frame_kernel_of<PB, NP, W, kMmaUnsigned> ();
+  return frame_kernel_of<PB, NP, W, kMmaSigned> ();
+}
+
+/* The one launch for a frame of a luma plane of 1-byte pixels and @np - 1
+ * chroma planes of @pb-byte pixels (MmaFrame), with wide tiles (@wide) or
+ * not; func NULL where it has none. */
+FrameKernel
+select_frame_kernel (int pb, int np, MmaSplit split, bool wide)
+{
+  FrameKernel none = { NULL, NULL, { 0 }, 0 };
+
+  if (split == kMmaNone)
+    return none;
+  if (pb == 2 && np == 2)
+    return wide ? frame_kernel_of_split<2, 2, 2> (split) :
+        frame_kernel_of_split<2, 2, 1> (split);
+  if (pb == 1 && np == 3)
+    return wide ? frame_kernel_of_split<1, 3, 2> (split) :
+        frame_kernel_of_split<1, 3, 1> (split);
+  return none;
+}
+
 template <int PB, int R, bool SAT>
 void
 launch_window (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
@@ -2297,10 +2403,22 @@ window_strip (int width, int height, int pb, int sms)
   return strip;
 }
 
+/* The fused tensor-core kernel's wide blocks (MmaBlock<2>) on a @width x
+ * @height plane of @pb-byte pixels. */
+long
+mma_wide_blocks (int width, int height, int pb)
+{
+  const int tp = pb == 1 ? MmaShape<1, 2>::kTilePixels : pb == 2 ?
+      MmaShape<2, 2>::kTilePixels : MmaShape<4, 2>::kTilePixels;
+
+  return (long) ((width + tp - 1) / tp) * ((height + kTileRows - 1) /
+      kTileRows);
+}
+
 /* Whether the fused tensor-core kernel takes wide tiles (MmaBlock<2>) on a
- * @width x @height plane of @pb-byte pixels: where its wide blocks make
- * 0.9 to 4 waves of the @sms multiprocessors' two blocks each. Measured on
- * an H100 (docs/PERFORMANCE.md), radius 8, us: wide tiles won at 0.97
+ * plane, or a frame in one launch (MmaFrame), of @wide_blocks wide blocks
+ * (mma_wide_blocks ()): where they make 0.9 to 4 waves of the @sms
+ * multiprocessors' two blocks each. Measured on an H100 (docs/PERFORMANCE.md), radius 8, us: wide tiles won at 0.97
  * waves (1080p RGBA 22.05 against 20.55; 4K NV12's chroma) and 1.93 (4K
  * GRAY8 23.2 against 22.45; 4K NV12 37.7 against 34.4 in all) but lost at
  * 0.27 and 0.52 (1080p NV12 25.4 against 28.0, GRAY8 14.4 against 15.9)
@@ -2308,14 +2426,10 @@ window_strip (int width, int height, int pb, int sms)
  * CF_STENCIL_MMA_TILE=wide or narrow in the environment decides instead
  * (for tests and measurements). */
 bool
-mma_wide (int width, int height, int pb, int sms)
+mma_wide (long wide_blocks, int sms)
 {
   const char *env = getenv ("CF_STENCIL_MMA_TILE");
-  const int tp = pb == 1 ? MmaShape<1, 2>::kTilePixels : pb == 2 ?
-      MmaShape<2, 2>::kTilePixels : MmaShape<4, 2>::kTilePixels;
-  const long blocks = (long) ((width + tp - 1) / tp) *
-      ((height + kTileRows - 1) / kTileRows);
-  const double waves = blocks / ((double) MmaBlock<2>::kBlocks *
+  const double waves = wide_blocks / ((double) MmaBlock<2>::kBlocks *
       imax (sms, 1));
 
   if (env && *env)
@@ -2483,6 +2597,11 @@ struct CfStencilDevicePlan {
    * largest plane's, the planes one after the other on the stream */
   Kernel rows[CF_MAX_PLANES];
   size_t workspace;
+  /* every plane on the fused tensor-core kernel, of 8-bit YUV: one launch
+   * for the frame (func NULL where there is none), taken when every plane
+   * and pitch is aligned; frame_args without the images */
+  FrameKernel frame;
+  MmaFrame frame_args;
 };
 
 extern "C" size_t
@@ -2502,14 +2621,26 @@ cf_stencil_device_plan_free (CfStencilDevicePlan * d_plan)
  * whatever the plan) keeps plans made on other threads from lowering each
  * other's limit. */
 static cudaError_t
+allow_shared_bytes (const void *func, int bytes, int optin)
+{
+  if (bytes <= 48 * 1024)
+    return cudaSuccess;
+  if (bytes > optin)
+    return cudaErrorInvalidConfiguration;
+  return cudaFuncSetAttribute (func,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+}
+
+static cudaError_t
 allow_shared (const Kernel * k, int optin)
 {
-  if (k->shared_bytes <= 48 * 1024)
-    return cudaSuccess;
-  if (k->shared_bytes > optin)
-    return cudaErrorInvalidConfiguration;
-  return cudaFuncSetAttribute (k->func,
-      cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+  return allow_shared_bytes (k->func, k->shared_bytes, optin);
+}
+
+static cudaError_t
+allow_shared_frame (const FrameKernel * k, int optin)
+{
+  return allow_shared_bytes (k->func, k->shared_bytes, optin);
 }
 
 extern "C" cudaError_t
@@ -2555,6 +2686,14 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
     return err;
   }
 
+  /* 8-bit YUV with every plane on the fused kernel: one launch (MmaFrame);
+   * CF_STENCIL_ONE_LAUNCH=0 in the environment launches the planes one
+   * by one instead (for measurements) */
+  const char *one_env = getenv ("CF_STENCIL_ONE_LAUNCH");
+  bool one_launch = dp->n_planes > 1 && info->plane[0].pixel_bytes == 1
+      && !(one_env && strcmp (one_env, "0") == 0);
+  long wide_blocks = 0;
+
   for (int p = 0; p < dp->n_planes; p++) {
     const CfPlaneLayout *l = &info->plane[p];
     Args *a = &dp->args[p];
@@ -2586,8 +2725,8 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
         !never_saturates (plan), strip) : Kernel { NULL, NULL, 0, 0, 0 };
     const Kernel fast = wk.func ? wk :
         select_mma_kernel (l->pixel_bytes, l->sample_bytes, split,
-        two_pass ? kMmaColumns : mma_wide (a->width, a->height,
-            l->pixel_bytes, sms) ? kMmaFusedWide : kMmaFused,
+        two_pass ? kMmaColumns : mma_wide (mma_wide_blocks (a->width,
+                a->height, l->pixel_bytes), sms) ? kMmaFusedWide : kMmaFused,
         long_k_tiles (a->ry));
     dp->what[p] = "cuda cores";
     if (fast.func) {
@@ -2602,6 +2741,7 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
         dp->what[p] = "tensor cores";
         a->rx = a->ry = kMmaR;
         mma_weight_bytes (a, plan);
+        wide_blocks += mma_wide_blocks (a->width, a->height, l->pixel_bytes);
       } else {
         dp->what[p] = "tensor cores, two passes";
         dp->rows[p] = select_mma_kernel (l->pixel_bytes, l->sample_bytes,
@@ -2622,6 +2762,9 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       }
       a = &dp->fb_args[p];
     }
+    one_launch = one_launch && fast.func && !wk.func && !two_pass
+        && (p == 0
+        || l->pixel_bytes == info->plane[dp->n_planes - 1].pixel_bytes);
     /* radius up to 8: the unrolled kernel of the next bucket, the taps
      * padded with zero weights on both sides (which adds exact zeros) */
     const int r = radius_bucket (plan->direction, a->rx, a->ry);
@@ -2642,6 +2785,26 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       return err;
     }
   }
+  if (one_launch)
+    dp->frame = select_frame_kernel (info->plane[dp->n_planes - 1].pixel_bytes,
+        dp->n_planes, split, mma_wide (wide_blocks, sms));
+  if (dp->frame.func) {
+    MmaFrame *f = &dp->frame_args;
+
+    for (int p = 0; p < dp->n_planes; p++) {
+      const int tp = dp->frame.tile_pixels[p];
+
+      f->a[p] = dp->args[p];
+      f->first[p] = f->blocks;
+      f->tiles_x[p] = (f->a[p].width + tp - 1) / tp;
+      f->blocks += f->tiles_x[p] * ((f->a[p].height + kTileRows - 1) /
+          kTileRows);
+    }
+    if ((err = allow_shared_frame (&dp->frame, optin)) != cudaSuccess) {
+      free (dp);
+      return err;
+    }
+  }
   *d_plan = dp;
   return cudaSuccess;
 }
@@ -2652,6 +2815,14 @@ cf_stencil_device_plan_describe (const CfStencilDevicePlan * d_plan, int p)
   if (!d_plan || p < 0 || p >= d_plan->n_planes)
     return NULL;
   return d_plan->what[p];
+}
+
+/* Whether plane @p of both images and its pitches are 16-byte aligned. */
+static bool
+aligned16 (const CfImage * d_src, const CfImage * d_dst, int p)
+{
+  return !(((uintptr_t) d_src->data[p] | (uintptr_t) d_dst->data[p]
+          | d_src->pitch[p] | d_dst->pitch[p]) & 15);
 }
 
 extern "C" cudaError_t
@@ -2665,12 +2836,26 @@ cf_stencil_cuda (const CfStencilDevicePlan * d_plan, const CfImage * d_src,
       || d_dst->width != d_plan->width || d_dst->height != d_plan->height)
     return cudaErrorInvalidValue;
 
+  /* the tensor cores and the sliding window read and write 16-byte
+   * aligned rows */
+  bool all_aligned = true;
+  for (int p = 0; p < d_plan->n_planes; p++)
+    all_aligned = all_aligned && aligned16 (d_src, d_dst, p);
+  if (d_plan->frame.func && all_aligned) {
+    MmaFrame f = d_plan->frame_args;
+
+    for (int p = 0; p < d_plan->n_planes; p++) {
+      f.a[p].src = (const uint8_t *) d_src->data[p];
+      f.a[p].src_pitch = d_src->pitch[p];
+      f.a[p].dst = (uint8_t *) d_dst->data[p];
+      f.a[p].dst_pitch = d_dst->pitch[p];
+    }
+    d_plan->frame.launch (f, d_plan->frame.shared_bytes, stream);
+    return cudaGetLastError ();
+  }
+
   for (int p = 0; p < d_plan->n_planes; p++) {
-    /* the tensor cores and the sliding window read and write 16-byte
-     * aligned rows */
-    const bool fall = d_plan->aligned[p] && (((uintptr_t) d_src->data[p]
-            | (uintptr_t) d_dst->data[p] | d_src->pitch[p]
-            | d_dst->pitch[p]) & 15);
+    const bool fall = d_plan->aligned[p] && !aligned16 (d_src, d_dst, p);
     const Kernel *k = fall ? &d_plan->fallback[p] : &d_plan->kernel[p];
     const Kernel *rows = fall ? NULL : &d_plan->rows[p];
     Args a = fall ? d_plan->fb_args[p] : d_plan->args[p];

@@ -29,7 +29,8 @@ typedef struct
 
 /* Allocates a @width x @height picture of @format, pitch row bytes +
  * @extra (or ALIGNED_PITCH), each plane @misalign bytes (0 .. 15) past its
- * allocation, every byte MARKER. */
+ * allocation (-15 .. -1: the last plane -@misalign bytes, the others 0),
+ * every byte MARKER. */
 static inline void
 frame_init (Frame * f, CfFormat format, int width, int height, size_t extra,
     int misalign)
@@ -51,7 +52,8 @@ frame_init (Frame * f, CfFormat format, int width, int height, size_t extra,
     f->img.pitch[p] = extra == ALIGNED_PITCH ?
         (f->row[p] + 63) / 64 * 64 + 64 : f->row[p] + extra;
     f->base[p] = g_malloc (f->img.pitch[p] * f->h[p] + 16);
-    f->img.data[p] = f->base[p] + misalign;
+    f->img.data[p] = f->base[p] + (misalign >= 0 ? misalign :
+        p == f->n_planes - 1 ? -misalign : 0);
     memset (f->img.data[p], MARKER, f->img.pitch[p] * f->h[p]);
   }
 }

@@ -1707,6 +1707,36 @@ tensor_core_cases (const int (*pairs)[2], guint n_pairs,
   gpu_end ();
 }
 
+/* YUV frames whose luma plane is aligned and whose last chroma plane is
+ * not: no launch for the whole frame then (its 16-byte loads would fault),
+ * the luma on the tensor cores, that plane on the CUDA cores. */
+static void
+one_launch_misaligned (void)
+{
+  double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
+  guint f, n = 0;
+
+  gpu_begin ();
+  CF_FOR_EACH_FORMAT (f) {
+    const CfFormatInfo *info = cf_format_info (f);
+
+    if (info->depth != 8 || info->n_planes < 2)
+      continue;
+    make_taps (TAPS_GAUSSIAN, 3, tx, gpu_rand);
+    make_taps (TAPS_BOX, 2, ty, gpu_rand);
+    CfStencilParams s = params_of (CF_STENCIL_BOTH, 3, tx, TRUE, 2, ty,
+        TRUE, CF_STENCIL_MIRROR);
+    char *what = g_strdup_printf ("tensor cores, last plane misaligned: %s",
+        info->name);
+    gpu_check_kernels (f, 131, 67, &s, CF_STENCIL_KERNELS_AUTO, TRUE,
+        ALIGNED_PITCH, -3, what, NULL);
+    g_free (what);
+    n++;
+  }
+  g_assert_cmpuint (n, >=, 6);
+  gpu_end ();
+}
+
 /* The fused tensor-core kernel, tiles of both widths: the larger radius
  * 1 .. 8, 0 .. 8 on the other axis; sizes across its tiles' edges. */
 static void
@@ -1720,7 +1750,9 @@ test_cuda_tensor_cores (void)
   };
 
   /* both tile widths of the fused kernel (AUTO takes the narrow one on
-   * planes this small) */
+   * planes this small), every plane of a YUV frame in one launch; then
+   * the planes one launch each (what a frame with an unaligned plane
+   * takes) */
   g_setenv ("CF_STENCIL_MMA_TILE", "narrow", TRUE);
   tensor_core_cases (pairs, G_N_ELEMENTS (pairs), sizes,
       G_N_ELEMENTS (sizes), KERNEL_TENSOR_CORES);
@@ -1728,6 +1760,11 @@ test_cuda_tensor_cores (void)
   tensor_core_cases (pairs, G_N_ELEMENTS (pairs), sizes,
       G_N_ELEMENTS (sizes), KERNEL_TENSOR_CORES);
   g_unsetenv ("CF_STENCIL_MMA_TILE");
+  g_setenv ("CF_STENCIL_ONE_LAUNCH", "0", TRUE);
+  tensor_core_cases (pairs, G_N_ELEMENTS (pairs), sizes,
+      G_N_ELEMENTS (sizes), KERNEL_TENSOR_CORES);
+  g_unsetenv ("CF_STENCIL_ONE_LAUNCH");
+  one_launch_misaligned ();
 }
 
 /* The two passes: the larger radius 9 .. 64, with each count of k tiles
