@@ -144,6 +144,82 @@ cf_stream_finish (CfStream * s)
   return cudaStreamSynchronize (s->stream);
 }
 
+struct CfFork {
+  cudaStream_t stream;
+  cudaEvent_t forked, joined;
+  pthread_mutex_t lock;
+};
+
+CfDeviceError
+cf_fork_new (CfFork ** out)
+{
+  CfFork *f = calloc (1, sizeof (*f));
+  cudaError_t err;
+
+  *out = NULL;
+  if (!f)
+    return cudaErrorMemoryAllocation;
+  if (pthread_mutex_init (&f->lock, NULL) != 0) {
+    free (f);
+    return cudaErrorMemoryAllocation;
+  }
+  err = cudaStreamCreateWithFlags (&f->stream, cudaStreamNonBlocking);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&f->forked, cudaEventDisableTiming);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&f->joined, cudaEventDisableTiming);
+  if (err != cudaSuccess) {
+    cf_fork_free (f);
+    return err;
+  }
+  *out = f;
+  return cudaSuccess;
+}
+
+void
+cf_fork_free (CfFork * f)
+{
+  if (!f)
+    return;
+  /* released once the work queued on them is done */
+  if (f->stream)
+    cudaStreamDestroy (f->stream);
+  if (f->forked)
+    cudaEventDestroy (f->forked);
+  if (f->joined)
+    cudaEventDestroy (f->joined);
+  pthread_mutex_destroy (&f->lock);
+  free (f);
+}
+
+CfDeviceError
+cf_fork (CfFork * f, void *stream, void **side)
+{
+  cudaError_t err;
+
+  pthread_mutex_lock (&f->lock);
+  err = cudaEventRecord (f->forked, (cudaStream_t) stream);
+  if (err == cudaSuccess)
+    err = cudaStreamWaitEvent (f->stream, f->forked, 0);
+  if (err != cudaSuccess) {
+    pthread_mutex_unlock (&f->lock);
+    return err;
+  }
+  *side = f->stream;
+  return cudaSuccess;
+}
+
+CfDeviceError
+cf_join (CfFork * f, void *stream)
+{
+  cudaError_t err = cudaEventRecord (f->joined, f->stream);
+
+  if (err == cudaSuccess)
+    err = cudaStreamWaitEvent ((cudaStream_t) stream, f->joined, 0);
+  pthread_mutex_unlock (&f->lock);
+  return err;
+}
+
 CfDeviceError
 cf_device_alloc (void **d_ptr, size_t bytes)
 {
@@ -284,6 +360,30 @@ cf_stream_poll (CfStream * s)
 
 CfDeviceError
 cf_stream_finish (CfStream * s)
+{
+  return CF_DEVICE_NO_CUDA;
+}
+
+CfDeviceError
+cf_fork_new (CfFork ** out)
+{
+  *out = NULL;
+  return CF_DEVICE_NO_CUDA;
+}
+
+void
+cf_fork_free (CfFork * f)
+{
+}
+
+CfDeviceError
+cf_fork (CfFork * f, void *stream, void **side)
+{
+  return CF_DEVICE_NO_CUDA;
+}
+
+CfDeviceError
+cf_join (CfFork * f, void *stream)
 {
   return CF_DEVICE_NO_CUDA;
 }

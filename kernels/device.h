@@ -71,6 +71,22 @@ CfDeviceError cf_stream_poll (CfStream * stream);
 /* Waits for all the work queued on the stream. */
 CfDeviceError cf_stream_finish (CfStream * stream);
 
+/* A stream of its own beside a caller's, for launches that need not wait
+ * for one another (a frame's chroma planes beside its luma): cf_fork ()
+ * makes it wait for the work queued on the caller's @stream so far, locks
+ * it and gives its handle; cf_join () makes @stream wait for the work
+ * queued on it since, and unlocks it. Every successful fork must be joined
+ * on the same thread; a fork from another thread waits for that join, so
+ * one CfFork serves any number of threads and streams. Made in, and used
+ * with streams of, the current context. */
+typedef struct CfFork CfFork;
+
+CfDeviceError cf_fork_new (CfFork ** fork);
+/* Does not wait: work queued on its stream still runs (NULL is fine). */
+void cf_fork_free (CfFork * fork);
+CfDeviceError cf_fork (CfFork * fork, void *stream, void **side);
+CfDeviceError cf_join (CfFork * fork, void *stream);
+
 /* Device memory of the current context, and page-locked host memory (NULL
  * frees nothing) that every context may copy from and to, and kernels may
  * read and write through the same pointer. */

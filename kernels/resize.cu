@@ -74,6 +74,7 @@
  */
 #include "resize.h"
 #include "cuda-common.cuh"
+#include "device.h"
 
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
@@ -1476,6 +1477,12 @@ struct CfResizeDevicePlan {
   PlaneTables plane[CF_MAX_PLANES];
   size_t workspace_bytes;
   void *d_tables;               /* one allocation for all the tables */
+  /* planes after the first (chroma) go on a stream of their own beside the
+   * caller's, forked from it and joined back, so that they run beside the
+   * first plane's blocks instead of after its last one; NULL for one
+   * plane, or with CF_RESIZE_SIDE_STREAM=0 in the environment (for
+   * measurements) */
+  CfFork *fork;
 };
 
 extern "C" size_t
@@ -1505,6 +1512,7 @@ cf_resize_device_plan_free (CfResizeDevicePlan * d_plan)
   if (!d_plan)
     return;
   cudaFree (d_plan->d_tables);
+  cf_fork_free (d_plan->fork);
   free (d_plan);
 }
 
@@ -1665,6 +1673,10 @@ cf_resize_device_plan_new (const CfResizePlan * plan, CfResizeKernels kernels,
   if (err == cudaSuccess)
     err = cudaStreamSynchronize (0);
   free (host);
+  const char *side_env = getenv ("CF_RESIZE_SIDE_STREAM");
+  if (err == cudaSuccess && dp->n_planes > 1
+      && !(side_env && strcmp (side_env, "0") == 0))
+    err = (cudaError_t) cf_fork_new (&dp->fork);
   if (err != cudaSuccess) {
     cf_resize_device_plan_free (dp);
     return err;
@@ -1890,21 +1902,30 @@ cf_resize_cuda (const CfResizeDevicePlan * d_plan, const CfImage * d_src,
       || d_dst->height != d_plan->out_height)
     return cudaErrorInvalidValue;
 
-  for (int p = 0; p < d_plan->n_planes; p++) {
+  /* the first plane on @stream, the others beside it (CfResizeDevicePlan's
+   * fork) */
+  void *side = stream;
+  cudaError_t err = d_plan->fork ? (cudaError_t) cf_fork (d_plan->fork,
+      stream, &side) : cudaSuccess;
+  if (err != cudaSuccess)
+    return err;
+  for (int p = 0; err == cudaSuccess && p < d_plan->n_planes; p++) {
     const PlaneTables *t = &d_plan->plane[p];
-    cudaError_t err;
+    const cudaStream_t s = p == 0 ? stream : (cudaStream_t) side;
 
 #define LAUNCH_CASE(PB, SB) \
       case PB * 10 + SB: \
-        launch_plane<PB, SB> (t, d_src, p, d_dst, d_workspace, stream); \
+        launch_plane<PB, SB> (t, d_src, p, d_dst, d_workspace, s); \
         break;
     switch (t->pixel_bytes * 10 + t->sample_bytes) {
       CF_RESIZE_LAYOUTS (LAUNCH_CASE)
-      default: return cudaErrorInvalidValue;
+      default: err = cudaErrorInvalidValue; continue;
     }
 #undef LAUNCH_CASE
-    if ((err = cudaGetLastError ()) != cudaSuccess)
-      return err;
+    err = cudaGetLastError ();
   }
-  return cudaSuccess;
+  /* joined even after an error, which then wins */
+  const cudaError_t joined = d_plan->fork ?
+      (cudaError_t) cf_join (d_plan->fork, stream) : cudaSuccess;
+  return err != cudaSuccess ? err : joined;
 }

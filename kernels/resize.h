@@ -262,7 +262,9 @@ typedef enum {
 
 /* Copies @plan's tables to the device (synchronously: at negotiation; the
  * copy is complete when this returns, whatever stream later reads it) and
- * chooses the kernels. */
+ * chooses the kernels; formats of several planes also get a stream for
+ * the planes after the first (device.h's CfFork). In the current context,
+ * which must still be there when the plan is freed. */
 cudaError_t cf_resize_device_plan_new (const CfResizePlan * plan,
     CfResizeKernels kernels, CfResizeDevicePlan ** d_plan);
 /* Safe on NULL. */
@@ -286,7 +288,10 @@ const char *cf_resize_device_plan_describe (const CfResizeDevicePlan *
 /* GPU launcher: scales @d_src into @d_dst (device images, any pitch and
  * alignment; 16-byte aligned planes and pitches read fastest) on @stream,
  * one or two launches per plane; only the samples of @d_dst's rows are
- * written. @d_workspace holds cf_resize_device_plan_workspace_bytes () (may
+ * written. The planes after the first run on the plan's own stream, which
+ * waits for @stream's work before them and which @stream waits for after
+ * them, so that to the caller everything is in @stream's order; a plan
+ * may serve several threads and streams at once. @d_workspace holds cf_resize_device_plan_workspace_bytes () (may
  * be NULL when that is 0). Returns cudaErrorInvalidValue when an argument
  * is missing or an image does not match the plan, otherwise the launches'
  * error. */

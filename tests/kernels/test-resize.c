@@ -1234,6 +1234,100 @@ test_cuda_strips (void)
   gpu_end ();
 }
 
+/* One thread of test_cuda_shared_plan (): its own stream and frames, the
+ * shared plan. */
+typedef struct
+{
+  const CfResizeDevicePlan *d_plan;
+  const CfResizePlan *plan;
+  guint32 seed;
+  void *d_ws;
+} SharedRun;
+
+static gpointer
+shared_plan_thread (gpointer data)
+{
+  const SharedRun *run = data;
+  const CfResizePlan *plan = run->plan;
+  GRand *rand = g_rand_new_with_seed (run->seed);
+  cudaStream_t stream;
+  Frame src, want, got;
+  Device d_src, d_dst;
+
+  CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  frame_init (&src, plan->format, plan->in_width, plan->in_height,
+      ALIGNED_PITCH, 0);
+  frame_init (&want, plan->format, plan->out_width, plan->out_height,
+      ALIGNED_PITCH, 0);
+  frame_init (&got, plan->format, plan->out_width, plan->out_height,
+      ALIGNED_PITCH, 0);
+  for (int i = 0; i < 16; i++) {
+    char *what = g_strdup_printf ("shared plan, %s, seed %u, frame %d",
+        cf_format_info (plan->format)->name, run->seed, i);
+
+    frame_random (&src, rand);
+    g_assert_cmpint (cf_resize_cpu (plan, &src.img, &want.img), ==, 0);
+    device_init (&src, &d_src, FALSE, stream);
+    /* poisoned: a plane the launcher's join did not wait for shows */
+    device_init (&got, &d_dst, TRUE, stream);
+    CHECK_CUDA (cf_resize_cuda (run->d_plan, &d_src.img, &d_dst.img,
+            run->d_ws, stream));
+    device_finish (&d_dst, &got, stream);
+    device_finish (&d_src, NULL, stream);
+    check_samples (&got, &want, what);
+    g_free (what);
+  }
+  CHECK_CUDA (cudaStreamDestroy (stream));
+  frame_clear (&src);
+  frame_clear (&want);
+  frame_clear (&got);
+  g_rand_free (rand);
+  return NULL;
+}
+
+/* One device plan of a format of several planes (whose chroma planes run
+ * on the plan's own stream, forked from the caller's and joined back)
+ * used by four threads at once, each on its own stream: every frame
+ * equals the CPU's. */
+static void
+test_cuda_shared_plan (void)
+{
+  static const CfFormat formats[] = { CF_FORMAT_NV12, CF_FORMAT_I420 };
+
+  gpu_begin ();
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    CfResizeDevicePlan *d_plan;
+    CfResizePlan plan;
+    SharedRun runs[4];
+    GThread *threads[4];
+
+    g_assert_cmpint (cf_resize_plan_init (&plan, formats[f], f ?
+            CF_RESIZE_LANCZOS : CF_RESIZE_BILINEAR, gpu_antialias, 1280, 720,
+            f ? 500 : 640, f ? 283 : 360, 0, 0), ==, 0);
+    CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
+            &d_plan));
+    for (guint t = 0; t < G_N_ELEMENTS (threads); t++) {
+      const size_t ws = cf_resize_device_plan_workspace_bytes (d_plan);
+
+      runs[t].d_plan = d_plan;
+      runs[t].plan = &plan;
+      runs[t].seed = cf_test_seed () + 17 * t + f;
+      runs[t].d_ws = NULL;
+      if (ws)
+        CHECK_CUDA (cudaMalloc (&runs[t].d_ws, ws));
+    }
+    for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+      threads[t] = g_thread_new ("shared-plan", shared_plan_thread, &runs[t]);
+    for (guint t = 0; t < G_N_ELEMENTS (threads); t++) {
+      g_thread_join (threads[t]);
+      CHECK_CUDA (cudaFree (runs[t].d_ws));
+    }
+    cf_resize_device_plan_free (d_plan);
+    cf_resize_plan_clear (&plan);
+  }
+  gpu_end ();
+}
+
 static void
 test_cuda_invalid (void)
 {
@@ -1570,6 +1664,7 @@ main (int argc, char **argv)
     g_test_add_func ("/resize/cuda/no-antialias", test_cuda_no_antialias);
     g_test_add_func ("/resize/cuda/kernels", test_cuda_kernels);
     g_test_add_func ("/resize/cuda/strips", test_cuda_strips);
+    g_test_add_func ("/resize/cuda/shared-plan", test_cuda_shared_plan);
     g_test_add_func ("/resize/cuda/invalid", test_cuda_invalid);
   }
 #endif
