@@ -60,8 +60,9 @@
  * BOTH on 4K RGBA takes 88 us at radius 1 and 155 us at radius 8, where the
  * 1.1e9 multiply-adds alone need 67 us; a copy of the frame takes 20 us.
  * BOTH on 8-bit samples at radius 1 .. 8 therefore runs on the integer
- * tensor cores (stencil_mma_kernel () below, 1.1x to 3.4x faster), which
- * reuses phase 1; at 9 .. 64 on the tensor cores in two launches through
+ * tensor cores (stencil_mma_kernel () below, 1.1x to 3.4x faster, and
+ * stencil_mma_frame_kernel (): every plane of a YUV frame in one launch),
+ * which reuses phase 1; at 9 .. 64 on the tensor cores in two launches through
  * a workspace (stencil_rows_mma_kernel () and stencil_columns_mma_kernel
  * (), 2.6x to 11x faster); and at radius 1 with taps the tensor cores
  * cannot split in registers without the tile (stencil_window_kernel (),

@@ -268,6 +268,11 @@ typedef enum {
    *   unless the plane is too small to fill the device, is set by
    *   CF_STENCIL_WINDOW_ROWS in the environment, read when the plan is
    *   made; 0 turns the kernel off: for measurements).
+   * An 8-bit YUV frame whose planes all take the one-launch tensor-core
+   * kernel is filtered in a single launch for all its planes (where every
+   * plane and pitch is aligned; CF_STENCIL_ONE_LAUNCH=0 in the
+   * environment, read when the plan is made, launches them one by one:
+   * for measurements).
    * On planes or pitches not aligned to 16 bytes a launch of either takes
    * the CUDA-core kernel instead. Everything else: the CUDA-core kernel
    * (int32 multiply-adds, a tile in shared memory). The default. */
