@@ -144,9 +144,11 @@ cf_stream_finish (CfStream * s)
   return cudaStreamSynchronize (s->stream);
 }
 
+/* The side stream and its event (cf_stream_mark (): what cf_join () waits
+ * for), and the event the side stream waits for at a fork. */
 struct CfFork {
-  cudaStream_t stream;
-  cudaEvent_t forked, joined;
+  CfStream *side;
+  cudaEvent_t forked;
   pthread_mutex_t lock;
 };
 
@@ -163,11 +165,9 @@ cf_fork_new (CfFork ** out)
     free (f);
     return cudaErrorMemoryAllocation;
   }
-  err = cudaStreamCreateWithFlags (&f->stream, cudaStreamNonBlocking);
+  err = cf_stream_new (&f->side);
   if (err == cudaSuccess)
     err = cudaEventCreateWithFlags (&f->forked, cudaEventDisableTiming);
-  if (err == cudaSuccess)
-    err = cudaEventCreateWithFlags (&f->joined, cudaEventDisableTiming);
   if (err != cudaSuccess) {
     cf_fork_free (f);
     return err;
@@ -181,13 +181,9 @@ cf_fork_free (CfFork * f)
 {
   if (!f)
     return;
-  /* released once the work queued on them is done */
-  if (f->stream)
-    cudaStreamDestroy (f->stream);
+  cf_stream_free (f->side);
   if (f->forked)
     cudaEventDestroy (f->forked);
-  if (f->joined)
-    cudaEventDestroy (f->joined);
   pthread_mutex_destroy (&f->lock);
   free (f);
 }
@@ -200,22 +196,22 @@ cf_fork (CfFork * f, void *stream, void **side)
   pthread_mutex_lock (&f->lock);
   err = cudaEventRecord (f->forked, (cudaStream_t) stream);
   if (err == cudaSuccess)
-    err = cudaStreamWaitEvent (f->stream, f->forked, 0);
+    err = cudaStreamWaitEvent (f->side->stream, f->forked, 0);
   if (err != cudaSuccess) {
     pthread_mutex_unlock (&f->lock);
     return err;
   }
-  *side = f->stream;
+  *side = f->side->stream;
   return cudaSuccess;
 }
 
 CfDeviceError
 cf_join (CfFork * f, void *stream)
 {
-  cudaError_t err = cudaEventRecord (f->joined, f->stream);
+  cudaError_t err = cf_stream_mark (f->side);
 
   if (err == cudaSuccess)
-    err = cudaStreamWaitEvent ((cudaStream_t) stream, f->joined, 0);
+    err = cudaStreamWaitEvent ((cudaStream_t) stream, f->side->done, 0);
   pthread_mutex_unlock (&f->lock);
   return err;
 }

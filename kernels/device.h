@@ -82,7 +82,8 @@ CfDeviceError cf_stream_finish (CfStream * stream);
 typedef struct CfFork CfFork;
 
 CfDeviceError cf_fork_new (CfFork ** fork);
-/* Does not wait: work queued on its stream still runs (NULL is fine). */
+/* Waits for the work queued on its stream, then frees it (NULL is
+ * fine). */
 void cf_fork_free (CfFork * fork);
 CfDeviceError cf_fork (CfFork * fork, void *stream, void **side);
 CfDeviceError cf_join (CfFork * fork, void *stream);
