@@ -1897,19 +1897,23 @@ test_cuda_window (void)
   g_assert_cmpuint (counts[KERNEL_TENSOR_CORES], >, 0);
   g_assert_cmpuint (cuda[KERNEL_TENSOR_CORES] + cuda[KERNEL_WINDOW], ==, 0);
 
-  /* CF_STENCIL_WINDOW_ROWS=0 turns it off: the fused tensor-core kernel
-   * (blur taps) */
+  /* CF_STENCIL_WINDOW_ROWS=0 turns it off: a sharpened axis, which the
+   * tensor cores cannot take, goes to the CUDA-core kernel instead */
   {
     double t[3] = { 1, 2, 1 };
-    CfStencilParams s = params_of (CF_STENCIL_BOTH, 1, t, TRUE, 1, t, TRUE,
+    mild_sharpen (1, tx);
+    CfStencilParams s = params_of (CF_STENCIL_BOTH, 1, tx, TRUE, 1, t, TRUE,
         CF_STENCIL_CLAMP);
-    guint off[N_KERNELS] = { 0 };
+    guint on[N_KERNELS] = { 0 }, off[N_KERNELS] = { 0 };
 
+    gpu_check_kernels (CF_FORMAT_RGBA, 67, 33, &s, CF_STENCIL_KERNELS_AUTO,
+        TRUE, ALIGNED_PITCH, 0, "window on", on);
+    g_assert_cmpuint (on[KERNEL_WINDOW], ==, 1);
     g_setenv ("CF_STENCIL_WINDOW_ROWS", "0", TRUE);
     gpu_check_kernels (CF_FORMAT_RGBA, 67, 33, &s, CF_STENCIL_KERNELS_AUTO,
         TRUE, ALIGNED_PITCH, 0, "window off", off);
     g_unsetenv ("CF_STENCIL_WINDOW_ROWS");
-    g_assert_cmpuint (off[KERNEL_TENSOR_CORES], ==, 1);
+    g_assert_cmpuint (off[KERNEL_CUDA_CORES], ==, 1);
   }
   gpu_end ();
 }
