@@ -9,12 +9,13 @@
  *           which radius the time stays near the copy (memory-bound) and
  *           from which the taps set it (compute-bound); 4K RGBA horizontal
  *           and vertical only at radius 8; 4K NV12, I420, GRAY8 and
- *           GRAY16_LE and 1080p RGBA, NV12 and GRAY8 both ways at radius 1, 8 and 64. Each
- *           configuration is first checked equal to cf_stencil_cpu (), byte
- *           for byte (check rows). GB/s counts one read and one write of
- *           the frame; the note gives the multiply-adds per second: every
- *           sample of the frame (copied alpha too, which the kernel
- *           computes anyway) times the taps of the axes filtered.
+ *           GRAY16_LE and 1080p RGBA, NV12 and GRAY8 both ways at radius 1,
+ *           8 and 64. Each configuration is first checked equal to
+ *           cf_stencil_cpu (), byte for byte (check rows). GB/s counts one
+ *           read and one write of the frame; the note gives the
+ *           multiply-adds per second: every sample of the frame (copied
+ *           alpha too, which the kernel computes anyway) times the taps of
+ *           the axes filtered.
  * border    4K RGBA both ways at radius 8 with each border: near equal, as
  *           only the tiles at the edges differ.
  * ceiling   per format and size, a device-to-device copy of the frame: as

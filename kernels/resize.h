@@ -291,10 +291,10 @@ const char *cf_resize_device_plan_describe (const CfResizeDevicePlan *
  * written. The planes after the first run on the plan's own stream, which
  * waits for @stream's work before them and which @stream waits for after
  * them, so that to the caller everything is in @stream's order; a plan
- * may serve several threads and streams at once. @d_workspace holds cf_resize_device_plan_workspace_bytes () (may
- * be NULL when that is 0). Returns cudaErrorInvalidValue when an argument
- * is missing or an image does not match the plan, otherwise the launches'
- * error. */
+ * may serve several threads and streams at once. @d_workspace holds
+ * cf_resize_device_plan_workspace_bytes () (may be NULL when that is 0).
+ * Returns cudaErrorInvalidValue when an argument is missing or an image
+ * does not match the plan, otherwise the launches' error. */
 cudaError_t cf_resize_cuda (const CfResizeDevicePlan * d_plan,
     const CfImage * d_src, const CfImage * d_dst, void *d_workspace,
     cudaStream_t stream);

@@ -62,11 +62,11 @@
  * BOTH on 8-bit samples at radius 1 .. 8 therefore runs on the integer
  * tensor cores (stencil_mma_kernel () below, 1.1x to 3.4x faster, and
  * stencil_mma_frame_kernel (): every plane of a YUV frame in one launch),
- * which reuses phase 1; at 9 .. 64 on the tensor cores in two launches through
- * a workspace (stencil_rows_mma_kernel () and stencil_columns_mma_kernel
- * (), 2.6x to 11x faster); and at radius 1 with taps the tensor cores
- * cannot split in registers without the tile (stencil_window_kernel (),
- * about 1.4x faster; docs/PERFORMANCE.md).
+ * which reuses phase 1; at 9 .. 64 on the tensor cores in two launches
+ * through a workspace (stencil_rows_mma_kernel () and
+ * stencil_columns_mma_kernel (), 2.6x to 11x faster); and at radius 1
+ * with taps the tensor cores cannot split in registers without the tile
+ * (stencil_window_kernel (), about 1.4x faster; docs/PERFORMANCE.md).
  */
 #include "stencil.h"
 #include "cuda-common.cuh"
@@ -2419,9 +2419,10 @@ mma_wide_blocks (int width, int height, int pb)
 /* Whether the fused tensor-core kernel takes wide tiles (MmaBlock<2>) on a
  * plane, or a frame in one launch (MmaFrame), of @wide_blocks wide blocks
  * (mma_wide_blocks ()): where they make 0.9 to 4 waves of the @sms
- * multiprocessors' two blocks each. Measured on an H100 (docs/PERFORMANCE.md), radius 8, us: wide tiles won at 0.97
- * waves (1080p RGBA 22.05 against 20.55; 4K NV12's chroma) and 1.93 (4K
- * GRAY8 23.2 against 22.45; 4K NV12 37.7 against 34.4 in all) but lost at
+ * multiprocessors' two blocks each. Measured on an H100
+ * (docs/PERFORMANCE.md), radius 8, us: wide tiles won at 0.97 waves
+ * (1080p RGBA 22.05 against 20.55; 4K NV12's chroma) and 1.93 (4K GRAY8
+ * 23.2 against 22.45; 4K NV12 37.7 against 34.4 in all) but lost at
  * 0.27 and 0.52 (1080p NV12 25.4 against 28.0, GRAY8 14.4 against 15.9)
  * and, slightly, at 7.7 (4K RGBA 54.65 against 55.2).
  * CF_STENCIL_MMA_TILE=wide or narrow in the environment decides instead
@@ -2638,12 +2639,6 @@ allow_shared (const Kernel * k, int optin)
   return allow_shared_bytes (k->func, k->shared_bytes, optin);
 }
 
-static cudaError_t
-allow_shared_frame (const FrameKernel * k, int optin)
-{
-  return allow_shared_bytes (k->func, k->shared_bytes, optin);
-}
-
 extern "C" cudaError_t
 cf_stencil_device_plan_new (const CfStencilPlan * plan,
     CfStencilKernels kernels, CfStencilDevicePlan ** d_plan)
@@ -2787,8 +2782,9 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
     }
   }
   if (one_launch)
-    dp->frame = select_frame_kernel (info->plane[dp->n_planes - 1].pixel_bytes,
-        dp->n_planes, split, mma_wide (wide_blocks, sms));
+    dp->frame = select_frame_kernel (
+        info->plane[dp->n_planes - 1].pixel_bytes, dp->n_planes, split,
+        mma_wide (wide_blocks, sms));
   if (dp->frame.func) {
     MmaFrame *f = &dp->frame_args;
 
@@ -2801,7 +2797,8 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       f->blocks += f->tiles_x[p] * ((f->a[p].height + kTileRows - 1) /
           kTileRows);
     }
-    if ((err = allow_shared_frame (&dp->frame, optin)) != cudaSuccess) {
+    if ((err = allow_shared_bytes (dp->frame.func, dp->frame.shared_bytes,
+                optin)) != cudaSuccess) {
       free (dp);
       return err;
     }
