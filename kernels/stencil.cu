@@ -1397,10 +1397,12 @@ UNROLL
     store_fragment (s_wb + warp * kWFused, (uint4 *) (smem + sh.weights +
             4 * kWFused) + 32 * warp, lane);
   /* no channel copied, or the last (alpha of RGBA, BGRA, GRAY8 + A), with
-   * the channels' paths chosen at compile time */
+   * the channels' paths chosen at compile time (a plane of 1-byte pixels
+   * with its one channel copied takes the run-time path: no third copy of
+   * the passes for it) */
   if (a.skip == 0)
     passes_mma<PB, W, SPLIT, 0> (a, t, sh, smem, delta, warp, lane);
-  else if (a.skip == 1u << (PB - 1))
+  else if (PB > 1 && a.skip == 1u << (PB - 1))
     passes_mma<PB, W, SPLIT, 1u << (PB - 1)> (a, t, sh, smem, delta, warp,
         lane);
   else
@@ -1443,11 +1445,16 @@ stencil_mma_frame_kernel (const __grid_constant__ MmaFrame f)
   static_assert (NP == 2 || NP == 3, "a luma plane and its chroma");
   const int b = blockIdx.x;
 
-  /* each plane its own copy of the tile, its Args at a constant offset */
-  if (NP == 3 && b >= f.first[NP - 1]) {
-    const int i = b - f.first[NP - 1];
-    mma_tile<PB, W, SPLIT> (f.a[NP - 1], i % f.tiles_x[NP - 1],
-        i / f.tiles_x[NP - 1]);
+  /* planes of 1-byte pixels (I420 and the like) share one copy of the
+   * tile, which reads its plane's Args at a run-time offset: three copies
+   * (about 200 KB of code) left the multiprocessors' instruction caches
+   * with the hot loops of three tiles at once; planes of other pixels each
+   * their own copy, its Args at a constant offset */
+  if (PB == 1) {
+    const int p = NP == 3 && b >= f.first[NP - 1] ? NP - 1 :
+        b >= f.first[1] ? 1 : 0;
+    const int i = b - f.first[p];
+    mma_tile<1, W, SPLIT> (f.a[p], i % f.tiles_x[p], i / f.tiles_x[p]);
   } else if (b >= f.first[1]) {
     const int i = b - f.first[1];
     mma_tile<PB, W, SPLIT> (f.a[1], i % f.tiles_x[1], i / f.tiles_x[1]);
