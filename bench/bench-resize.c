@@ -331,7 +331,11 @@ main (int argc, char **argv)
     {3840, 2160, 1920, 1080}, {1920, 1080, 3840, 2160}, {1920, 1080, 1280, 720},
     {3840, 2160, 1280, 720},
   };
-  static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_NV12 };
+  /* RGBA: the peers' format; NV12: its luma (1-byte pixels) and chroma
+   * pairs; GRAY8: the luma alone */
+  static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_NV12,
+    CF_FORMAT_GRAY8
+  };
   struct cudaDeviceProp prop;
   GRand *rand = g_rand_new_with_seed (20240601);
   gchar *date, *commit, *gst_version, *cores;

@@ -12,9 +12,10 @@
  * the core; frames are cudaMalloc'ed, so libnppisu (nppiMalloc) is not
  * needed. Only the _Ctx entry points are used (CUDA 13 has no others).
  *
- * What it times: nppiResize_8u_C4R_Ctx (RGBA, 8 bits per sample) for
- * 3840x2160->1920x1080, 1920x1080->3840x2160 and 1920x1080->1280x720, whole
- * picture to whole picture, with
+ * What it times: nppiResize_8u_C4R_Ctx (RGBA, 8 bits per sample) and
+ * nppiResize_8u_C1R_Ctx (GRAY8: one 8-bit sample, a luma plane) for
+ * 3840x2160->1920x1080, 1920x1080->3840x2160, 1920x1080->1280x720 and
+ * 3840x2160->1280x720, whole picture to whole picture, with
  *   case      NPP mode            cudaresize method of the same row
  *   nearest   NPPI_INTER_NN       nearest
  *   bilinear  NPPI_INTER_LINEAR   bilinear
@@ -129,9 +130,11 @@ row (const char *section, const char *name, const char *format,
   }
 }
 
-/* n source/destination pairs of dense RGBA frames, each frame 256-byte
- * aligned. */
+/* n source/destination pairs of dense RGBA (4 channels) or GRAY8 (1)
+ * frames, each frame 256-byte aligned. */
 struct Pairs {
+  int channels;
+  const char *format;
   int in_w, in_h, out_w, out_h, n;
   size_t src_bytes, dst_bytes, src_stride, dst_stride;
   uint8_t *d_src, *d_dst;
@@ -162,9 +165,14 @@ launch (const Work & w, int i)
   const NppiRect src_roi = { 0, 0, p.in_w, p.in_h };
   const NppiSize dst_size = { p.out_w, p.out_h };
   const NppiRect dst_roi = { 0, 0, p.out_w, p.out_h };
-  CHECK_NPP (nppiResize_8u_C4R_Ctx (p.d_src + i * p.src_stride, p.in_w * 4,
-          src_size, src_roi, p.d_dst + i * p.dst_stride, p.out_w * 4,
-          dst_size, dst_roi, w.interp, w.ctx));
+  if (p.channels == 4)
+    CHECK_NPP (nppiResize_8u_C4R_Ctx (p.d_src + i * p.src_stride,
+            p.in_w * 4, src_size, src_roi, p.d_dst + i * p.dst_stride,
+            p.out_w * 4, dst_size, dst_roi, w.interp, w.ctx));
+  else
+    CHECK_NPP (nppiResize_8u_C1R_Ctx (p.d_src + i * p.src_stride, p.in_w,
+            src_size, src_roi, p.d_dst + i * p.dst_stride, p.out_w,
+            dst_size, dst_roi, w.interp, w.ctx));
 }
 
 struct Timing {
@@ -248,12 +256,13 @@ timing_row (const char *section, const char *name, const Pairs & p,
 
   snprintf (buf, sizeof (buf), "%s%s", note,
       t.host_bound ? "; HOST-BOUND: launch gaps may be timed" : "");
-  row (section, name, "RGBA", size, "random", t.median_us, t.min_us,
+  row (section, name, p.format, size, "random", t.median_us, t.min_us,
       (p.src_bytes + p.dst_bytes) / (t.median_us * 1e3), -1, buf);
 }
 
 void
-bench_size (int in_w, int in_h, int out_w, int out_h, size_t l2_bytes,
+bench_size (int channels, int in_w, int in_h, int out_w, int out_h,
+    size_t l2_bytes,
     const NppStreamContext & ctx, int warmup, int iters, uint32_t * seed)
 {
   static const struct {
@@ -271,12 +280,14 @@ bench_size (int in_w, int in_h, int out_w, int out_h, size_t l2_bytes,
   char size[40], note[192];
 
   snprintf (size, sizeof (size), "%dx%d>%dx%d", in_w, in_h, out_w, out_h);
+  p.channels = channels;
+  p.format = channels == 4 ? "RGBA" : "GRAY8";
   p.in_w = in_w;
   p.in_h = in_h;
   p.out_w = out_w;
   p.out_h = out_h;
-  p.src_bytes = (size_t) in_w * in_h * 4;
-  p.dst_bytes = (size_t) out_w * out_h * 4;
+  p.src_bytes = (size_t) in_w * in_h * channels;
+  p.dst_bytes = (size_t) out_w * out_h * channels;
   p.src_stride = (p.src_bytes + 255) & ~(size_t) 255;
   p.dst_stride = (p.dst_bytes + 255) & ~(size_t) 255;
   /* at least 4 pairs, and together 3 times the L2 */
@@ -300,7 +311,7 @@ bench_size (int in_w, int in_h, int out_w, int out_h, size_t l2_bytes,
     Work w = { &p, false, m.interp, 0, ctx };
 
     if (m.interp == NPPI_INTER_SUPER && !downscale) {
-      row ("npp", m.name, "RGBA", size, "random", -1, -1, -1, -1,
+      row ("npp", m.name, p.format, size, "random", -1, -1, -1, -1,
           "skipped: NPPI_INTER_SUPER is for downscaling only");
       continue;
     }
@@ -320,10 +331,10 @@ bench_size (int in_w, int in_h, int out_w, int out_h, size_t l2_bytes,
       snprintf (note, sizeof (note), "%s: %.2f%% of the destination bytes "
           "are 0 after one call", zeros > p.dst_bytes / 50 ? "SUSPECT" : "OK",
           100.0 * zeros / p.dst_bytes);
-      row ("check", m.name, "RGBA", size, "random", -1, -1, -1, -1, note);
+      row ("check", m.name, p.format, size, "random", -1, -1, -1, -1, note);
     }
-    snprintf (note, sizeof (note), "nppiResize_8u_C4R_Ctx %s; %d pairs "
-        "rotated", m.mode, p.n);
+    snprintf (note, sizeof (note), "nppiResize_8u_C%dR_Ctx %s; %d pairs "
+        "rotated", channels, m.mode, p.n);
     timing_row ("npp", m.name, p, size, time_calls (w, warmup, iters), note);
   }
 
@@ -362,7 +373,8 @@ main (int argc, char **argv)
     } else {
       const bool help = !strcmp (argv[i], "--help") || !strcmp (argv[i], "-h");
       fprintf (help ? stdout : stderr, "usage: %s [--csv FILE] "
-          "[--iterations N] [--quick]\nTimes NPP's nppiResize_8u_C4R_Ctx as "
+          "[--iterations N] [--quick]\nTimes NPP's nppiResize_8u_C4R_Ctx and "
+          "C1R_Ctx as "
           "bench-resize times cudaresize.\n", argv[0]);
       return help ? 0 : 1;
     }
@@ -421,9 +433,11 @@ main (int argc, char **argv)
     }
   }
 
-  for (const auto & s : sizes)
-    bench_size (s[0], s[1], s[2], s[3], prop.l2CacheSize, ctx, warmup, iters,
-        &seed);
+  /* RGBA, then GRAY8 (bench-resize's order) */
+  for (int channels : { 4, 1 })
+    for (const auto & s : sizes)
+      bench_size (channels, s[0], s[1], s[2], s[3], prop.l2CacheSize, ctx,
+          warmup, iters, &seed);
 
   if (csv)
     fclose (csv);

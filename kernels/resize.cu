@@ -18,12 +18,13 @@
  *    the warp's span, so each load and store instruction covers 32
  *    neighbouring pixels. A 16-bit sample is copied as its value in place,
  *    the bits outside it cleared (one AND per 32-bit word).
- * 2. direct_kernel (8-bit samples in pixels of 2 or 4 bytes): each thread
- *    computes 4 output bytes of several rows straight from the input. The
- *    horizontal sums take PTX's dp2a (two int16 weights times two unsigned
- *    bytes plus an int32, exact): a 4-byte pixel's tap pair costs two byte
- *    permutes and four dp2a instead of eight extractions and eight
- *    multiply-adds. No shared memory, no barrier. Its tables are relaid
+ * 2. direct_kernel (8-bit samples in pixels of 1, 2 or 4 bytes): each
+ *    thread computes 4 output bytes of several rows straight from the
+ *    input. The horizontal sums take PTX's dp2a (two int16 weights times
+ *    two unsigned bytes plus an int32, exact): a 4-byte pixel's tap pair
+ *    costs two byte permutes and four dp2a instead of eight extractions
+ *    and eight multiply-adds; a 1-byte pixel's four taps, one funnel shift
+ *    of two aligned words and two dp2a. No shared memory, no barrier. Its tables are relaid
  *    with the taps of its compiled bucket, shifted to stay within the
  *    plane, so that a row's taps are loads at constant offsets. Two ways:
  *    - rows (at most 6 taps per axis, downscales where filtering each
@@ -569,6 +570,20 @@ strip_offset (int s, int k)
   return (k * (s / 2) + s % 2) / 2;
 }
 
+/* Whether strips of @taps (a bucket) take @pb-byte pixels: 1-byte ones
+ * (a luma plane) only up to 4 taps, four pixels a thread. Measured on an
+ * H100 (docs/PERFORMANCE.md), 4K to 1080p: GRAY8 alone took 8-tap strips
+ * of two pixels a thread slightly faster than the fused kernel (17.5
+ * against 18.2 us) but 12-tap ones slower (25.3 against 24.0), and in
+ * NV12, beside the chroma's strips on the other stream, every bucket
+ * above 4 was slower: bicubic 25.7 against 22.9, lanczos 33.9 against
+ * 31.0, lanczos antialias=false (6 taps) 24.8 against 22.3. */
+constexpr bool
+strip_takes_pixels (int taps, int pb)
+{
+  return pb != 1 || taps <= 4;
+}
+
 /* The fewest taps that take strips of step @s, as measured on an H100
  * (docs/PERFORMANCE.md):
  * - 2x: 3 (2 taps share no input row);
@@ -683,16 +698,22 @@ load_weights (const int32_t * p, int32_t * w)
  * area (2 taps) 9.6 to 9.1. Other counts were slower with two pixels: 3
  * taps (1080p to 720p bilinear) 11.5 against 11.8, 5 (4K to 720p
  * bilinear) 19.6 against 20.9, 6 to 12 taps up to 1.7 times slower (twice
- * the registers). */
+ * the registers). 1-byte pixels: 4 up to 4 taps, else 2 (a 16-bit store),
+ * whose weights would otherwise take 4 x 6 registers a row at 12 taps. */
 __host__ __device__ constexpr int
 direct_pixels (int pb, int tx)
 {
-  return pb == 4 && (tx == 2 || tx == 4) ? 2 : 4 / pb;
+  return pb == 4 && (tx == 2 || tx == 4) ? 2 : pb == 1 && tx > 4 ? 2 :
+      4 / pb;
 }
 
 /* The TX tap pixels of a direct thread's G pixels in input row
  * @row, pixel g's from pixel @cx[g] on (an odd TX's last pair: its last
- * tap and a 0, not loaded). */
+ * tap and a 0, not loaded). 1-byte pixels: px[g][j] holds taps 4 j .. 4 j
+ * + 3, funnel-shifted out of the aligned words that hold them, whose last
+ * is the one of tap TX - 1 (inside the row's pitch: the tables keep the
+ * taps within the plane); the bytes past an odd TX's last tap meet a 0
+ * weight. */
 template <int PB, int TX, int G>
 __device__ __forceinline__ void
 load_x (const uint8_t * row, const int (&cx)[G],
@@ -702,6 +723,21 @@ load_x (const uint8_t * row, const int (&cx)[G],
 
 #pragma unroll
   for (int g = 0; g < G; g++) {
+    if constexpr (PB == 1) {
+      constexpr int J = (TX + 3) / 4;           /* words of taps */
+      const uint32_t *w = (const uint32_t *) (row + (cx[g] & ~3));
+      const int last = ((cx[g] + TX - 1) >> 2) - (cx[g] >> 2);
+      const unsigned shift = 8 * (cx[g] & 3);
+      uint32_t v[J + 1];
+
+#pragma unroll
+      for (int j = 0; j <= J; j++)
+        v[j] = ld (w + min (j, last));
+#pragma unroll
+      for (int j = 0; j < J; j++)
+        px[g][j] = __funnelshift_r (v[j], v[j + 1], shift);
+      continue;
+    }
     const Pixel *p = (const Pixel *) row + cx[g];
 
 #pragma unroll
@@ -724,8 +760,18 @@ sum_x (const uint32_t (&px)[G][TX + TX % 2],
     for (int k = 0; k < PB; k++)
       h[g][k] = Fixed<1>::kHBias;
 #pragma unroll
-    for (int i = 0; i < TX; i += 2)
-      add_tap_pair<PB> (wx[g][i / 2], px[g][i], px[g][i + 1], h[g]);
+    for (int i = 0; i < TX; i += 2) {
+      /* 1-byte pixels: the pair's two taps are bytes 0, 1 or 2, 3 of a
+       * word of load_x () */
+      if constexpr (PB == 1) {
+        if (i % 4 == 0)
+          h[g][0] = dot2<false> (wx[g][i / 2], px[g][i / 4], h[g][0]);
+        else
+          h[g][0] = dot2<true> (wx[g][i / 2], px[g][i / 4], h[g][0]);
+      } else {
+        add_tap_pair<PB> (wx[g][i / 2], px[g][i], px[g][i + 1], h[g]);
+      }
+    }
 #pragma unroll
     for (int k = 0; k < PB; k++)
       h[g][k] = horizontal_of_biased<1> (h[g][k]);
@@ -751,7 +797,8 @@ __device__ __forceinline__ void
 store_direct (const DirectArgs & a, int y, int x0,
     const int32_t (&acc)[G][PB])
 {
-  typedef typename std::conditional<G * PB == 8, uint64_t, uint32_t>::type
+  typedef typename std::conditional<G * PB == 8, uint64_t,
+      typename std::conditional<G * PB == 2, uint16_t, uint32_t>::type>::type
       Word;
   Word v = 0;
 
@@ -766,16 +813,18 @@ store_direct (const DirectArgs & a, int y, int x0,
       (uintptr_t) d % sizeof (Word) == 0);
 }
 
-/* 8-bit samples in pixels of PB = 2 or 4 bytes, few taps, planes aligned
+/* 8-bit samples in pixels of PB = 1, 2 or 4 bytes, few taps, planes aligned
  * to 4 bytes: each thread computes G = direct_pixels () pixels of R
  * rows straight from the input, with no shared memory and no barrier. The
  * sums are the two passes': each tap row filtered along x
  * (horizontal_of_biased ()), then those along y. Along x, the two pixels
  * of a tap pair are permuted into [R0 R1 G0 G1] and [B0 B1 A0 A1] (2-byte
  * pixels: [U0 U1 V0 V1]), one dp2a per sample against the pair's two
- * weights, packed into a word once per thread. The tables are relaid to
- * TX and TY taps that stay within the plane (relay_axis ()), so the taps
- * of a row are TX loads at constant offsets.
+ * weights, packed into a word once per thread; 1-byte pixels (a luma
+ * plane) take four consecutive taps from one funnel shift of two aligned
+ * words (load_x ()), two dp2a. The tables are relaid to TX and TY taps
+ * that stay within the plane (relay_axis ()), so the taps of a row are TX
+ * loads at constant offsets (1-byte pixels: (TX + 3) / 4 + 1 words).
  *
  * Rows (S = 0, R = kDirectRows): R output rows, each of its own TY input
  * rows, all their loads in flight at once.
@@ -1378,8 +1427,8 @@ line_of (const CfResizeAxis * axis)
  * 16, 8 whose block fits that many without filtering more than 15% more
  * footprint rows; else the most of 32, 16 .. 1 that fit kFusedSmem; else
  * the two passes. Then,
- * with CF_RESIZE_KERNELS_AUTO, the direct kernel for 8-bit samples in 2- or
- * 4-byte pixels whose taps it is compiled for: in strips where the rows
+ * with CF_RESIZE_KERNELS_AUTO, the direct kernel for 8-bit samples in 1-, 2-
+ * or 4-byte pixels whose taps it is compiled for: in strips where the rows
  * step as kStripSteps says (kStripRows says how many), else in rows where
  * those are the cheaper (kDirectCost); what was chosen before stays as its
  * fallback, for planes not aligned to 4 bytes. @sms: the device's
@@ -1431,7 +1480,7 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   }
 
   if (kernels != CF_RESIZE_KERNELS_AUTO || t->sample_bytes != 1 ||
-      (PB != 2 && PB != 4))
+      (PB != 1 && PB != 2 && PB != 4))
     return;
   const int strip = bucket_of (kStripBuckets, taps);
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
@@ -1440,7 +1489,7 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   t->direct_rows = kDirectRows;
   const int step = strip_step (y);
   if (step && taps >= strip_min_taps (step) && strip > 0 &&
-      strip_takes_step (strip, step)) {
+      strip_takes_step (strip, step) && strip_takes_pixels (strip, PB)) {
     /* kStripRows says which */
     int rows = 0;
 
@@ -1803,16 +1852,21 @@ void
 launch_direct_plane (const PlaneTables * t, const DirectArgs & a,
     cudaStream_t stream)
 {
+  static_assert (sizeof (kStripBuckets) == 6 * sizeof (int),
+      "a case a bucket");
   if (t->direct_step) {
-    static_assert (sizeof (kStripBuckets) == 6 * sizeof (int),
-        "a case a bucket");
-    switch (t->direct_tx) {
-      case 4: launch_strips<PB, 4> (t, a, stream); break;
-      case 6: launch_strips<PB, 6> (t, a, stream); break;
-      case 8: launch_strips<PB, 8> (t, a, stream); break;
-      case 11: launch_strips<PB, 11> (t, a, stream); break;
-      case 12: launch_strips<PB, 12> (t, a, stream); break;
-      default: launch_strips<PB, 17> (t, a, stream); break;
+    /* 1-byte pixels: the one bucket strip_takes_pixels () gives them */
+    if constexpr (PB == 1) {
+      launch_strips<PB, 4> (t, a, stream);
+    } else {
+      switch (t->direct_tx) {
+        case 4: launch_strips<PB, 4> (t, a, stream); break;
+        case 6: launch_strips<PB, 6> (t, a, stream); break;
+        case 8: launch_strips<PB, 8> (t, a, stream); break;
+        case 11: launch_strips<PB, 11> (t, a, stream); break;
+        case 12: launch_strips<PB, 12> (t, a, stream); break;
+        default: launch_strips<PB, 17> (t, a, stream); break;
+      }
     }
   } else {
     switch (t->direct_tx) {
@@ -1843,7 +1897,8 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
   /* the direct kernel reads whole pixels: planes aligned to 4 bytes, of
    * the layouts it is compiled for (the only ones choose_kernel () gives
    * it) */
-  constexpr bool kDirectLayout = SB == 1 && (PB == 2 || PB == 4);
+  constexpr bool kDirectLayout = SB == 1 && (PB == 1 || PB == 2 ||
+      PB == 4);
   const Kernel kernel = t->kernel == Kernel::kDirect && (!kDirectLayout ||
       !aligned (src, d_src->pitch[p], 4)) ? t->fallback : t->kernel;
 

@@ -246,7 +246,7 @@ typedef struct CfResizeDevicePlan CfResizeDevicePlan;
 
 /* Which kernels scale the planes (resize.cu describes them). */
 typedef enum {
-  /* nearest: a gather; 8-bit samples in 2- or 4-byte pixels with few
+  /* nearest: a gather; 8-bit samples in 1-, 2- or 4-byte pixels with few
    * taps, or downscaled 2x or 1.5x along y with up to 12 (3x: 17): the
    * direct kernel, where it is the cheaper; other planes: one fused launch
    * per plane whose tiles fit in shared memory, else the two passes. The

@@ -1033,8 +1033,9 @@ test_cuda_no_antialias (void)
 
 /* The kernels AUTO chooses, for every plane of 8-bit RGBA and NV12 and of
  * the layouts of 16-bit samples: the gather for nearest; for 8-bit samples
- * in 2- or 4-byte pixels (RGBA, NV12's chroma) the direct kernel where each
- * output's own few taps cost less than sharing them (downscales); the fused
+ * in 1-, 2- or 4-byte pixels (RGBA, NV12's luma and chroma) the direct
+ * kernel where each output's own few taps cost less than sharing them
+ * (downscales; 1-byte pixels in strips up to 4 taps only); the fused
  * kernel for the other video sizes; the two passes where a tile's footprint
  * is too large for shared memory (so that the matrix above exercises each
  * for each layout). CF_RESIZE_KERNELS_FUSED
@@ -1050,51 +1051,59 @@ test_cuda_kernels (void)
     int size[4];
     const char *kernel;
     const char *kernel_direct;  /* planes the direct kernel takes */
+    const char *kernel_luma;    /* the same of 1-byte pixels (NV12's luma):
+                                 * strips up to 4 taps only */
   } cases[] = {
     {CF_RESIZE_NEAREST, 1, {3840, 2160, 1920, 1080}, "nearest gather",
-        "nearest gather"},
+        "nearest gather", "nearest gather"},
     /* 2x downscales along y: strips, up to 12 taps an axis (from 6 taps
      * on, where the plane has rows enough for strips of 4 or 8) */
     {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1920, 1080}, "fused",
-        "direct strips"},
+        "direct strips", "direct strips"},
     /* 2 taps at a 2x downscale share no rows: rows */
-    {CF_RESIZE_AREA, 1, {3840, 2160, 1920, 1080}, "fused", "direct"},
+    {CF_RESIZE_AREA, 1, {3840, 2160, 1920, 1080}, "fused", "direct", "direct"},
     {CF_RESIZE_LANCZOS, 1, {7680, 4320, 3840, 2160}, "fused",
-        "direct strips"},
+        "direct strips", "fused"},
     /* 6 taps an axis on a plane too small for strips of more than 2 rows
      * (kStripWarps): rows */
-    {CF_RESIZE_BILINEAR, 1, {1000, 500, 333, 250}, "fused", "direct"},
+    {CF_RESIZE_BILINEAR, 1, {1000, 500, 333, 250}, "fused", "direct", "direct"},
     /* 1.5x downscales along y: strips from 4 taps on (6 here; on a plane
      * with rows enough for strips of 4, NV12's chroma too), rows below */
     {CF_RESIZE_BICUBIC, 1, {7680, 4320, 5120, 2880}, "fused",
-        "direct strips"},
+        "direct strips", "fused"},
     /* 3x downscales along y: strips from 7 taps on (11 here: bicubic; on
      * a plane with rows enough for strips of 4, NV12's chroma too), rows
      * below (5: bilinear) */
     {CF_RESIZE_BICUBIC, 1, {11520, 6480, 3840, 2160}, "fused",
-        "direct strips"},
+        "direct strips", "fused"},
     /* and up to 17 taps an axis there (lanczos) */
     {CF_RESIZE_LANCZOS, 1, {11520, 6480, 3840, 2160}, "fused",
-        "direct strips"},
-    {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1280, 720}, "fused", "direct"},
+        "direct strips", "fused"},
+    {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1280, 720}, "fused", "direct",
+        "direct"},
     /* other downscales with few taps: rows */
-    {CF_RESIZE_BILINEAR, 1, {1920, 1080, 1280, 720}, "fused", "direct"},
-    {CF_RESIZE_AREA, 1, {3840, 2160, 1280, 720}, "fused", "direct"},
+    {CF_RESIZE_BILINEAR, 1, {1920, 1080, 1280, 720}, "fused", "direct",
+        "direct"},
+    {CF_RESIZE_AREA, 1, {3840, 2160, 1280, 720}, "fused", "direct", "direct"},
     /* 16 taps along y: fused */
-    {CF_RESIZE_BICUBIC, 1, {3840, 2160, 1920, 540}, "fused", "fused"},
+    {CF_RESIZE_BICUBIC, 1, {3840, 2160, 1920, 540}, "fused", "fused", "fused"},
     /* upscales: the fused kernel, faster there since its dp2a pairs */
-    {CF_RESIZE_BILINEAR, 1, {1920, 1080, 3840, 2160}, "fused", "fused"},
-    {CF_RESIZE_BICUBIC, 1, {1920, 1080, 3840, 2160}, "fused", "fused"},
-    {CF_RESIZE_AREA, 1, {641, 481, 111, 30}, "fused", "fused"},
-    {CF_RESIZE_LANCZOS, 1, {640, 480, 1, 1}, "two-pass", "two-pass"},
-    {CF_RESIZE_BILINEAR, 1, {640, 480, 320, 1}, "two-pass", "two-pass"},
+    {CF_RESIZE_BILINEAR, 1, {1920, 1080, 3840, 2160}, "fused", "fused",
+        "fused"},
+    {CF_RESIZE_BICUBIC, 1, {1920, 1080, 3840, 2160}, "fused", "fused", "fused"},
+    {CF_RESIZE_AREA, 1, {641, 481, 111, 30}, "fused", "fused", "fused"},
+    {CF_RESIZE_LANCZOS, 1, {640, 480, 1, 1}, "two-pass", "two-pass",
+        "two-pass"},
+    {CF_RESIZE_BILINEAR, 1, {640, 480, 320, 1}, "two-pass", "two-pass",
+        "two-pass"},
     /* 4 taps an axis: direct, but 4 footprint rows of 32 outputs of 256
      * pixels each (64 KiB or more) are too large for the fused kernel, so
      * the direct kernel falls back to the two passes */
     {CF_RESIZE_BICUBIC, 0, {32767, 32, 128, 16}, "two-pass",
-        "direct strips"},
+        "direct strips", "direct strips"},
     /* the same rows at 1.4x along y (no strips' step): rows */
-    {CF_RESIZE_BICUBIC, 0, {32767, 14, 128, 10}, "two-pass", "direct"},
+    {CF_RESIZE_BICUBIC, 0, {32767, 14, 128, 10}, "two-pass", "direct",
+        "direct"},
   };
   static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_NV12,
     CF_FORMAT_RGBA64_LE, CF_FORMAT_P010_10LE, CF_FORMAT_I420_10LE
@@ -1114,10 +1123,9 @@ test_cuda_kernels (void)
               cases[i].size[1], cases[i].size[2], cases[i].size[3], 0, 0),
           ==, 0);
       for (p = 0; p < info->n_planes; p++)
-        want[p] = info->plane[p].sample_bytes == 1 &&
-            (info->plane[p].pixel_bytes == 2 ||
-            info->plane[p].pixel_bytes == 4) ?
-            cases[i].kernel_direct : cases[i].kernel;
+        want[p] = info->plane[p].sample_bytes != 1 ? cases[i].kernel :
+            info->plane[p].pixel_bytes == 1 ? cases[i].kernel_luma :
+            cases[i].kernel_direct;
       CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
               &d_plan));
       for (p = 0; p < info->n_planes; p++)
