@@ -2,8 +2,10 @@
  * plane of the frame. Each plane's rectangle (the panel's samples, or the
  * whole plane of channel 0 when zebra is on) is cut into tiles of
  * CF_OVERLAY_BLOCK_W x (CF_OVERLAY_BLOCK_H x CF_OVERLAY_THREAD_ROWS) = 32 x
- * 64 samples, one block of 256 threads per tile, the planes' tiles one
- * after the other in a one-dimensional grid (Plane.first_tile). A thread
+ * 64 samples, one block of 256 threads per tile (per QUAD_GROUP tiles side
+ * by side on a plane of zebra on 1-byte pixels: Plane.group), the planes'
+ * blocks one after the other in a one-dimensional grid
+ * (Plane.first_block). A thread
  * owns one column of its tile and every CF_OVERLAY_BLOCK_H-th row of it (a
  * warp is a row of 32 neighbouring pixels): 8 pixels, which it loads, all
  * of them at once, before the setup below, so that their memory latency
@@ -11,7 +13,9 @@
  *
  * Per-frame data: each block works out only what its tile needs, into
  * shared memory (Shared), each part by its own warps so that the parts run
- * side by side; a tile away from the panel (zebra only) skips all of it.
+ * side by side; a tile away from the panel (zebra only) skips all of it,
+ * and on 1-byte pixels (the luma of the YUV formats, GRAY8) draws four
+ * pixels a word, a block's QUAD_GROUP tiles at once (zebra_quads ()).
  * - Text (a tile that reaches the text rows and columns): warp 3 first,
  *   before it loads its own pixels, lane l formats line l from the device
  *   CfStats, then each lane works out the glyph pixels of its column, every
@@ -63,13 +67,10 @@
 
 namespace {
 
-/* One plane's share of the launch. */
+/* One plane's share of the launch: its layout and colours. */
 struct Plane {
   uint8_t *data;
   size_t pitch;
-  int x0, y0, x1, y1;           /* the rectangle drawn, plane samples */
-  int tiles_x;                  /* tiles across the rectangle */
-  int first_tile;               /* the block of its first tile */
   int shift_x, shift_y;
   int pixel_bytes, sample_bytes, samples;
   int word;                     /* 4, 2 or 1: every pixel is one aligned word
@@ -79,6 +80,9 @@ struct Plane {
   int bits, lsb;                /* of a value in a sample (format.h) */
   uint32_t value_mask;          /* 2^bits - 1 */
   int zebra;                    /* the plane of channel 0, zebra on */
+  int zebra_words;              /* zebra on 1-byte pixels of one colour
+                                 * sample in aligned words: the tiles away
+                                 * from the panel take zebra_quads () */
   int zebra_shift[3];           /* first bit of the R, G, B (Y, gray) sample
                                  * in a pixel's word, -1: none */
   /* 8-bit words of three colour samples: the luma weights 77, 150, 29 in
@@ -91,14 +95,33 @@ struct Plane {
   uint32_t background[4];       /* c a + 128 of the background, see paint () */
 };
 
+/* A rectangle of a plane drawn by consecutive blocks of the grid: the
+ * plane's (the panel's samples, or the whole plane with zebra), or a part
+ * of it (cut_quads ()). */
+struct Part {
+  int plane;                    /* of Args.plane */
+  int x0, y0, x1, y1;           /* plane samples */
+  int tiles_x;                  /* tiles across the rectangle */
+  int group;                    /* tiles side by side a block: QUAD_GROUP in
+                                 * the parts of zebra words away from the panel,
+                                 * else 1 */
+  int blocks_x;                 /* blocks across the rectangle */
+  int first_block;              /* the block of its first tiles */
+};
+
+/* Args.part: a part a plane, a plane of zebra words in up to five */
+constexpr int MAX_PARTS = CF_MAX_PLANES + 4;
+
 struct Args {
   CfOverlayPlan plan;
   /* ceil (2^32 / zebra_period): the stripe of z = lx + ly (< 2^16) is
    * __umulhi (z, magic), exact while z period < 2^32; 0 for a period past
    * every z */
   uint32_t zebra_magic;
-  Plane plane[CF_MAX_PLANES];   /* those with something to draw, in order */
+  Plane plane[CF_MAX_PLANES];   /* those with something to draw */
   int n_planes;
+  Part part[MAX_PARTS];         /* their rectangles, in the grid's order */
+  int n_parts;
   const CfStats *stats;
   int fps_x10;
 };
@@ -120,6 +143,12 @@ constexpr int BLOCKS_PER_SM = 4;
 constexpr int BAR_THREADS = 3 * WARP;   /* warps 0 .. 2 */
 constexpr int TEXT_WARP = 3;
 constexpr int ROW_THREAD = THREADS - TILE_H;    /* the last TILE_H threads */
+/* Tiles side by side a block in the parts of a plane of Plane.zebra_words away
+ * from the panel (cut_quads ()): a warp's words are a row of 128 bytes.
+ * 2160p NV12's luma with the element's default panel (30% x 35%, top
+ * left): 1397 blocks instead of 4080, under three waves of the 528 an
+ * H100 holds (4 a multiprocessor) instead of eight. */
+constexpr int QUAD_GROUP = 4;
 
 static_assert (TILE_W == WARP, "a warp is one row of a tile");
 static_assert (BAR_THREADS <= TEXT_WARP * WARP
@@ -319,10 +348,83 @@ paint (const Plane & pl, T v, int idx, uint32_t keep)
   return (v & ~(T) pl.colour_mask) | (c & (T) pl.colour_mask);
 }
 
-/* The whole work of a block on a plane of word W, pixels T (see the
- * top). */
+/* Zebra alone on the G tiles side by side from (@x0, @y0) of a plane of
+ * 1-byte pixels of one colour sample (Plane.zebra_words: plane 0 of GRAY8 and
+ * the 8-bit YUV formats) outside the panel, four pixels a thread at a
+ * time in a word: a warp takes a row of four tiles (G = QUAD_GROUP) or
+ * four rows of one, where the pixel path takes a row of one.
+ * Per byte, zebra () of the pixel path: on a stripe, luma >= level gives
+ * the high colour, else with zebra_zero luma 0 the low one; bytes past
+ * the rectangle's right edge stay as they are. */
+template <int G> __device__ __forceinline__ void
+zebra_quads (const Args & a, const Plane & pl, const Part & part, int x0,
+    int y0)
+{
+  constexpr int kWords = G * TILE_W / 4;        /* a row of G tiles' */
+  constexpr int kPass = THREADS / kWords;       /* rows a pass */
+  constexpr int kN = TILE_H / kPass;            /* words a thread */
+  static_assert (TILE_W % 4 == 0 && THREADS % kWords == 0
+      && TILE_H % kPass == 0, "whole words and rows");
+  const CfOverlayPlan *plan = &a.plan;
+  const int tid = threadIdx.x;
+  const int x = x0 + 4 * (tid % kWords), r0 = tid / kWords;
+  if (x >= part.x1)
+    return;
+  const int n = part.x1 - x;
+  const uint32_t inside = n >= 4 ? ~0u : (1u << 8 * n) - 1;
+  const uint32_t level = (uint32_t) plan->zebra_level * 0x01010101u;
+  const uint32_t high = (uint32_t) pl.colour[CF_OVERLAY_ZEBRA_HIGH] *
+      0x01010101u;
+  const uint32_t low = (uint32_t) pl.colour[CF_OVERLAY_ZEBRA_ZERO] *
+      0x01010101u;
+  /* the luma x of byte 0 plus the row's luma y: the stripe's z */
+  const uint32_t zx = (uint32_t) (x << pl.shift_x);
+  uint8_t *const first = pl.data + (size_t) y0 * pl.pitch + (size_t) x;
+  uint32_t v[kN];
+
+#pragma unroll
+  for (int i = 0; i < kN; i++) {
+    const int r = r0 + i * kPass;
+    v[i] = y0 + r < part.y1 ? *(const uint32_t *) (first + (size_t) r *
+        pl.pitch) : 0;
+  }
+#pragma unroll
+  for (int i = 0; i < kN; i++) {
+    const int r = r0 + i * kPass;
+    if (y0 + r >= part.y1)
+      break;
+    const uint32_t z = zx + (uint32_t) ((y0 + r) << pl.shift_y);
+    uint32_t stripe = 0;
+
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      if ((__umulhi (z + (k << pl.shift_x), a.zebra_magic) & 1) == 0)
+        stripe |= 0xffu << 8 * k;
+    stripe &= inside;
+    const uint32_t hi = __vcmpgeu4 (v[i], level) & stripe;
+    const uint32_t zero = plan->zebra_zero ?
+        __vcmpeq4 (v[i], 0) & stripe & ~hi : 0;
+    const uint32_t out = (v[i] & ~(hi | zero)) | (high & hi) | (low & zero);
+
+    if (out != v[i])
+      *(uint32_t *) (first + (size_t) r * pl.pitch) = out;
+  }
+}
+
+/* Whether the luma pixels @lx0 .. @lx1, rows @ly0 .. @ly1, meet the
+ * panel. */
+__device__ __forceinline__ bool
+meets_panel (const CfOverlayPlan * plan, int lx0, int lx1, int ly0, int ly1)
+{
+  return lx1 >= plan->panel_x && lx0 < plan->panel_x + plan->panel_width
+      && ly1 >= plan->panel_y && ly0 < plan->panel_y + plan->panel_height;
+}
+
+/* The whole work of a block on tile @tile of the part @part of a plane of
+ * word W, pixels T (see the top). */
 template <int W, typename T> __device__ __forceinline__ void
-draw_tile (const Args & a, const Plane & pl, Shared & s)
+draw_tile (const Args & a, const Plane & pl, const Part & part, Shared & s,
+    int tile)
 {
   const CfOverlayPlan *plan = &a.plan;
   const int tid = threadIdx.x, lane = tid % WARP, warp = tid / WARP;
@@ -332,30 +434,31 @@ draw_tile (const Args & a, const Plane & pl, Shared & s)
    * which spares registers; W = 0, any pitch */
   typedef typename std::conditional < W == 0, size_t, uint32_t >::type Off;
   const Off step = (Off) (CF_OVERLAY_BLOCK_H * pl.pitch);
-  const int tile = (int) blockIdx.x - pl.first_tile;
-  const int x0 = pl.x0 + tile % pl.tiles_x * TILE_W;
-  const int y0 = pl.y0 + tile / pl.tiles_x * TILE_H;
+  const int x0 = part.x0 + tile % part.tiles_x * TILE_W;
+  const int y0 = part.y0 + tile / part.tiles_x * TILE_H;
   const int x = x0 + lane;
   /* this thread's rows y0 + warp + i CF_OVERLAY_BLOCK_H, i < its count */
-  const int rows = x < pl.x1 ? pl.y1 - y0 - warp : 0;
+  const int rows = x < part.x1 ? part.y1 - y0 - warp : 0;
   uint8_t *const first = pl.data + (size_t) y0 * pl.pitch + (size_t) x0 * pb;
   const Off start = (Off) warp * (Off) pl.pitch + (Off) (lane * pb);
 
   /* The tile's first and last luma column and row (of the top-left luma
    * pixels of its samples): what it meets of the panel. The same answers
    * for the whole block; supersets of what its pixels read. */
-  const int x1 = x0 + TILE_W < pl.x1 ? x0 + TILE_W : pl.x1;
-  const int y1 = y0 + TILE_H < pl.y1 ? y0 + TILE_H : pl.y1;
+  const int x1 = x0 + TILE_W < part.x1 ? x0 + TILE_W : part.x1;
+  const int y1 = y0 + TILE_H < part.y1 ? y0 + TILE_H : part.y1;
   const int lx0 = x0 << sx, lx1 = (x1 - 1) << sx;
   const int ly0 = y0 << sy, ly1 = (y1 - 1) << sy;
-  const bool panel = lx1 >= plan->panel_x
-      && lx0 < plan->panel_x + plan->panel_width && ly1 >= plan->panel_y
-      && ly0 < plan->panel_y + plan->panel_height;
+  const bool panel = meets_panel (plan, lx0, lx1, ly0, ly1);
   const bool text = panel && plan->text_lines > 0 && lx1 >= plan->text_x
       && ly1 >= plan->text_y;
   const bool hist = panel && plan->hist_width > 0 && plan->hist_height > 0
       && lx1 >= plan->hist_x && lx0 < plan->hist_x + plan->hist_width
       && ly1 >= plan->hist_y && ly0 < plan->hist_y + plan->hist_height;
+  if (W == 1 && pl.zebra_words && !panel) {
+    zebra_quads<1> (a, pl, part, x0, y0);
+    return;
+  }
   /* 32-bit pixels are loaded before the setup, to overlap its work; eight
    * 64-bit ones in flight through it would take 16 of the 64 registers
    * (BLOCKS_PER_SM) and spill, so they wait for its end */
@@ -493,6 +596,34 @@ draw_tile (const Args & a, const Plane & pl, Shared & s)
   }
 }
 
+/* draw_tile () on tile @tile of the plane @pl, the code of its words. */
+template <typename T> __device__ __forceinline__ void
+draw_word (const Args & a, const Plane & pl, const Part & part, Shared & s,
+    int tile)
+{
+  if constexpr (sizeof (T) == 8) {
+    if (pl.word == 8)
+      draw_tile<8, T> (a, pl, part, s, tile);
+    else
+      draw_tile<0, T> (a, pl, part, s, tile);
+  } else {
+    switch (pl.word) {
+      case 4:
+        draw_tile<4, T> (a, pl, part, s, tile);
+        break;
+      case 2:
+        draw_tile<2, T> (a, pl, part, s, tile);
+        break;
+      case 1:
+        draw_tile<1, T> (a, pl, part, s, tile);
+        break;
+      default:
+        draw_tile<0, T> (a, pl, part, s, tile);
+        break;
+    }
+  }
+}
+
 /* One kernel per pixel word T: the formats of 8-byte pixels (one plane)
  * get their own, so that the registers of the 32-bit paths are allocated
  * as if the 64-bit ones did not exist (together they spill). */
@@ -501,33 +632,90 @@ template <typename T> __global__ void __launch_bounds__ (THREADS,
 overlay_kernel (const __grid_constant__ Args a)
 {
   __shared__ Shared s;
-  int p = 0;
+  int k = 0;
 
-  /* the plane of this block's tile */
-  for (int k = 1; k < a.n_planes; k++)
-    if ((int) blockIdx.x >= a.plane[k].first_tile)
-      p = k;
-  if constexpr (sizeof (T) == 8) {
-    if (a.plane[p].word == 8)
-      draw_tile<8, T> (a, a.plane[p], s);
-    else
-      draw_tile<0, T> (a, a.plane[p], s);
-  } else {
-    switch (a.plane[p].word) {
-      case 4:
-        draw_tile<4, T> (a, a.plane[p], s);
-        break;
-      case 2:
-        draw_tile<2, T> (a, a.plane[p], s);
-        break;
-      case 1:
-        draw_tile<1, T> (a, a.plane[p], s);
-        break;
-      default:
-        draw_tile<0, T> (a, a.plane[p], s);
-        break;
+  /* the part of this block's tiles, and its plane */
+  for (int q = 1; q < a.n_parts; q++)
+    if ((int) blockIdx.x >= a.part[q].first_block)
+      k = q;
+  /* the part copied, its few fields in registers (referenced, ptxas
+   * spills more); the plane referenced: a copy of it would go to local
+   * memory, paint () indexing its colours */
+  const Part part = a.part[k];
+  const Plane & pl = a.plane[part.plane];
+  const int b = (int) blockIdx.x - part.first_block;
+
+  /* a part of zebra words away from the panel: zebra on QUAD_GROUP tiles at
+   * once */
+  if constexpr (sizeof (T) == 4) {
+    if (part.group == QUAD_GROUP) {
+      zebra_quads<QUAD_GROUP> (a, pl, part, part.x0 + b % part.blocks_x *
+          QUAD_GROUP * TILE_W, part.y0 + b / part.blocks_x * TILE_H);
+      return;
     }
   }
+  draw_word<T> (a, pl, part, s, b);
+}
+
+/* The tile-aligned cuts [*m0, *m1) of the rectangle's samples @r0 .. @r1
+ * (from @r0 in steps of @tile) around the tiles that meet the panel's luma
+ * samples @l0 .. @l1 (shifted by @shift): as draw_tile () tells a tile
+ * that meets the panel, or wider. */
+void
+panel_cuts (int r0, int r1, int tile, int l0, int l1, int shift, int *m0,
+    int *m1)
+{
+  const int p0 = l0 >> shift, p1 = l1 >> shift;
+
+  *m0 = p0 <= r0 ? r0 : r0 + (p0 - r0) / tile * tile;
+  *m1 = p1 < r0 ? r0 : r0 + ((p1 - r0) / tile + 1) * tile;
+  *m0 = *m0 > r1 ? r1 : *m0;
+  *m1 = *m1 < *m0 ? *m0 : *m1 > r1 ? r1 : *m1;
+}
+
+/* Cuts a->part[k], the part of a plane of zebra words, into up to five
+ * rectangles in its place: the tile rows above and below those that meet
+ * the panel, and the tile columns left and right of those that meet it in
+ * those rows, QUAD_GROUP tiles a block (zebra only); the tiles that meet
+ * the panel in both, a tile a block. */
+void
+cut_quads (Args * a, int k)
+{
+  const Part r = a->part[k];
+  const Plane & pl = a->plane[r.plane];
+  const CfOverlayPlan *plan = &a->plan;
+  int ym0, ym1, xm0, xm1;
+
+  panel_cuts (r.y0, r.y1, TILE_H, plan->panel_y,
+      plan->panel_y + plan->panel_height - 1, pl.shift_y, &ym0, &ym1);
+  panel_cuts (r.x0, r.x1, TILE_W, plan->panel_x,
+      plan->panel_x + plan->panel_width - 1, pl.shift_x, &xm0, &xm1);
+  /* x0, x1, y0, y1, group of each part */
+  const int parts[5][5] = {
+    {r.x0, r.x1, r.y0, ym0, QUAD_GROUP},
+    {r.x0, xm0, ym0, ym1, QUAD_GROUP},
+    {xm0, xm1, ym0, ym1, 1},
+    {xm1, r.x1, ym0, ym1, QUAD_GROUP},
+    {r.x0, r.x1, ym1, r.y1, QUAD_GROUP},
+  };
+  Part cut[5];
+  int n = 0;
+
+  for (const auto & c : parts)
+    if (c[1] > c[0] && c[3] > c[2]) {
+      cut[n] = r;
+      cut[n].x0 = c[0];
+      cut[n].x1 = c[1];
+      cut[n].y0 = c[2];
+      cut[n].y1 = c[3];
+      cut[n].group = c[4];
+      n++;
+    }
+  for (int q = a->n_parts - 1; q > k; q--)
+    a->part[q + n - 1] = a->part[q];
+  for (int q = 0; q < n; q++)
+    a->part[k + q] = cut[q];
+  a->n_parts += n - 1;
 }
 
 }  // namespace
@@ -538,7 +726,7 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
 {
   const CfFormatInfo *info;
   Args a;
-  int tiles = 0;
+  int blocks = 0;
   bool wide = false;            /* pixels of 8 bytes: 64-bit words */
 
   if (!plan || !d_image || !d_stats || plan->format == CF_FORMAT_COUNT
@@ -563,17 +751,17 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
     if (x1 <= x0 || y1 <= y0)
       continue;
 
+    Part & part = a.part[a.n_planes];
     Plane & pl = a.plane[a.n_planes++];
 
+    part.plane = a.n_planes - 1;
+    part.x0 = x0;
+    part.y0 = y0;
+    part.x1 = x1;
+    part.y1 = y1;
+    part.group = 1;
     pl.data = (uint8_t *) d_image->data[p];
     pl.pitch = d_image->pitch[p];
-    pl.x0 = x0;
-    pl.y0 = y0;
-    pl.x1 = x1;
-    pl.y1 = y1;
-    pl.tiles_x = (x1 - x0 + TILE_W - 1) / TILE_W;
-    pl.first_tile = tiles;
-    tiles += pl.tiles_x * ((y1 - y0 + TILE_H - 1) / TILE_H);
     pl.shift_x = l->shift_x;
     pl.shift_y = l->shift_y;
     pl.pixel_bytes = pb;
@@ -623,11 +811,31 @@ cf_overlay_cuda (const CfOverlayPlan * plan, const CfImage * d_image,
         pl.background[k] = ca;
     }
   }
-  if (a.n_planes == 0)
+  /* a part a plane; a plane of zebra words (plane 0, zebra on its whole
+   * rectangle) cut in parts (cut_quads ()) */
+  a.n_parts = a.n_planes;
+  for (int p = a.n_planes - 1; p >= 0; p--) {
+    Plane & pl = a.plane[p];
+
+    pl.zebra_words = pl.zebra && pl.word == 1 && pl.samples == 1
+        && pl.colour_mask == 0xff && (uintptr_t) pl.data % 4 == 0
+        && pl.pitch % 4 == 0 && a.part[p].x0 % 4 == 0;
+    if (pl.zebra_words)
+      cut_quads (&a, p);
+  }
+  for (int k = 0; k < a.n_parts; k++) {
+    Part & part = a.part[k];
+
+    part.tiles_x = (part.x1 - part.x0 + TILE_W - 1) / TILE_W;
+    part.blocks_x = (part.tiles_x + part.group - 1) / part.group;
+    part.first_block = blocks;
+    blocks += part.blocks_x * ((part.y1 - part.y0 + TILE_H - 1) / TILE_H);
+  }
+  if (a.n_parts == 0)
     return cudaSuccess;
   if (wide)
-    overlay_kernel<uint64_t><<<tiles, THREADS, 0, stream>>> (a);
+    overlay_kernel<uint64_t><<<blocks, THREADS, 0, stream>>> (a);
   else
-    overlay_kernel<uint32_t><<<tiles, THREADS, 0, stream>>> (a);
+    overlay_kernel<uint32_t><<<blocks, THREADS, 0, stream>>> (a);
   return cudaGetLastError ();
 }
