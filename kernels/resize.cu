@@ -1528,8 +1528,7 @@ struct CfResizeDevicePlan {
   void *d_tables;               /* one allocation for all the tables */
   /* planes after the first (chroma) go on a stream of their own beside the
    * caller's, forked from it and joined back, so that they run beside the
-   * first plane's blocks instead of after its last one (launched before
-   * it where it takes the direct kernel: cf_resize_cuda ()); NULL for one
+   * first plane's blocks instead of after its last one; NULL for one
    * plane, or with CF_RESIZE_SIDE_STREAM=0 in the environment (for
    * measurements) */
   CfFork *fork;
@@ -1965,18 +1964,7 @@ cf_resize_cuda (const CfResizeDevicePlan * d_plan, const CfImage * d_src,
       stream, &side) : cudaSuccess;
   if (err != cudaSuccess)
     return err;
-  /* the chroma first where the luma takes the direct kernel: its grid of
-   * small blocks, launched first, fills the device before the side
-   * stream's chroma starts, and the planes run one after the other
-   * (measured on an H100, NV12, us: 4K to 1080p bilinear 16.9 against
-   * 19.2, 1080p to 720p area 8.9 against 11.2; docs/PERFORMANCE.md);
-   * the fused kernel's larger blocks leave it room, and there the chroma
-   * first measured slower (4K to 1080p lanczos 33.0 against 31.4) */
-  const PlaneTables *luma = &d_plan->plane[0];
-  const bool chroma_first = d_plan->fork && luma->kernel == Kernel::kDirect
-      && aligned (d_src->data[0], d_src->pitch[0], 4);
-  for (int i = 0; err == cudaSuccess && i < d_plan->n_planes; i++) {
-    const int p = chroma_first ? (i + 1) % d_plan->n_planes : i;
+  for (int p = 0; err == cudaSuccess && p < d_plan->n_planes; p++) {
     const PlaneTables *t = &d_plan->plane[p];
     const cudaStream_t s = p == 0 ? stream : (cudaStream_t) side;
 
