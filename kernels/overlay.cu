@@ -3,9 +3,9 @@
  * whole plane of channel 0 when zebra is on) is cut into tiles of
  * CF_OVERLAY_BLOCK_W x (CF_OVERLAY_BLOCK_H x CF_OVERLAY_THREAD_ROWS) = 32 x
  * 64 samples, one block of 256 threads per tile (per QUAD_GROUP tiles side
- * by side on a plane of zebra on 1-byte pixels: Plane.group), the planes'
- * blocks one after the other in a one-dimensional grid
- * (Plane.first_block). A thread
+ * by side in the parts of a plane of zebra on 1-byte pixels away from the
+ * panel: Part.group), the rectangles' blocks one after the other in a
+ * one-dimensional grid (Part.first_block). A thread
  * owns one column of its tile and every CF_OVERLAY_BLOCK_H-th row of it (a
  * warp is a row of 32 neighbouring pixels): 8 pixels, which it loads, all
  * of them at once, before the setup below, so that their memory latency
@@ -102,9 +102,9 @@ struct Part {
   int plane;                    /* of Args.plane */
   int x0, y0, x1, y1;           /* plane samples */
   int tiles_x;                  /* tiles across the rectangle */
-  int group;                    /* tiles side by side a block: QUAD_GROUP in
-                                 * the parts of zebra words away from the panel,
-                                 * else 1 */
+  int group;                    /* tiles side by side a block: QUAD_GROUP
+                                 * in the parts of zebra words away from
+                                 * the panel, else 1 */
   int blocks_x;                 /* blocks across the rectangle */
   int first_block;              /* the block of its first tiles */
 };
@@ -143,8 +143,9 @@ constexpr int BLOCKS_PER_SM = 4;
 constexpr int BAR_THREADS = 3 * WARP;   /* warps 0 .. 2 */
 constexpr int TEXT_WARP = 3;
 constexpr int ROW_THREAD = THREADS - TILE_H;    /* the last TILE_H threads */
-/* Tiles side by side a block in the parts of a plane of Plane.zebra_words away
- * from the panel (cut_quads ()): a warp's words are a row of 128 bytes.
+/* Tiles side by side a block in the parts of a plane of Plane.zebra_words
+ * away from the panel (cut_quads ()): a warp's words are a row of 128
+ * bytes.
  * 2160p NV12's luma with the element's default panel (30% x 35%, top
  * left): 1397 blocks instead of 4080, under three waves of the 528 an
  * H100 holds (4 a multiprocessor) instead of eight. */
@@ -349,8 +350,8 @@ paint (const Plane & pl, T v, int idx, uint32_t keep)
 }
 
 /* Zebra alone on the G tiles side by side from (@x0, @y0) of a plane of
- * 1-byte pixels of one colour sample (Plane.zebra_words: plane 0 of GRAY8 and
- * the 8-bit YUV formats) outside the panel, four pixels a thread at a
+ * 1-byte pixels of one colour sample (Plane.zebra_words: plane 0 of GRAY8
+ * and the 8-bit YUV formats) outside the panel, four pixels a thread at a
  * time in a word: a warp takes a row of four tiles (G = QUAD_GROUP) or
  * four rows of one, where the pixel path takes a row of one.
  * Per byte, zebra () of the pixel path: on a stripe, luma >= level gives
@@ -596,7 +597,8 @@ draw_tile (const Args & a, const Plane & pl, const Part & part, Shared & s,
   }
 }
 
-/* draw_tile () on tile @tile of the plane @pl, the code of its words. */
+/* draw_tile () on tile @tile of the part @part of the plane @pl, the code
+ * of its words. */
 template <typename T> __device__ __forceinline__ void
 draw_word (const Args & a, const Plane & pl, const Part & part, Shared & s,
     int tile)
@@ -645,8 +647,8 @@ overlay_kernel (const __grid_constant__ Args a)
   const Plane & pl = a.plane[part.plane];
   const int b = (int) blockIdx.x - part.first_block;
 
-  /* a part of zebra words away from the panel: zebra on QUAD_GROUP tiles at
-   * once */
+  /* a part of zebra words away from the panel: zebra on QUAD_GROUP tiles
+   * at once */
   if constexpr (sizeof (T) == 4) {
     if (part.group == QUAD_GROUP) {
       zebra_quads<QUAD_GROUP> (a, pl, part, part.x0 + b % part.blocks_x *

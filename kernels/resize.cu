@@ -24,9 +24,10 @@
  *    two unsigned bytes plus an int32, exact): a 4-byte pixel's tap pair
  *    costs two byte permutes and four dp2a instead of eight extractions
  *    and eight multiply-adds; a 1-byte pixel's four taps, one funnel shift
- *    of two aligned words and two dp2a. No shared memory, no barrier. Its tables are relaid
- *    with the taps of its compiled bucket, shifted to stay within the
- *    plane, so that a row's taps are loads at constant offsets. Two ways:
+ *    of two aligned words and two dp2a. No shared memory, no barrier. Its
+ *    tables are relaid with the taps of its compiled bucket, shifted to
+ *    stay within the plane, so that a row's taps are loads at constant
+ *    offsets. Two ways:
  *    - rows (at most 6 taps per axis, downscales where filtering each
  *      output's own taps costs less than sharing them through shared
  *      memory): two output rows a thread, all their taps' loads in flight

@@ -1450,7 +1450,7 @@ stencil_mma_frame_kernel (const __grid_constant__ MmaFrame f)
    * (about 200 KB of code) left the multiprocessors' instruction caches
    * with the hot loops of three tiles at once; planes of other pixels each
    * their own copy, its Args at a constant offset */
-  if (PB == 1) {
+  if constexpr (PB == 1) {
     const int p = NP == 3 && b >= f.first[NP - 1] ? NP - 1 :
         b >= f.first[1] ? 1 : 0;
     const int i = b - f.first[p];
