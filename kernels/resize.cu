@@ -17,7 +17,10 @@
  *    nearest_strided () instead: a warp's lanes take every 32nd pixel of
  *    the warp's span, so each load and store instruction covers 32
  *    neighbouring pixels. A 16-bit sample is copied as its value in place,
- *    the bits outside it cleared (one AND per 32-bit word).
+ *    the bits outside it cleared (one AND per 32-bit word). 1-byte pixels
+ *    of a 16-byte aligned plane at an integer downscale of 2, 3 or 4 take
+ *    nearest_wide (): a thread's 16 pixels of a row from two to four
+ *    16-byte loads.
  * 2. direct_kernel (8-bit samples in pixels of 1, 2 or 4 bytes): each
  *    thread computes 4 output bytes of several rows straight from the
  *    input. The horizontal sums take PTX's dp2a (two int16 weights times
@@ -323,6 +326,7 @@ struct NearestArgs {
                                  * 16-bit samples */
   bool src_aligned;             /* base and pitch multiples of 4 */
   bool dst_aligned;             /* multiples of 16 */
+  bool wide_x;                  /* 1-byte pixels: nearest_wide () */
 };
 
 /* Output pixels per gather thread: 16 bytes (12 for 3-byte pixels), so
@@ -419,6 +423,70 @@ nearest_strided (const NearestArgs & a, int wx0, int lane, int y0)
   }
 }
 
+/* The gather of 1-byte pixels along a line of step STEP (2, 3 or 4: the
+ * integer downscales) from a first pixel @a.line_x.base below 4, the plane
+ * 16-byte aligned (@a.wide_x): a full group's G = 16 pixels lie in the
+ * input bytes base + STEP (x0 + j), which are read with two to four
+ * 16-byte loads instead of sixteen 1-byte ones and picked out with byte
+ * shifts. The loads stop at the 16-byte chunk of the last byte taken,
+ * which a 16-byte aligned pitch holds within the row. */
+template <int STEP>
+__device__ __forceinline__ void
+nearest_wide (const NearestArgs & a, int x0, int y0)
+{
+  constexpr int G = Gather<1>::G;
+  constexpr int kChunks = (3 + STEP * (G - 1)) / 16 + 1;
+  constexpr int kWords = 4 * kChunks;
+  const int o = a.line_x.base;
+  const int last = o + STEP * (G - 1);
+  uint4 c[kNearestRows][kChunks];
+
+#pragma unroll
+  for (int r = 0; r < kNearestRows; r++) {
+    if (y0 + r >= a.out_height)
+      break;
+    const uint4 *s = (const uint4 *) (a.src + (size_t) nearest_index
+        (a.first_y, a.line_y, y0 + r) * a.src_pitch + (size_t) x0 * STEP);
+#pragma unroll
+    for (int i = 0; i < kChunks; i++)
+      c[r][i] = 16 * i <= last ? ld (s + i) : make_uint4 (0, 0, 0, 0);
+  }
+#pragma unroll
+  for (int r = 0; r < kNearestRows; r++) {
+    if (y0 + r >= a.out_height)
+      break;
+    uint32_t w[kWords + 1], out[4];
+#pragma unroll
+    for (int i = 0; i < kChunks; i++) {
+      w[4 * i] = c[r][i].x;
+      w[4 * i + 1] = c[r][i].y;
+      w[4 * i + 2] = c[r][i].z;
+      w[4 * i + 3] = c[r][i].w;
+    }
+    w[kWords] = 0;
+    /* byte o of the chunks to byte 0 */
+#pragma unroll
+    for (int i = 0; i < kWords; i++)
+      w[i] = __funnelshift_r (w[i], w[i + 1], 8 * o);
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+      out[q] = 0;
+#pragma unroll
+      for (int b = 0; b < 4; b++) {
+        const int k = STEP * (4 * q + b);
+        out[q] |= (w[k >> 2] >> (8 * (k & 3)) & 0xff) << (8 * b);
+      }
+    }
+    uint8_t *d = a.dst + (size_t) (y0 + r) * a.dst_pitch + x0;
+    if (a.dst_aligned) {
+      *(uint4 *) d = make_uint4 (out[0], out[1], out[2], out[3]);
+    } else {
+      for (int k = 0; k < G; k++)
+        d[k] = (uint8_t) (out[k >> 2] >> (8 * (k & 3)));
+    }
+  }
+}
+
 template <int PB, int SB>
 __global__ void __launch_bounds__ (kThreads)
 nearest_kernel (NearestArgs a)
@@ -437,6 +505,21 @@ nearest_kernel (NearestArgs a)
   }
   if (x0 >= a.out_width)
     return;
+  if constexpr (PB == 1) {
+    if (a.wide_x && x0 + G <= a.out_width) {
+      switch (a.line_x.step) {
+        case 2:
+          nearest_wide<2> (a, x0, y0);
+          return;
+        case 3:
+          nearest_wide<3> (a, x0, y0);
+          return;
+        case 4:
+          nearest_wide<4> (a, x0, y0);
+          return;
+      }
+    }
+  }
   const int n = min (G, a.out_width - x0);
   int ix[G];
   /* a full group's indices from the table 16 bytes at a time: x0 is a
@@ -1330,6 +1413,7 @@ struct PlaneTables {
   Kernel fallback;              /* direct: for planes not aligned to 4 */
   Axis x, y;
   Line line_x, line_y;          /* nearest: the tables as lines */
+  bool nearest_wide;            /* nearest: nearest_wide () fits line_x */
   int direct_tx, direct_ty;     /* direct: the taps' buckets */
   int direct_step;              /* direct: S (kStripSteps), 0 for rows */
   int direct_rows;              /* direct: output rows a thread */
@@ -1450,6 +1534,11 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
     t->kernel = t->fallback = Kernel::kNearest;
     t->line_x = line_of (x);
     t->line_y = line_of (y);
+    /* CF_RESIZE_NEAREST_WIDE=0 in the environment turns it off, for
+     * measurements */
+    const char *env = getenv ("CF_RESIZE_NEAREST_WIDE");
+    t->nearest_wide = PB == 1 && t->line_x.step >= 2 && t->line_x.step <= 4
+        && t->line_x.base < 4 && !(env && strcmp (env, "0") == 0);
     return;
   }
   t->tb = bucket_of (kTapBuckets, taps);
@@ -1908,7 +1997,8 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
     const NearestArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
       t->out_width, t->out_height, t->x.first, t->y.first, t->line_x,
       t->line_y, mask | mask << 16,
-      aligned (src, d_src->pitch[p], 4), aligned (dst, d_dst->pitch[p], 16)
+      aligned (src, d_src->pitch[p], 4), aligned (dst, d_dst->pitch[p], 16),
+      t->nearest_wide && aligned (src, d_src->pitch[p], 16)
     };
     const int groups = (t->out_width + Gather<PB>::G - 1) / Gather<PB>::G;
     const dim3 block (32, kThreads / 32);
