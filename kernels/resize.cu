@@ -17,10 +17,10 @@
  *    nearest_strided () instead: a warp's lanes take every 32nd pixel of
  *    the warp's span, so each load and store instruction covers 32
  *    neighbouring pixels. A 16-bit sample is copied as its value in place,
- *    the bits outside it cleared (one AND per 32-bit word). 1-byte pixels
- *    of a 16-byte aligned plane at an integer downscale of 2, 3 or 4 take
- *    nearest_wide (): a thread's 16 pixels of a row from two to four
- *    16-byte loads.
+ *    the bits outside it cleared (one AND per 32-bit word). 1-, 2- and
+ *    4-byte pixels of a 16-byte aligned plane at an integer downscale of
+ *    2, 3 or 4 take nearest_wide () before either: a thread's 16 bytes of
+ *    a row from two to five 16-byte loads.
  * 2. direct_kernel (8-bit samples in pixels of 1, 2 or 4 bytes): each
  *    thread computes 4 output bytes of several rows straight from the
  *    input. The horizontal sums take PTX's dp2a (two int16 weights times
@@ -326,7 +326,7 @@ struct NearestArgs {
                                  * 16-bit samples */
   bool src_aligned;             /* base and pitch multiples of 4 */
   bool dst_aligned;             /* multiples of 16 */
-  bool wide_x;                  /* 1-byte pixels: nearest_wide () */
+  bool wide_x;                  /* nearest_wide () (plan and alignment) */
 };
 
 /* Output pixels per gather thread: 16 bytes (12 for 3-byte pixels), so
@@ -423,22 +423,26 @@ nearest_strided (const NearestArgs & a, int wx0, int lane, int y0)
   }
 }
 
-/* The gather of 1-byte pixels along a line of step STEP (2, 3 or 4: the
- * integer downscales) from a first pixel @a.line_x.base below 4, the plane
- * 16-byte aligned (@a.wide_x): a full group's G = 16 pixels lie in the
- * input bytes base + STEP (x0 + j), which are read with two to four
- * 16-byte loads instead of sixteen 1-byte ones and picked out with byte
- * shifts. The loads stop at the 16-byte chunk of the last byte taken,
+/* The gather of 1-, 2- or 4-byte pixels along a line of step STEP (2, 3 or
+ * 4: the integer downscales) from a first pixel @a.line_x.base below 4, the
+ * plane 16-byte aligned (@a.wide_x): a full group's 16 bytes of G pixels
+ * lie in the input pixels base + STEP (x0 + j), which are read with two to
+ * five 16-byte loads instead of G (or 16) narrow ones and picked out with
+ * word selects, byte shifts and byte permutes into @w, as gather_row ()
+ * leaves them. The loads stop at the 16-byte chunk of the last byte taken,
  * which a 16-byte aligned pitch holds within the row. */
-template <int STEP>
+template <int PB, int STEP>
 __device__ __forceinline__ void
-nearest_wide (const NearestArgs & a, int x0, int y0)
+nearest_wide (const NearestArgs & a, int x0, int y0,
+    uint32_t (&w)[kNearestRows][4])
 {
-  constexpr int G = Gather<1>::G;
-  constexpr int kChunks = (3 + STEP * (G - 1)) / 16 + 1;
+  constexpr int G = Gather<PB>::G;
+  /* the first byte taken lies below 4 PB (base < 4) */
+  constexpr int kChunks = (4 * PB - 1 + STEP * PB * (G - 1) + PB - 1) / 16
+      + 1;
   constexpr int kWords = 4 * kChunks;
-  const int o = a.line_x.base;
-  const int last = o + STEP * (G - 1);
+  const int o = a.line_x.base * PB;
+  const int last = o + STEP * PB * (G - 1) + PB - 1;
   uint4 c[kNearestRows][kChunks];
 
 #pragma unroll
@@ -446,7 +450,8 @@ nearest_wide (const NearestArgs & a, int x0, int y0)
     if (y0 + r >= a.out_height)
       break;
     const uint4 *s = (const uint4 *) (a.src + (size_t) nearest_index
-        (a.first_y, a.line_y, y0 + r) * a.src_pitch + (size_t) x0 * STEP);
+        (a.first_y, a.line_y, y0 + r) * a.src_pitch + (size_t) x0 * STEP *
+        PB);
 #pragma unroll
     for (int i = 0; i < kChunks; i++)
       c[r][i] = 16 * i <= last ? ld (s + i) : make_uint4 (0, 0, 0, 0);
@@ -455,72 +460,81 @@ nearest_wide (const NearestArgs & a, int x0, int y0)
   for (int r = 0; r < kNearestRows; r++) {
     if (y0 + r >= a.out_height)
       break;
-    uint32_t w[kWords + 1], out[4];
+    uint32_t b[kWords + 3];
 #pragma unroll
     for (int i = 0; i < kChunks; i++) {
-      w[4 * i] = c[r][i].x;
-      w[4 * i + 1] = c[r][i].y;
-      w[4 * i + 2] = c[r][i].z;
-      w[4 * i + 3] = c[r][i].w;
+      b[4 * i] = c[r][i].x;
+      b[4 * i + 1] = c[r][i].y;
+      b[4 * i + 2] = c[r][i].z;
+      b[4 * i + 3] = c[r][i].w;
     }
-    w[kWords] = 0;
-    /* byte o of the chunks to byte 0 */
 #pragma unroll
-    for (int i = 0; i < kWords; i++)
-      w[i] = __funnelshift_r (w[i], w[i + 1], 8 * o);
+    for (int i = kWords; i < kWords + 3; i++)
+      b[i] = 0;
+    /* byte o of the chunks to byte 0: whole words (o >> 2, never for
+     * 1-byte pixels), then bytes (o & 3, never for 4-byte ones) */
+    if constexpr (PB > 1) {
+#pragma unroll
+      for (int i = 0; i < kWords + 2; i++)
+        b[i] = o & 4 ? b[i + 1] : b[i];
+#pragma unroll
+      for (int i = 0; i < kWords; i++)
+        b[i] = o & 8 ? b[i + 2] : b[i];
+    }
+    if constexpr (PB < 4) {
+#pragma unroll
+      for (int i = 0; i < kWords; i++)
+        b[i] = __funnelshift_r (b[i], b[i + 1], 8 * (o & 3));
+    }
+    /* output byte m is input byte STEP PB (m / PB) + m % PB */
 #pragma unroll
     for (int q = 0; q < 4; q++) {
-      out[q] = 0;
+      if constexpr (PB == 4) {
+        w[r][q] = b[STEP * q];
+      } else if constexpr (PB == 2) {
+        const int k0 = 2 * STEP * 2 * q, k1 = k0 + 2 * STEP;
+        w[r][q] = __byte_perm (b[k0 >> 2], b[k1 >> 2], (k0 & 3) | ((k0 & 3)
+                + 1) << 4 | (4 + (k1 & 3)) << 8 | (5 + (k1 & 3)) << 12);
+      } else {
+        w[r][q] = 0;
 #pragma unroll
-      for (int b = 0; b < 4; b++) {
-        const int k = STEP * (4 * q + b);
-        out[q] |= (w[k >> 2] >> (8 * (k & 3)) & 0xff) << (8 * b);
+        for (int j = 0; j < 4; j++) {
+          const int k = STEP * (4 * q + j);
+          w[r][q] |= (b[k >> 2] >> (8 * (k & 3)) & 0xff) << (8 * j);
+        }
       }
-    }
-    uint8_t *d = a.dst + (size_t) (y0 + r) * a.dst_pitch + x0;
-    if (a.dst_aligned) {
-      *(uint4 *) d = make_uint4 (out[0], out[1], out[2], out[3]);
-    } else {
-      for (int k = 0; k < G; k++)
-        d[k] = (uint8_t) (out[k >> 2] >> (8 * (k & 3)));
     }
   }
 }
 
-template <int PB, int SB>
-__global__ void __launch_bounds__ (kThreads)
-nearest_kernel (NearestArgs a)
+/* nearest_wide () at the line's step into @w; false at a step it does not
+ * take (the plan only sets wide_x at 2, 3 and 4). */
+template <int PB>
+__device__ __forceinline__ bool
+nearest_wide_at_step (const NearestArgs & a, int x0, int y0,
+    uint32_t (&w)[kNearestRows][4])
+{
+  switch (a.line_x.step) {
+    case 2:
+      nearest_wide<PB, 2> (a, x0, y0, w);
+      return true;
+    case 3:
+      nearest_wide<PB, 3> (a, x0, y0, w);
+      return true;
+    case 4:
+      nearest_wide<PB, 4> (a, x0, y0, w);
+      return true;
+  }
+  return false;
+}
+
+/* The pixels of a gather thread's rows through the x indices, into @w. */
+template <int PB>
+__device__ __forceinline__ void
+nearest_gather (const NearestArgs & a, int x0, int y0, int n,
+    uint32_t (&w)[kNearestRows][4])
 {
   constexpr int G = Gather<PB>::G;
-  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * G;
-  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kNearestRows;
-
-  if (y0 >= a.out_height)
-    return;
-  /* blockDim.x is 32: the warp's first pixel and the lane */
-  if (PB % 4 == 0 && a.src_aligned && a.dst_aligned) {
-    nearest_strided<PB, SB> (a, blockIdx.x * blockDim.x * G, threadIdx.x,
-        y0);
-    return;
-  }
-  if (x0 >= a.out_width)
-    return;
-  if constexpr (PB == 1) {
-    if (a.wide_x && x0 + G <= a.out_width) {
-      switch (a.line_x.step) {
-        case 2:
-          nearest_wide<2> (a, x0, y0);
-          return;
-        case 3:
-          nearest_wide<3> (a, x0, y0);
-          return;
-        case 4:
-          nearest_wide<4> (a, x0, y0);
-          return;
-      }
-    }
-  }
-  const int n = min (G, a.out_width - x0);
   int ix[G];
   /* a full group's indices from the table 16 bytes at a time: x0 is a
    * multiple of G and the table starts on kAlign */
@@ -539,13 +553,42 @@ nearest_kernel (NearestArgs a)
       ix[j] = nearest_index (a.first_x, a.line_x, min (x0 + j,
               a.out_width - 1));
   }
-
-  uint32_t w[kNearestRows][4];
 #pragma unroll
   for (int r = 0; r < kNearestRows; r++)
     if (y0 + r < a.out_height)
       gather_row<PB, G> (a, a.src + (size_t) nearest_index (a.first_y,
               a.line_y, y0 + r) * a.src_pitch, ix, n, w[r]);
+}
+
+template <int PB, int SB>
+__global__ void __launch_bounds__ (kThreads)
+nearest_kernel (NearestArgs a)
+{
+  constexpr int G = Gather<PB>::G;
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * G;
+  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kNearestRows;
+
+  if (y0 >= a.out_height)
+    return;
+  /* blockDim.x is 32: the warp's first pixel and the lane */
+  if (PB % 4 == 0 && a.src_aligned && a.dst_aligned && !a.wide_x) {
+    nearest_strided<PB, SB> (a, blockIdx.x * blockDim.x * G, threadIdx.x,
+        y0);
+    return;
+  }
+  if (x0 >= a.out_width)
+    return;
+  const int n = min (G, a.out_width - x0);
+  uint32_t w[kNearestRows][4];
+
+  bool wide = false;
+
+  /* as choose_kernel () sets wide_x: 2-byte pixels of 16-bit samples spill
+   * registers in nearest_wide () */
+  if constexpr (PB == 1 || (PB == 2 && SB == 1) || PB == 4)
+    wide = a.wide_x && n == G && nearest_wide_at_step<PB> (a, x0, y0, w);
+  if (!wide)
+    nearest_gather<PB> (a, x0, y0, n, w);
 #pragma unroll
   for (int r = 0; r < kNearestRows; r++) {
     if (y0 + r >= a.out_height)
@@ -1537,7 +1580,8 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
     /* CF_RESIZE_NEAREST_WIDE=0 in the environment turns it off, for
      * measurements */
     const char *env = getenv ("CF_RESIZE_NEAREST_WIDE");
-    t->nearest_wide = PB == 1 && t->line_x.step >= 2 && t->line_x.step <= 4
+    t->nearest_wide = (PB == 1 || (PB == 2 && t->sample_bytes == 1) ||
+        PB == 4) && t->line_x.step >= 2 && t->line_x.step <= 4
         && t->line_x.base < 4 && !(env && strcmp (env, "0") == 0);
     return;
   }
@@ -1642,6 +1686,9 @@ cf_resize_device_plan_describe (const CfResizeDevicePlan * d_plan, int p)
   if (d_plan->plane[p].kernel == Kernel::kDirect &&
       d_plan->plane[p].direct_step)
     return "direct strips";
+  if (d_plan->plane[p].kernel == Kernel::kNearest &&
+      d_plan->plane[p].nearest_wide)
+    return "nearest wide";
   return names[(int) d_plan->plane[p].kernel];
 }
 

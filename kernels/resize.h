@@ -278,10 +278,13 @@ void cf_resize_device_plan_free (CfResizeDevicePlan * d_plan);
  * one each. */
 size_t cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan *
     d_plan);
-/* The kernel of plane @p: "nearest gather", "direct", "direct strips",
- * "fused" or "two-pass" ("direct" and "direct strips" also where a launch
- * on a plane not aligned to 4 bytes takes its fallback, the kernel AUTO
- * would have chosen without it); NULL for a bad plane. */
+/* The kernel of plane @p: "nearest gather", "nearest wide" (the gather of
+ * a nearest plane whose x taps step by 2, 3 or 4 pixels of 1, 2 (8-bit
+ * samples) or 4 bytes, with 16-byte loads where the plane and its pitch
+ * are 16-byte aligned), "direct", "direct strips", "fused" or "two-pass"
+ * ("direct" and "direct strips" also where a launch on a plane not aligned
+ * to 4 bytes takes its fallback, the kernel AUTO would have chosen without
+ * it); NULL for a bad plane. */
 const char *cf_resize_device_plan_describe (const CfResizeDevicePlan *
     d_plan, int p);
 

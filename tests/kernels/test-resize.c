@@ -1032,7 +1032,8 @@ test_cuda_no_antialias (void)
 }
 
 /* The kernels AUTO chooses, for every plane of 8-bit RGBA and NV12 and of
- * the layouts of 16-bit samples: the gather for nearest; for 8-bit samples
+ * the layouts of 16-bit samples (nearest: /resize/cuda/nearest-lines): for
+ * 8-bit samples
  * in 1-, 2- or 4-byte pixels (RGBA, NV12's luma and chroma) the direct
  * kernel where each output's own few taps cost less than sharing them
  * (downscales; 1-byte pixels in strips up to 4 taps only); the fused
@@ -1054,8 +1055,6 @@ test_cuda_kernels (void)
     const char *kernel_luma;    /* the same of 1-byte pixels (NV12's luma):
                                  * strips up to 4 taps only */
   } cases[] = {
-    {CF_RESIZE_NEAREST, 1, {3840, 2160, 1920, 1080}, "nearest gather",
-        "nearest gather", "nearest gather"},
     /* 2x downscales along y: strips, up to 12 taps an axis (from 6 taps
      * on, where the plane has rows enough for strips of 4 or 8) */
     {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1920, 1080}, "fused",
@@ -1165,6 +1164,93 @@ test_cuda_kernels (void)
     }
   }
   gpu_antialias = TRUE;
+  gpu_end ();
+}
+
+/* Whether plane @p of @plan should take nearest_wide (): x taps on a line
+ * base + step i (step 2, 3 or 4, base below 4) in pixels of 1, 2 (8-bit
+ * samples) or 4 bytes. */
+static gboolean
+expect_nearest_wide (const CfResizePlan * plan, int p)
+{
+  const CfPlaneLayout *l = &cf_format_info (plan->format)->plane[p];
+  const CfResizeAxis *x = &plan->x[p];
+  int step, i;
+
+  if (x->out_size < 2 || !(l->pixel_bytes == 1 || l->pixel_bytes == 4 ||
+          (l->pixel_bytes == 2 && l->sample_bytes == 1)))
+    return FALSE;
+  step = x->first[1] - x->first[0];
+  for (i = 2; i < x->out_size; i++)
+    if (x->first[i] != x->first[0] + step * i)
+      return FALSE;
+  return step >= 2 && step <= 4 && x->first[0] < 4;
+}
+
+/* Nearest at integer downscales along x (2x, 3x, 4x; y down, up or
+ * neither), where 1-, 2- and 4-byte pixels take nearest_wide () on 16-byte
+ * aligned planes: every format, the kernel each plane is given (checked
+ * against expect_nearest_wide (), and at the first size named for the
+ * layouts it must take), then the output of aligned, padded (aligned where
+ * a row is a multiple of 16 bytes), odd-address and constant pictures
+ * against the CPU; output widths with and without a partial last group,
+ * and planes narrower than a group. */
+static void
+test_cuda_nearest_lines (void)
+{
+  static const int sizes[][4] = {
+    {640, 40, 320, 20}, {642, 31, 214, 13}, {1004, 9, 251, 3},
+    {640, 10, 160, 20}, {96, 2, 48, 1}, {48, 48, 12, 12}, {7, 3, 2, 1},
+  };
+  static const Layout layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
+    RANDOM_ODD, CONSTANT_DENSE
+  };
+  static const struct
+  {
+    CfFormat format;
+    int plane;
+    const char *kernel;
+  } at_640[] = {
+    {CF_FORMAT_GRAY8, 0, "nearest wide"},
+    {CF_FORMAT_NV12, 0, "nearest wide"},
+    {CF_FORMAT_NV12, 1, "nearest wide"},
+    {CF_FORMAT_RGBA, 0, "nearest wide"},
+    {CF_FORMAT_P010_10LE, 1, "nearest wide"},
+    {CF_FORMAT_P010_10LE, 0, "nearest gather"},
+    {CF_FORMAT_GRAY16_LE, 0, "nearest gather"},
+    {CF_FORMAT_RGBA64_LE, 0, "nearest gather"},
+    {CF_FORMAT_RGB, 0, "nearest gather"},
+  };
+  guint f, s, l, i;
+  int p;
+
+  gpu_begin ();
+  CF_FOR_EACH_FORMAT (f)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      CfResizeDevicePlan *d_plan;
+      CfResizePlan plan;
+
+      g_assert_cmpint (cf_resize_plan_init (&plan, f, CF_RESIZE_NEAREST, 1,
+              sizes[s][0], sizes[s][1], sizes[s][2], sizes[s][3], s & 1, 0),
+          ==, 0);
+      CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
+              &d_plan));
+      for (p = 0; p < cf_format_info (f)->n_planes; p++) {
+        const char *want = expect_nearest_wide (&plan, p) ? "nearest wide" :
+            "nearest gather";
+
+        g_assert_cmpstr (cf_resize_device_plan_describe (d_plan, p), ==,
+            want);
+        for (i = 0; s == 0 && i < G_N_ELEMENTS (at_640); i++)
+          if ((guint) at_640[i].format == f && at_640[i].plane == p)
+            g_assert_cmpstr (want, ==, at_640[i].kernel);
+      }
+      cf_resize_device_plan_free (d_plan);
+      cf_resize_plan_clear (&plan);
+      for (l = 0; l < G_N_ELEMENTS (layouts); l++)
+        gpu_check (f, CF_RESIZE_NEAREST, sizes[s], s & 1, layouts[l],
+            CF_RESIZE_KERNELS_AUTO);
+    }
   gpu_end ();
 }
 
@@ -1671,6 +1757,7 @@ main (int argc, char **argv)
     g_test_add_func ("/resize/cuda/video-sizes", test_cuda_video_sizes);
     g_test_add_func ("/resize/cuda/no-antialias", test_cuda_no_antialias);
     g_test_add_func ("/resize/cuda/kernels", test_cuda_kernels);
+    g_test_add_func ("/resize/cuda/nearest-lines", test_cuda_nearest_lines);
     g_test_add_func ("/resize/cuda/strips", test_cuda_strips);
     g_test_add_func ("/resize/cuda/shared-plan", test_cuda_shared_plan);
     g_test_add_func ("/resize/cuda/invalid", test_cuda_invalid);
