@@ -11,8 +11,12 @@
  *           source and writing the destination once: the memory floor.
  *           Where a method reads less than the whole source (nearest, and
  *           taps on pixel centres without antialiasing, as at 3x), also
- *           "d2d copy of <method>'s sectors": a copy of the bytes it must
- *           move at the least (traffic_bytes ()), its own floor.
+ *           "d2d copy of <method>'s sectors": a copy of (the source sectors
+ *           its taps take + the destination) / 2 bytes (traffic_bytes ()),
+ *           which moves as many bytes as the method must: a reference for
+ *           its traffic, not a strict floor (a copy reads and writes equal
+ *           halves; a downscale mostly reads, and its writes can stay in
+ *           L2 while it runs).
  * pipeline  appsrc (4K RGBA) ! cudaresize ! video/x-raw (1080p, system
  *           memory) ! fakesink, buffers from the element's proposed
  *           (pinned) pool, frames-in-flight 1 and the default: frames/s
@@ -264,7 +268,7 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
         CHECK_CUDA (cudaFree (w.d_ws));
       cf_resize_device_plan_free (d_plan);
     }
-    /* the method's own floor, where it reads less than the source */
+    /* the method's own traffic, where it reads less than the source */
     w.copy_bytes = traffic_bytes (&plan, &src, &dst);
     if (w.copy_bytes < src.bytes + dst.bytes) {
       Work c = w;
@@ -274,9 +278,9 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
       c.copy_bytes = w.copy_bytes / 2;
       snprintf (name, sizeof (name), "d2d copy of %s's sectors",
           method_label (&plan, label, sizeof (label)));
-      snprintf (note, sizeof (note), "cudaMemcpyAsync D2D of %.1f MB, half "
-          "of the source sectors its taps take (%.1f MB) plus the "
-          "destination; %d pairs rotated", c.copy_bytes / 1e6,
+      snprintf (note, sizeof (note), "cudaMemcpyAsync D2D of %.1f MB = "
+          "(the source sectors its taps take, %.1f MB, + the destination) "
+          "/ 2; %d pairs rotated", c.copy_bytes / 1e6,
           (w.copy_bytes - dst.bytes) / 1e6, n);
       timing_row ("ceiling", name, &c, size,
           time_launches (launch, &c, n, warmup, iters, TRUE), note);

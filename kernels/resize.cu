@@ -20,7 +20,7 @@
  *    the bits outside it cleared (one AND per 32-bit word). 1-, 2- and
  *    4-byte pixels of a 16-byte aligned plane at an integer downscale of
  *    2, 3 or 4 take nearest_wide () before either: a thread's 16 bytes of
- *    a row from two to five 16-byte loads.
+ *    a row from two to four 16-byte loads.
  * 2. direct_kernel (8-bit samples in pixels of 1, 2 or 4 bytes): each
  *    thread computes 4 output bytes of several rows straight from the
  *    input. The horizontal sums take PTX's dp2a (two int16 weights times
@@ -427,7 +427,7 @@ nearest_strided (const NearestArgs & a, int wx0, int lane, int y0)
  * 4: the integer downscales) from a first pixel @a.line_x.base below 4, the
  * plane 16-byte aligned (@a.wide_x): a full group's 16 bytes of G pixels
  * lie in the input pixels base + STEP (x0 + j), which are read with two to
- * five 16-byte loads instead of G (or 16) narrow ones and picked out with
+ * four 16-byte loads instead of G (or 16) narrow ones and picked out with
  * word selects, byte shifts and byte permutes into @w, as gather_row ()
  * leaves them. The loads stop at the 16-byte chunk of the last byte taken,
  * which a 16-byte aligned pitch holds within the row. */
