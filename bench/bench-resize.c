@@ -269,19 +269,19 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
       cf_resize_device_plan_free (d_plan);
     }
     /* the method's own traffic, where it reads less than the source */
-    w.copy_bytes = traffic_bytes (&plan, &src, &dst);
-    if (w.copy_bytes < src.bytes + dst.bytes) {
+    const size_t traffic = traffic_bytes (&plan, &src, &dst);
+    if (traffic < src.bytes + dst.bytes) {
       Work c = w;
       char name[80];
 
       c.what = WORK_COPY;
-      c.copy_bytes = w.copy_bytes / 2;
+      c.copy_bytes = traffic / 2;
       snprintf (name, sizeof (name), "d2d copy of %s's sectors",
           method_label (&plan, label, sizeof (label)));
       snprintf (note, sizeof (note), "cudaMemcpyAsync D2D of %.1f MB = "
           "(the source sectors its taps take, %.1f MB, + the destination) "
           "/ 2; %d pairs rotated", c.copy_bytes / 1e6,
-          (w.copy_bytes - dst.bytes) / 1e6, n);
+          (traffic - dst.bytes) / 1e6, n);
       timing_row ("ceiling", name, &c, size,
           time_launches (launch, &c, n, warmup, iters, TRUE), note);
     }

@@ -423,6 +423,14 @@ nearest_strided (const NearestArgs & a, int wx0, int lane, int y0)
   }
 }
 
+/* The pixel layouts nearest_wide () takes: 1-, 2- (8-bit samples) and
+ * 4-byte pixels. 2-byte pixels of 16-bit samples spilled registers in it. */
+__host__ __device__ constexpr bool
+nearest_wide_layout (int pb, int sb)
+{
+  return pb == 1 || (pb == 2 && sb == 1) || pb == 4;
+}
+
 /* The gather of 1-, 2- or 4-byte pixels along a line of step STEP (2, 3 or
  * 4: the integer downscales) from a first pixel @a.line_x.base below 4, the
  * plane 16-byte aligned (@a.wide_x): a full group's 16 bytes of G pixels
@@ -580,12 +588,9 @@ nearest_kernel (NearestArgs a)
     return;
   const int n = min (G, a.out_width - x0);
   uint32_t w[kNearestRows][4];
-
   bool wide = false;
 
-  /* as choose_kernel () sets wide_x: 2-byte pixels of 16-bit samples spill
-   * registers in nearest_wide () */
-  if constexpr (PB == 1 || (PB == 2 && SB == 1) || PB == 4)
+  if constexpr (nearest_wide_layout (PB, SB))
     wide = a.wide_x && n == G && nearest_wide_at_step<PB> (a, x0, y0, w);
   if (!wide)
     nearest_gather<PB> (a, x0, y0, n, w);
@@ -1580,9 +1585,9 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
     /* CF_RESIZE_NEAREST_WIDE=0 in the environment turns it off, for
      * measurements */
     const char *env = getenv ("CF_RESIZE_NEAREST_WIDE");
-    t->nearest_wide = (PB == 1 || (PB == 2 && t->sample_bytes == 1) ||
-        PB == 4) && t->line_x.step >= 2 && t->line_x.step <= 4
-        && t->line_x.base < 4 && !(env && strcmp (env, "0") == 0);
+    t->nearest_wide = nearest_wide_layout (PB, t->sample_bytes) &&
+        t->line_x.step >= 2 && t->line_x.step <= 4 && t->line_x.base < 4 &&
+        !(env && strcmp (env, "0") == 0);
     return;
   }
   t->tb = bucket_of (kTapBuckets, taps);

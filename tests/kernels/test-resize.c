@@ -1033,8 +1033,7 @@ test_cuda_no_antialias (void)
 
 /* The kernels AUTO chooses, for every plane of 8-bit RGBA and NV12 and of
  * the layouts of 16-bit samples (nearest: /resize/cuda/nearest-lines): for
- * 8-bit samples
- * in 1-, 2- or 4-byte pixels (RGBA, NV12's luma and chroma) the direct
+ * 8-bit samples in 1-, 2- or 4-byte pixels (RGBA, NV12's luma and chroma) the direct
  * kernel where each output's own few taps cost less than sharing them
  * (downscales; 1-byte pixels in strips up to 4 taps only); the fused
  * kernel for the other video sizes; the two passes where a tile's footprint
@@ -1187,8 +1186,8 @@ expect_nearest_wide (const CfResizePlan * plan, int p)
   return step >= 2 && step <= 4 && x->first[0] < 4;
 }
 
-/* Nearest at integer downscales along x (2x, 3x, 4x; y down, up or
- * neither), where 1-, 2- and 4-byte pixels take nearest_wide () on 16-byte
+/* Nearest at integer downscales along x (2x, 3x, 4x; y down or up),
+ * where 1-, 2- and 4-byte pixels take nearest_wide () on 16-byte
  * aligned planes: every format, the kernel each plane is given (checked
  * against expect_nearest_wide (), and at the first size named for the
  * layouts it must take), then the output of aligned, padded (aligned where
