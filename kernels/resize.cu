@@ -445,9 +445,8 @@ nearest_wide (const NearestArgs & a, int x0, int y0,
     uint32_t (&w)[kNearestRows][4])
 {
   constexpr int G = Gather<PB>::G;
-  /* the first byte taken lies below 4 PB (base < 4) */
-  constexpr int kChunks = (4 * PB - 1 + STEP * PB * (G - 1) + PB - 1) / 16
-      + 1;
+  /* the first byte taken is at most 3 PB (base < 4) */
+  constexpr int kChunks = (3 * PB + STEP * PB * (G - 1) + PB - 1) / 16 + 1;
   constexpr int kWords = 4 * kChunks;
   const int o = a.line_x.base * PB;
   const int last = o + STEP * PB * (G - 1) + PB - 1;
@@ -485,9 +484,12 @@ nearest_wide (const NearestArgs & a, int x0, int y0,
 #pragma unroll
       for (int i = 0; i < kWords + 2; i++)
         b[i] = o & 4 ? b[i + 1] : b[i];
+      if constexpr (PB == 4) {
+        /* o is at most 6 for 2-byte pixels */
 #pragma unroll
-      for (int i = 0; i < kWords; i++)
-        b[i] = o & 8 ? b[i + 2] : b[i];
+        for (int i = 0; i < kWords; i++)
+          b[i] = o & 8 ? b[i + 2] : b[i];
+      }
     }
     if constexpr (PB < 4) {
 #pragma unroll

@@ -1174,8 +1174,12 @@ expect_nearest_wide (const CfResizePlan * plan, int p)
 {
   const CfPlaneLayout *l = &cf_format_info (plan->format)->plane[p];
   const CfResizeAxis *x = &plan->x[p];
+  const char *env = g_getenv ("CF_RESIZE_NEAREST_WIDE");
   int step, i;
 
+  /* the switch that turns it off, for measurements */
+  if (env && strcmp (env, "0") == 0)
+    return FALSE;
   if (x->out_size < 2 || !(l->pixel_bytes == 1 || l->pixel_bytes == 4 ||
           (l->pixel_bytes == 2 && l->sample_bytes == 1)))
     return FALSE;
@@ -1186,8 +1190,8 @@ expect_nearest_wide (const CfResizePlan * plan, int p)
   return step >= 2 && step <= 4 && x->first[0] < 4;
 }
 
-/* Nearest at integer downscales along x (2x, 3x, 4x; y down or up),
- * where 1-, 2- and 4-byte pixels take nearest_wide () on 16-byte
+/* Nearest at integer downscales along x (2x, 3x, 4x; y down, up or
+ * unchanged), where 1-, 2- and 4-byte pixels take nearest_wide () on 16-byte
  * aligned planes: every format, the kernel each plane is given (checked
  * against expect_nearest_wide (), and at the first size named for the
  * layouts it must take), then the output of aligned, padded (aligned where
@@ -1200,6 +1204,9 @@ test_cuda_nearest_lines (void)
   static const int sizes[][4] = {
     {640, 40, 320, 20}, {642, 31, 214, 13}, {1004, 9, 251, 3},
     {640, 10, 160, 20}, {96, 2, 48, 1}, {48, 48, 12, 12}, {7, 3, 2, 1},
+    /* co-sited 2x: P010's chroma from base 0; centred 4x: NV12's chroma
+     * from base 2 (the word select of 2-byte pixels); y unchanged */
+    {640, 12, 320, 6}, {1280, 8, 320, 2}, {642, 31, 214, 31},
   };
   static const Layout layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
     RANDOM_ODD, CONSTANT_DENSE
