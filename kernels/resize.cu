@@ -20,7 +20,8 @@
  *    the bits outside it cleared (one AND per 32-bit word). 1-, 2- and
  *    4-byte pixels of a 16-byte aligned plane at an integer downscale of
  *    2, 3 or 4 take nearest_wide () before either: a thread's 16 bytes of
- *    a row from two to four 16-byte loads.
+ *    a row from two to four 16-byte loads, in a kernel compiled for that
+ *    step (step 2's at 32 registers).
  * 2. direct_kernel (8-bit samples in pixels of 1, 2 or 4 bytes): each
  *    thread computes 4 output bytes of several rows straight from the
  *    input. The horizontal sums take PTX's dp2a (two int16 weights times
@@ -517,27 +518,6 @@ nearest_wide (const NearestArgs & a, int x0, int y0,
   }
 }
 
-/* nearest_wide () at the line's step into @w; false at a step it does not
- * take (the plan only sets wide_x at 2, 3 and 4). */
-template <int PB>
-__device__ __forceinline__ bool
-nearest_wide_at_step (const NearestArgs & a, int x0, int y0,
-    uint32_t (&w)[kNearestRows][4])
-{
-  switch (a.line_x.step) {
-    case 2:
-      nearest_wide<PB, 2> (a, x0, y0, w);
-      return true;
-    case 3:
-      nearest_wide<PB, 3> (a, x0, y0, w);
-      return true;
-    case 4:
-      nearest_wide<PB, 4> (a, x0, y0, w);
-      return true;
-  }
-  return false;
-}
-
 /* The pixels of a gather thread's rows through the x indices, into @w. */
 template <int PB>
 __device__ __forceinline__ void
@@ -570,8 +550,25 @@ nearest_gather (const NearestArgs & a, int x0, int y0, int n,
               a.line_y, y0 + r) * a.src_pitch, ix, n, w[r]);
 }
 
-template <int PB, int SB>
-__global__ void __launch_bounds__ (kThreads)
+/* Blocks an SM the nearest kernel of a step is compiled for (0: no bound).
+ * Step 2, the common 2x downscale, at 8 (32 registers): 4K to 1080p RGBA
+ * then runs in 0.97 waves instead of 1.29 at 40 registers, 7.90 against
+ * 8.13 us in Nsight Compute, and NV12 and GRAY8 a little faster too,
+ * despite spills to L1 (ptxas, sm_90: 8 bytes for 4-byte pixels, 20 for
+ * 2-byte, 64 for 1-byte; H200, docs/PERFORMANCE.md).
+ * Steps 3 and 4 spill more at 8 and stay unbounded. */
+__host__ __device__ constexpr int
+nearest_min_blocks (int step)
+{
+  return step == 2 ? 2048 / kThreads : 0;
+}
+
+/* STEP: nearest_wide ()'s step (2, 3 or 4) where the plane takes it
+ * (a.wide_x), else 0: a kernel of its own for each, as each needs its own
+ * registers (the 4-byte gather 38 instead of 48 once the wide path is
+ * out of it). */
+template <int PB, int SB, int STEP>
+__global__ void __launch_bounds__ (kThreads, nearest_min_blocks (STEP))
 nearest_kernel (NearestArgs a)
 {
   constexpr int G = Gather<PB>::G;
@@ -581,7 +578,7 @@ nearest_kernel (NearestArgs a)
   if (y0 >= a.out_height)
     return;
   /* blockDim.x is 32: the warp's first pixel and the lane */
-  if (PB % 4 == 0 && a.src_aligned && a.dst_aligned && !a.wide_x) {
+  if (PB % 4 == 0 && a.src_aligned && a.dst_aligned && STEP == 0) {
     nearest_strided<PB, SB> (a, blockIdx.x * blockDim.x * G, threadIdx.x,
         y0);
     return;
@@ -592,8 +589,11 @@ nearest_kernel (NearestArgs a)
   uint32_t w[kNearestRows][4];
   bool wide = false;
 
-  if constexpr (nearest_wide_layout (PB, SB))
-    wide = a.wide_x && n == G && nearest_wide_at_step<PB> (a, x0, y0, w);
+  if constexpr (STEP != 0) {
+    wide = n == G;
+    if (wide)
+      nearest_wide<PB, STEP> (a, x0, y0, w);
+  }
   if (!wide)
     nearest_gather<PB> (a, x0, y0, n, w);
 #pragma unroll
@@ -2031,6 +2031,29 @@ launch_fused (const FusedArgs & a, dim3 grid, size_t smem,
   fused_kernel<PB, SB, TB><<<grid, kThreads, smem, stream>>> (a);
 }
 
+/* nearest_kernel () of @step (nearest_wide ()'s, 2 to 4; 0 for the
+ * others) */
+template <int PB, int SB>
+void
+launch_nearest (const NearestArgs & a, int step, dim3 grid, dim3 block,
+    cudaStream_t stream)
+{
+  if constexpr (nearest_wide_layout (PB, SB)) {
+    switch (step) {
+      case 2:
+        nearest_kernel<PB, SB, 2><<<grid, block, 0, stream>>> (a);
+        return;
+      case 3:
+        nearest_kernel<PB, SB, 3><<<grid, block, 0, stream>>> (a);
+        return;
+      case 4:
+        nearest_kernel<PB, SB, 4><<<grid, block, 0, stream>>> (a);
+        return;
+    }
+  }
+  nearest_kernel<PB, SB, 0><<<grid, block, 0, stream>>> (a);
+}
+
 template <int PB, int SB>
 void
 launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
@@ -2059,7 +2082,8 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
     const int row_groups = (t->out_height + kNearestRows - 1) / kNearestRows;
     const dim3 grid ((groups + 31) / 32, (row_groups + block.y - 1) / block.y);
 
-    nearest_kernel<PB, SB><<<grid, block, 0, stream>>> (a);
+    launch_nearest<PB, SB> (a, a.wide_x ? t->line_x.step : 0, grid, block,
+        stream);
   } else if (kernel == Kernel::kDirect) {
     const DirectArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
       t->out_width, t->out_height, t->direct_x, t->direct_y,
