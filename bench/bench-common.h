@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include "format.h"
+#include "bench-gpu.h"
 
 /* Benchmarks may exit: every CUDA call goes through this. */
 #define CHECK_CUDA(call) do { \
@@ -26,14 +27,6 @@
   } while (0)
 
 #define ROW_FORMAT "%-8s %-28s %-5s %-19s %-8s %10s %10s %8s %9s  %s\n"
-
-/* Enqueues a one-thread kernel that keeps @stream busy for @microseconds,
- * so that the host can queue a batch of timed launches behind it
- * (bench-gpu.cu). */
-#ifdef __cplusplus
-extern "C"
-#endif
-cudaError_t bench_gpu_sleep (unsigned int microseconds, cudaStream_t stream);
 
 extern FILE *bench_csv;         /* the CSV copy of the table, or NULL */
 extern int bench_exit_status;   /* 2 once a check or a run failed */

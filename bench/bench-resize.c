@@ -16,7 +16,11 @@
  *           which moves as many bytes as the method must: a reference for
  *           its traffic, not a strict floor (a copy reads and writes equal
  *           halves; a downscale mostly reads, and its writes can stay in
- *           L2 while it runs).
+ *           L2 while it runs). Then "<method>'s traffic alone": one kernel
+ *           (bench_gpu_traffic ()) that reads the input rows the taps take
+ *           (16-byte loads, from the first column taken to the last) and
+ *           writes the destination, with no arithmetic: the floor of a
+ *           kernel that moves those bytes once.
  * pipeline  appsrc (4K RGBA) ! cudaresize ! video/x-raw (1080p, system
  *           memory) ! fakesink, buffers from the element's proposed
  *           (pinned) pool, frames-in-flight 1 and the default: frames/s
@@ -80,11 +84,14 @@ static const char *method_names[CF_RESIZE_METHOD_COUNT] = {
 /* -------------------------------------------------------------- timing */
 
 typedef struct {
-  enum { WORK_RESIZE, WORK_COPY } what;
+  enum { WORK_RESIZE, WORK_COPY, WORK_TRAFFIC } what;
   const BenchFrames *src, *dst; /* pair i: source frame i, destination i */
   const CfResizeDevicePlan *d_plan;
   void *d_ws;
   size_t copy_bytes;            /* ceiling */
+  const BenchSpan *d_spans;     /* ceiling: bench_gpu_traffic ()'s */
+  int n_spans;
+  unsigned int *d_sink;
 } Work;
 
 static cudaError_t
@@ -95,6 +102,10 @@ launch (const void *work, int i)
 
   if (w->what == WORK_COPY)
     return bench_frames_copy (w->src, w->dst, i, w->copy_bytes);
+  if (w->what == WORK_TRAFFIC)
+    return bench_gpu_traffic (w->src->d_base + i * w->src->stride,
+        w->dst->d_base + i * w->dst->stride, w->d_spans, w->n_spans,
+        w->d_sink, bench_stream);
   src = bench_frames_image (w->src, i);
   dst = bench_frames_image (w->dst, i);
   return cf_resize_cuda (w->d_plan, &src, &dst, w->d_ws, bench_stream);
@@ -124,6 +135,25 @@ method_label (const CfResizePlan * plan, char *buf, size_t n)
   return buf;
 }
 
+/* Marks in @col and @row the input columns and rows of plane @p that some
+ * non-zero weight of @plan takes (g_free () both). */
+static void
+taken (const CfResizePlan * plan, int p, uint8_t ** col, uint8_t ** row)
+{
+  const CfResizeAxis *ax = &plan->x[p], *ay = &plan->y[p];
+
+  *col = g_malloc0 (ax->in_size);
+  *row = g_malloc0 (ay->in_size);
+  for (int i = 0; i < ax->out_size; i++)
+    for (int t = 0; t < ax->taps; t++)
+      if (ax->weights[(size_t) i * ax->taps + t])
+        (*col)[ax->first[i] + t] = 1;
+  for (int i = 0; i < ay->out_size; i++)
+    for (int t = 0; t < ay->taps; t++)
+      if (ay->weights[(size_t) i * ay->taps + t])
+        (*row)[ay->first[i] + t] = 1;
+}
+
 /* The bytes @plan's scaling must move at the least: every 32-byte
  * sector of @src (laid out as bench_frames_layout () does) that holds a
  * sample some non-zero weight takes, and the whole destination. */
@@ -137,20 +167,12 @@ traffic_bytes (const CfResizePlan * plan, const BenchFrames * src,
   size_t total = 0;
 
   for (int p = 0; p < info->n_planes; p++) {
-    const CfResizeAxis *ax = &plan->x[p], *ay = &plan->y[p];
     const int pb = info->plane[p].pixel_bytes;
-    uint8_t *col = g_malloc0 (ax->in_size), *row = g_malloc0 (ay->in_size);
+    uint8_t *col, *row;
 
-    for (int i = 0; i < ax->out_size; i++)
-      for (int t = 0; t < ax->taps; t++)
-        if (ax->weights[(size_t) i * ax->taps + t])
-          col[ax->first[i] + t] = 1;
-    for (int i = 0; i < ay->out_size; i++)
-      for (int t = 0; t < ay->taps; t++)
-        if (ay->weights[(size_t) i * ay->taps + t])
-          row[ay->first[i] + t] = 1;
-    for (int y = 0; y < ay->in_size; y++)
-      for (int x = 0; row[y] && x < ax->in_size; x++)
+    taken (plan, p, &col, &row);
+    for (int y = 0; y < plan->y[p].in_size; y++)
+      for (int x = 0; row[y] && x < plan->x[p].in_size; x++)
         if (col[x])
           for (int b = 0; b < pb; b++)
             sector[(src->offset[p] + y * src->pitch[p] + (size_t) x * pb + b)
@@ -162,6 +184,69 @@ traffic_bytes (const CfResizePlan * plan, const BenchFrames * src,
     total += 32 * sector[k];
   g_free (sector);
   return MIN (total, src->bytes) + dst->bytes;
+}
+
+/* The spans bench_gpu_traffic () moves for @plan: of each input row some
+ * weight takes, the 16-byte vectors from its first column taken to its
+ * last; every destination row; the reads and writes interleaved in the
+ * order a kernel going down the picture would move them. NULL where a
+ * plane's rows do not start on 16 bytes. @read_bytes: what the reads
+ * cover (at least traffic_bytes ()'s sectors, fewer where columns are
+ * skipped within 16 bytes). */
+static BenchSpan *
+traffic_spans (const CfResizePlan * plan, const BenchFrames * src,
+    const BenchFrames * dst, int *n_spans, size_t *read_bytes)
+{
+  const CfFormatInfo *info = cf_format_info (plan->format);
+  GArray *reads = g_array_new (FALSE, FALSE, sizeof (BenchSpan));
+  GArray *writes = g_array_new (FALSE, FALSE, sizeof (BenchSpan));
+  BenchSpan *spans = NULL;
+
+  *read_bytes = 0;
+  for (int p = 0; p < info->n_planes; p++) {
+    const int pb = info->plane[p].pixel_bytes;
+    const size_t out_row = (size_t) plan->x[p].out_size * pb;
+    uint8_t *col, *row;
+    int lo = -1, hi = -1;
+
+    if ((src->offset[p] | src->pitch[p] | dst->offset[p] | dst->pitch[p]) % 16)
+      goto out;
+    taken (plan, p, &col, &row);
+    for (int x = 0; x < plan->x[p].in_size; x++)
+      if (col[x]) {
+        lo = lo < 0 ? x : lo;
+        hi = x;
+      }
+    for (int y = 0; lo >= 0 && y < plan->y[p].in_size; y++)
+      if (row[y]) {
+        const size_t a = ((size_t) lo * pb) & ~(size_t) 15;
+        const size_t b = ((size_t) (hi + 1) * pb + 15) & ~(size_t) 15;
+        const BenchSpan sp = { src->offset[p] + y * src->pitch[p] + a,
+          (uint32_t) ((b - a) / 16), 0 };
+        g_array_append_val (reads, sp);
+        *read_bytes += b - a;
+      }
+    for (int y = 0; y < plan->y[p].out_size; y++) {
+      const BenchSpan sp = { dst->offset[p] + y * dst->pitch[p],
+        (uint32_t) ((out_row + 15) / 16), 1 };
+      g_array_append_val (writes, sp);
+    }
+    g_free (col);
+    g_free (row);
+  }
+  /* merged by their place in the frame: read i of n at i / n */
+  *n_spans = reads->len + writes->len;
+  spans = g_new (BenchSpan, *n_spans);
+  for (guint i = 0, j = 0, k = 0; k < (guint) * n_spans; k++) {
+    const gboolean read = j == writes->len || (i < reads->len &&
+        (guint64) i * writes->len <= (guint64) j * reads->len);
+    spans[k] = read ? g_array_index (reads, BenchSpan, i++) :
+        g_array_index (writes, BenchSpan, j++);
+  }
+out:
+  g_array_free (reads, TRUE);
+  g_array_free (writes, TRUE);
+  return spans;
 }
 
 /* Scales the last pair on the GPU and compares the destination, byte for
@@ -284,6 +369,30 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
           (traffic - dst.bytes) / 1e6, n);
       timing_row ("ceiling", name, &c, size,
           time_launches (launch, &c, n, warmup, iters, TRUE), note);
+
+      size_t read_bytes;
+      BenchSpan *spans = traffic_spans (&plan, &src, &dst, &c.n_spans,
+          &read_bytes);
+      if (spans) {
+        const size_t sb = c.n_spans * sizeof (BenchSpan);
+
+        c.what = WORK_TRAFFIC;
+        CHECK_CUDA (cudaMalloc ((void **) &c.d_spans, sb));
+        CHECK_CUDA (cudaMalloc ((void **) &c.d_sink, sizeof (unsigned int)));
+        CHECK_CUDA (cudaMemcpy ((void *) c.d_spans, spans, sb,
+                cudaMemcpyHostToDevice));
+        snprintf (name, sizeof (name), "%s's traffic alone",
+            method_label (&plan, label, sizeof (label)));
+        snprintf (note, sizeof (note), "one kernel: reads %.1f MB (the input "
+            "rows its taps take, 16-byte loads), writes the %.1f MB "
+            "destination; %d pairs rotated", read_bytes / 1e6,
+            dst.bytes / 1e6, n);
+        timing_row ("ceiling", name, &c, size,
+            time_launches (launch, &c, n, warmup, iters, TRUE), note);
+        CHECK_CUDA (cudaFree ((void *) c.d_spans));
+        CHECK_CUDA (cudaFree (c.d_sink));
+        g_free (spans);
+      }
     }
     cf_resize_plan_clear (&plan);
   }
