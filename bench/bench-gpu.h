@@ -25,7 +25,8 @@ typedef struct {
 
 /* Moves a method's traffic and nothing else, one block of 256 threads a
  * span of @d_spans (device memory): reads the read spans of @src (16-byte
- * loads, a checksum kept, stored to @d_sink only if it hits a constant)
+ * loads, four in flight a thread, a checksum kept, stored to @d_sink only
+ * if it hits a constant)
  * and writes the write spans of @dst. A floor for kernels that must read
  * and write those bytes once (bench-gpu.cu). */
 cudaError_t bench_gpu_traffic (const uint8_t * src, uint8_t * dst,
