@@ -20,7 +20,8 @@
  *           (bench_gpu_traffic ()) that reads the input rows the taps take
  *           (16-byte loads, from the first column taken to the last) and
  *           writes the destination, with no arithmetic: the floor of a
- *           kernel that moves those bytes once.
+ *           kernel that moves those bytes once. "frame traffic alone" is
+ *           the same for the whole source, every size and format.
  * pipeline  appsrc (4K RGBA) ! cudaresize ! video/x-raw (1080p, system
  *           memory) ! fakesink, buffers from the element's proposed
  *           (pinned) pool, frames-in-flight 1 and the default: frames/s
@@ -192,12 +193,12 @@ traffic_bytes (const CfResizePlan * plan, const BenchFrames * src,
  * order a kernel going down the picture would move them. NULL where a
  * plane's rows do not start on 16 bytes. @read_bytes: what the reads
  * cover (at least traffic_bytes ()'s sectors, fewer where columns are
- * skipped within 16 bytes). */
+ * skipped within 16 bytes). @plan NULL: every input row, whole. */
 static BenchSpan *
 traffic_spans (const CfResizePlan * plan, const BenchFrames * src,
     const BenchFrames * dst, int *n_spans, size_t *read_bytes)
 {
-  const CfFormatInfo *info = cf_format_info (plan->format);
+  const CfFormatInfo *info = cf_format_info (src->format);
   GArray *reads = g_array_new (FALSE, FALSE, sizeof (BenchSpan));
   GArray *writes = g_array_new (FALSE, FALSE, sizeof (BenchSpan));
   BenchSpan *spans = NULL;
@@ -205,19 +206,30 @@ traffic_spans (const CfResizePlan * plan, const BenchFrames * src,
   *read_bytes = 0;
   for (int p = 0; p < info->n_planes; p++) {
     const int pb = info->plane[p].pixel_bytes;
-    const size_t out_row = (size_t) plan->x[p].out_size * pb;
+    const int in_w = cf_plane_width (src->format, p, src->width);
+    const int in_h = cf_plane_height (src->format, p, src->height);
+    const int out_h = cf_plane_height (dst->format, p, dst->height);
+    const size_t out_row = (size_t) cf_plane_width (dst->format, p,
+        dst->width) * pb;
     uint8_t *col, *row;
     int lo = -1, hi = -1;
 
     if ((src->offset[p] | src->pitch[p] | dst->offset[p] | dst->pitch[p]) % 16)
       goto out;
-    taken (plan, p, &col, &row);
-    for (int x = 0; x < plan->x[p].in_size; x++)
+    if (plan) {
+      taken (plan, p, &col, &row);
+    } else {
+      col = g_malloc (in_w);
+      row = g_malloc (in_h);
+      memset (col, 1, in_w);
+      memset (row, 1, in_h);
+    }
+    for (int x = 0; x < in_w; x++)
       if (col[x]) {
         lo = lo < 0 ? x : lo;
         hi = x;
       }
-    for (int y = 0; lo >= 0 && y < plan->y[p].in_size; y++)
+    for (int y = 0; lo >= 0 && y < in_h; y++)
       if (row[y]) {
         const size_t a = ((size_t) lo * pb) & ~(size_t) 15;
         const size_t b = ((size_t) (hi + 1) * pb + 15) & ~(size_t) 15;
@@ -226,7 +238,7 @@ traffic_spans (const CfResizePlan * plan, const BenchFrames * src,
         g_array_append_val (reads, sp);
         *read_bytes += b - a;
       }
-    for (int y = 0; y < plan->y[p].out_size; y++) {
+    for (int y = 0; y < out_h; y++) {
       const BenchSpan sp = { dst->offset[p] + y * dst->pitch[p],
         (uint32_t) ((out_row + 15) / 16), 1 };
       g_array_append_val (writes, sp);
@@ -247,6 +259,37 @@ out:
   g_array_free (reads, TRUE);
   g_array_free (writes, TRUE);
   return spans;
+}
+
+/* A ceiling row: bench_gpu_traffic () of traffic_spans (@plan) on @w's
+ * frames (nothing where a plane's rows do not start on 16 bytes). */
+static void
+traffic_row (const CfResizePlan * plan, const Work * w, const char *name,
+    const char *size, int n, int warmup, int iters)
+{
+  Work c = *w;
+  size_t read_bytes, sb;
+  BenchSpan *spans = traffic_spans (plan, w->src, w->dst, &c.n_spans,
+      &read_bytes);
+  char note[192];
+
+  if (!spans)
+    return;
+  sb = c.n_spans * sizeof (BenchSpan);
+  c.what = WORK_TRAFFIC;
+  CHECK_CUDA (cudaMalloc ((void **) &c.d_spans, sb));
+  CHECK_CUDA (cudaMalloc ((void **) &c.d_sink, sizeof (unsigned int)));
+  CHECK_CUDA (cudaMemcpy ((void *) c.d_spans, spans, sb,
+          cudaMemcpyHostToDevice));
+  snprintf (note, sizeof (note), "one kernel: reads %.1f MB (%s, 16-byte "
+      "loads), writes the %.1f MB destination; %d pairs rotated",
+      read_bytes / 1e6, plan ? "the input rows its taps take" : "the source",
+      w->dst->bytes / 1e6, n);
+  timing_row ("ceiling", name, &c, size,
+      time_launches (launch, &c, n, warmup, iters, TRUE), note);
+  CHECK_CUDA (cudaFree ((void *) c.d_spans));
+  CHECK_CUDA (cudaFree (c.d_sink));
+  g_free (spans);
 }
 
 /* Scales the last pair on the GPU and compares the destination, byte for
@@ -369,34 +412,14 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
           (traffic - dst.bytes) / 1e6, n);
       timing_row ("ceiling", name, &c, size,
           time_launches (launch, &c, n, warmup, iters, TRUE), note);
-
-      size_t read_bytes;
-      BenchSpan *spans = traffic_spans (&plan, &src, &dst, &c.n_spans,
-          &read_bytes);
-      if (spans) {
-        const size_t sb = c.n_spans * sizeof (BenchSpan);
-
-        c.what = WORK_TRAFFIC;
-        CHECK_CUDA (cudaMalloc ((void **) &c.d_spans, sb));
-        CHECK_CUDA (cudaMalloc ((void **) &c.d_sink, sizeof (unsigned int)));
-        CHECK_CUDA (cudaMemcpy ((void *) c.d_spans, spans, sb,
-                cudaMemcpyHostToDevice));
-        snprintf (name, sizeof (name), "%s's traffic alone",
-            method_label (&plan, label, sizeof (label)));
-        snprintf (note, sizeof (note), "one kernel: reads %.1f MB (the input "
-            "rows its taps take, 16-byte loads), writes the %.1f MB "
-            "destination; %d pairs rotated", read_bytes / 1e6,
-            dst.bytes / 1e6, n);
-        timing_row ("ceiling", name, &c, size,
-            time_launches (launch, &c, n, warmup, iters, TRUE), note);
-        CHECK_CUDA (cudaFree ((void *) c.d_spans));
-        CHECK_CUDA (cudaFree (c.d_sink));
-        g_free (spans);
-      }
+      snprintf (name, sizeof (name), "%s's traffic alone",
+          method_label (&plan, label, sizeof (label)));
+      traffic_row (&plan, &w, name, size, n, warmup, iters);
     }
     cf_resize_plan_clear (&plan);
   }
 
+  traffic_row (NULL, &w, "frame traffic alone", size, n, warmup, iters);
   w.what = WORK_COPY;
   w.copy_bytes = (src.bytes + dst.bytes) / 2;
   snprintf (note, sizeof (note), "cudaMemcpyAsync D2D of (src+dst)/2 = "
