@@ -26,9 +26,9 @@ typedef struct {
 /* Moves a method's traffic and nothing else, one block of 256 threads a
  * span of @d_spans (device memory): reads the read spans of @src (16-byte
  * loads, four in flight a thread, a checksum kept, stored to @d_sink only
- * if it hits a constant)
- * and writes the write spans of @dst. A floor for kernels that must read
- * and write those bytes once (bench-gpu.cu). */
+ * if it hits a constant) and writes the write spans of @dst: what a plain
+ * streaming kernel takes to move those bytes once, a reference for the
+ * kernels that must (not a lower bound over every kernel shape). */
 cudaError_t bench_gpu_traffic (const uint8_t * src, uint8_t * dst,
     const BenchSpan * d_spans, int n_spans, unsigned int *d_sink,
     cudaStream_t stream);

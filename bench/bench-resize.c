@@ -19,9 +19,12 @@
  *           L2 while it runs). Then "<method>'s traffic alone": one kernel
  *           (bench_gpu_traffic ()) that reads the input rows the taps take
  *           (16-byte loads, from the first column taken to the last) and
- *           writes the destination, with no arithmetic: the floor of a
- *           kernel that moves those bytes once. "frame traffic alone" is
- *           the same for the whole source, every size and format.
+ *           writes the destination, with no arithmetic: what a plain
+ *           streaming kernel (one block a row) takes to move those bytes
+ *           once. A reference, not a lower bound over all kernels: another
+ *           shape (persistent blocks, more loads in flight) may move them
+ *           faster. "frame traffic alone" is the same for the whole
+ *           source, every size and format.
  * pipeline  appsrc (4K RGBA) ! cudaresize ! video/x-raw (1080p, system
  *           memory) ! fakesink, buffers from the element's proposed
  *           (pinned) pool, frames-in-flight 1 and the default: frames/s
@@ -192,8 +195,10 @@ traffic_bytes (const CfResizePlan * plan, const BenchFrames * src,
  * last; every destination row; the reads and writes interleaved in the
  * order a kernel going down the picture would move them. NULL where a
  * plane's rows do not start on 16 bytes. @read_bytes: what the reads
- * cover (at least traffic_bytes ()'s sectors, fewer where columns are
- * skipped within 16 bytes). @plan NULL: every input row, whole. */
+ * cover, first to last column taken rounded out to 16 bytes in each row
+ * taken: up to 16 bytes less than traffic_bytes ()'s sectors at each end
+ * of a row, more where whole sectors between are not taken. @plan NULL:
+ * every input row, whole. */
 static BenchSpan *
 traffic_spans (const CfResizePlan * plan, const BenchFrames * src,
     const BenchFrames * dst, int *n_spans, size_t *read_bytes)

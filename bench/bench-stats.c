@@ -3,8 +3,9 @@
  * kernel    GPU time of one cf_stats_cuda () launch on a frame already in
  *           device memory (a CUDA event pair around each launch), random and
  *           constant frames, rotating over enough frames that L2 cannot hold
- *           them; the same for the CUB peer (cub-stats.h). Checks that the
- *           kernel equals cf_stats_cpu () and that CUB equals the kernel.
+ *           them; the same for the CUB peer (cub-stats.h), which takes RGBA
+ *           and NV12 (the 4K I420 row has none). Checks that the kernel
+ *           equals cf_stats_cpu () and that CUB equals the kernel.
  * copy      pinned (and pageable) host<->device copies of a 4K RGBA frame.
  * pipeline  appsrc ! cudastats ! video/x-raw ! fakesink (system memory in
  *           and out): frames/s from the first push to EOS, buffers from the

@@ -485,8 +485,8 @@ nearest_wide (const NearestArgs & a, int x0, int y0,
 #pragma unroll
       for (int i = 0; i < kWords + 2; i++)
         b[i] = o & 4 ? b[i + 1] : b[i];
+      /* o is at most 3 PB: only 4-byte pixels reach 8 */
       if constexpr (PB == 4) {
-        /* o is at most 6 for 2-byte pixels */
 #pragma unroll
         for (int i = 0; i < kWords; i++)
           b[i] = o & 8 ? b[i + 2] : b[i];
@@ -550,8 +550,10 @@ nearest_gather (const NearestArgs & a, int x0, int y0, int n,
               a.line_y, y0 + r) * a.src_pitch, ix, n, w[r]);
 }
 
-/* Blocks an SM the nearest kernel of a step is compiled for (0: no bound).
- * Step 2, the common 2x downscale, at 8 (32 registers): 4K to 1080p RGBA
+/* Blocks an SM the nearest kernel of a step is compiled for (0: no bound;
+ * nvcc then emits no .minnctapersm, as without the argument, where 1 would
+ * change ptxas' register choices). Step 2, the common 2x downscale, at
+ * Hopper's 2048 threads an SM, 8 (32 registers): 4K to 1080p RGBA
  * then runs in 0.97 waves instead of 1.29 at 40 registers, 7.90 against
  * 8.13 us in Nsight Compute, and NV12 and GRAY8 a little faster too,
  * despite spills to L1 (ptxas, sm_90: 8 bytes for 4-byte pixels, 20 for
@@ -2031,15 +2033,16 @@ launch_fused (const FusedArgs & a, dim3 grid, size_t smem,
   fused_kernel<PB, SB, TB><<<grid, kThreads, smem, stream>>> (a);
 }
 
-/* nearest_kernel () of @step (nearest_wide ()'s, 2 to 4; 0 for the
- * others) */
+/* nearest_kernel () of the x line's @step where the plane takes
+ * nearest_wide () (@a.wide_x: the plan's choice and a 16-byte aligned
+ * source), else of step 0 */
 template <int PB, int SB>
 void
 launch_nearest (const NearestArgs & a, int step, dim3 grid, dim3 block,
     cudaStream_t stream)
 {
   if constexpr (nearest_wide_layout (PB, SB)) {
-    switch (step) {
+    switch (a.wide_x ? step : 0) {
       case 2:
         nearest_kernel<PB, SB, 2><<<grid, block, 0, stream>>> (a);
         return;
@@ -2082,8 +2085,7 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
     const int row_groups = (t->out_height + kNearestRows - 1) / kNearestRows;
     const dim3 grid ((groups + 31) / 32, (row_groups + block.y - 1) / block.y);
 
-    launch_nearest<PB, SB> (a, a.wide_x ? t->line_x.step : 0, grid, block,
-        stream);
+    launch_nearest<PB, SB> (a, t->line_x.step, grid, block, stream);
   } else if (kernel == Kernel::kDirect) {
     const DirectArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],
       t->out_width, t->out_height, t->direct_x, t->direct_y,
