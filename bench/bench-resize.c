@@ -139,15 +139,25 @@ method_label (const CfResizePlan * plan, char *buf, size_t n)
   return buf;
 }
 
-/* Marks in @col and @row the input columns and rows of plane @p that some
- * non-zero weight of @plan takes (g_free () both). */
+/* Marks in @col and @row the input columns and rows of plane @p of @src
+ * that some non-zero weight of @plan takes, all of them for @plan NULL
+ * (g_free () both). */
 static void
-taken (const CfResizePlan * plan, int p, uint8_t ** col, uint8_t ** row)
+taken (const CfResizePlan * plan, const BenchFrames * src, int p,
+    uint8_t ** col, uint8_t ** row)
 {
+  const int in_w = cf_plane_width (src->format, p, src->width);
+  const int in_h = cf_plane_height (src->format, p, src->height);
+
+  *col = g_malloc0 (in_w);
+  *row = g_malloc0 (in_h);
+  if (!plan) {
+    memset (*col, 1, in_w);
+    memset (*row, 1, in_h);
+    return;
+  }
   const CfResizeAxis *ax = &plan->x[p], *ay = &plan->y[p];
 
-  *col = g_malloc0 (ax->in_size);
-  *row = g_malloc0 (ay->in_size);
   for (int i = 0; i < ax->out_size; i++)
     for (int t = 0; t < ax->taps; t++)
       if (ax->weights[(size_t) i * ax->taps + t])
@@ -174,7 +184,7 @@ traffic_bytes (const CfResizePlan * plan, const BenchFrames * src,
     const int pb = info->plane[p].pixel_bytes;
     uint8_t *col, *row;
 
-    taken (plan, p, &col, &row);
+    taken (plan, src, p, &col, &row);
     for (int y = 0; y < plan->y[p].in_size; y++)
       for (int x = 0; row[y] && x < plan->x[p].in_size; x++)
         if (col[x])
@@ -221,14 +231,7 @@ traffic_spans (const CfResizePlan * plan, const BenchFrames * src,
 
     if ((src->offset[p] | src->pitch[p] | dst->offset[p] | dst->pitch[p]) % 16)
       goto out;
-    if (plan) {
-      taken (plan, p, &col, &row);
-    } else {
-      col = g_malloc (in_w);
-      row = g_malloc (in_h);
-      memset (col, 1, in_w);
-      memset (row, 1, in_h);
-    }
+    taken (plan, src, p, &col, &row);
     for (int x = 0; x < in_w; x++)
       if (col[x]) {
         lo = lo < 0 ? x : lo;

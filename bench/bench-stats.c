@@ -193,8 +193,8 @@ bench_kernel_case (CfFormat format, int width, int height, size_t l2_bytes,
   CHECK_CUDA (cudaMalloc (&w.d_ws, cf_stats_workspace_bytes ()));
   CHECK_CUDA (cf_stats_workspace_init (w.d_ws, bench_stream));
   CHECK_CUDA (cudaMalloc ((void **) &w.d_result, sizeof (CfStats)));
-  /* the CUB peer takes RGBA and NV12 only: other formats have no peer rows */
-  if (format == CF_FORMAT_RGBA || format == CF_FORMAT_NV12)
+  /* other formats have no peer rows */
+  if (cub_stats_takes (format))
     CHECK_CUDA (cub_stats_setup (format, width, height, &w.cub));
   CHECK_CUDA (cudaMalloc ((void **) &w.d_sink, sizeof (unsigned int)));
 

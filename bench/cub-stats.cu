@@ -225,6 +225,12 @@ enqueue (CubStats * s, const CfImage * img, unsigned int parts,
   return err;
 }
 
+extern "C" int
+cub_stats_takes (CfFormat format)
+{
+  return format == CF_FORMAT_RGBA || format == CF_FORMAT_NV12;
+}
+
 extern "C" cudaError_t
 cub_stats_setup (CfFormat format, int width, int height, CubStats ** out)
 {
@@ -233,8 +239,7 @@ cub_stats_setup (CfFormat format, int width, int height, CubStats ** out)
   cudaError_t err;
 
   *out = NULL;
-  if ((format != CF_FORMAT_RGBA && format != CF_FORMAT_NV12)
-      || width < 1 || height < 1 || width > CF_MAX_SIDE || height > CF_MAX_SIDE)
+  if (!cub_stats_takes (format) || width < 1 || height < 1 || width > CF_MAX_SIDE || height > CF_MAX_SIDE)
     return cudaErrorInvalidValue;
   s = (CubStats *) calloc (1, sizeof (CubStats));
   if (!s)

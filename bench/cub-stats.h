@@ -54,7 +54,10 @@ enum {
   CUB_STATS_ALL = CUB_STATS_HISTOGRAM | CUB_STATS_REDUCE
 };
 
-/* For @width x @height frames of CF_FORMAT_RGBA or CF_FORMAT_NV12: sizes and
+/* Whether the peer takes @format: CF_FORMAT_RGBA and CF_FORMAT_NV12. */
+int cub_stats_takes (CfFormat format);
+
+/* For @width x @height frames of a format cub_stats_takes (): sizes and
  * allocates the temporary storage and the outputs. */
 cudaError_t cub_stats_setup (CfFormat format, int width, int height,
     CubStats ** out);

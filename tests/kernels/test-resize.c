@@ -1033,14 +1033,14 @@ test_cuda_no_antialias (void)
 
 /* The kernels AUTO chooses, for every plane of 8-bit RGBA and NV12 and of
  * the layouts of 16-bit samples (nearest: /resize/cuda/nearest-lines): for
- * 8-bit samples in 1-, 2- or 4-byte pixels (RGBA, NV12's luma and chroma) the direct
- * kernel where each output's own few taps cost less than sharing them
- * (downscales; 1-byte pixels in strips up to 4 taps only); the fused
- * kernel for the other video sizes; the two passes where a tile's footprint
- * is too large for shared memory (so that the matrix above exercises each
- * for each layout). CF_RESIZE_KERNELS_FUSED
- * takes the fused kernel where AUTO takes the direct one, TWO_PASS the two
- * passes everywhere. */
+ * 8-bit samples in 1-, 2- or 4-byte pixels (RGBA, NV12's luma and chroma)
+ * the direct kernel where each output's own few taps cost less than
+ * sharing them (downscales; 1-byte pixels in strips up to 4 taps only); the
+ * fused kernel for the other video sizes; the two passes where a tile's
+ * footprint is too large for shared memory (so that the matrix above
+ * exercises each for each layout). CF_RESIZE_KERNELS_FUSED takes the fused
+ * kernel where AUTO takes the direct one, TWO_PASS the two passes
+ * everywhere. */
 static void
 test_cuda_kernels (void)
 {
