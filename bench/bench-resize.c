@@ -72,7 +72,7 @@ static GOptionEntry entries[] = {
   {"no-kernel", 0, 0, G_OPTION_ARG_NONE, &opt_no_kernel, "Skip the kernel and ceiling section", NULL},
   {"cpu-only", 0, 0, G_OPTION_ARG_NONE, &opt_cpu_only, "Only the cpu rows (videoscale, backend=cpu): no CUDA device needed", NULL},
   {"size", 0, 0, G_OPTION_ARG_STRING, &opt_size, "Only this size in the kernel section, as the rows print it (e.g. 3840x2160>1920x1080)", "WxH>WxH"},
-  {"format", 0, 0, G_OPTION_ARG_STRING, &opt_format, "Only this format in the kernel section (RGBA or NV12)", "FORMAT"},
+  {"format", 0, 0, G_OPTION_ARG_STRING, &opt_format, "Only this format in the kernel section (RGBA, NV12, GRAY8)", "FORMAT"},
   {NULL}
 };
 

@@ -5,7 +5,10 @@
  * the very same integers; the arithmetic below is cf_resize_cpu ()'s,
  * statement for statement, and every sum is exact, so the bytes agree.
  * Each plane is scaled by one of four kernels, chosen when the device plan
- * is made:
+ * is made, or, at an exact 2x downscale of 1- or 2-byte pixels whose
+ * weights are four fixed small multiples of a power of two (antialiased
+ * bilinear, area), by halve_kernel (): sums of two samples in the 16-bit
+ * lanes of a word, which give the same integers (see there):
  *
  * 1. nearest_kernel (method nearest, one tap per axis): a gather. A one-tap
  *    weight is exactly 1, so output = the input sample at (first x, first
@@ -1085,6 +1088,208 @@ direct_kernel (DirectArgs a)
   }
 }
 
+/* ------------------------------------------------------------ halve */
+
+/* halve_kernel: a 2x downscale of 8-bit samples in 1- or 2-byte pixels
+ * (gray and luma planes, NV12's chroma pairs) whose axes each weigh the
+ * same four non-negative weights w[t] 2^b for every output, output i from
+ * input 2 i - 1 .. 2 i + 2, the taps beyond an edge folded onto it
+ * (halve_axis () checks the tables): the antialiased bilinear
+ * (1 3 3 1) / 8, co-sited chroma's (3 7 5 1) / 16, area and bilinear
+ * without antialiasing (0 1 1 0) / 2. The sums of the two passes
+ * (resize.h) are then exact multiples: with b_x >= 8, h =
+ * (2^b_x s_x + 2^7) >> 8 = 2^(b_x - 8) s_x, s_x = sum w_x in, and out =
+ * (2^(b_x - 8 + b_y) s_y + 2^19) >> 20 = (s_y + round) >> shift, s_y =
+ * sum w_y s_x: the same bytes as cf_resize_cpu (). Both sums stay below
+ * 2^16 (halve_plane (): 255 sum w_x sum w_y + round), so a 32-bit word
+ * holds two samples' sums in 16-bit lanes and one multiply-add moves both,
+ * where the direct kernel's dp2a takes a word of weights per sample.
+ *
+ * A thread takes 16 input bytes of a row (one 16-byte load; the pixel
+ * before and after them from the neighbouring lanes) and gives 8 output
+ * bytes, of kHalveRows output rows, from the 2 kHalveRows + 2 input rows
+ * they take (clamped into the plane). Measured on an H200, 4K to 1080p
+ * (docs/PERFORMANCE.md): GRAY8 bilinear 10.5 us against the direct
+ * kernel's 13.7, NV12 13.0 against 18.4; 2 rows a thread were faster than
+ * 4, 8 or 16 in a prototype. 4-byte pixels measured slower than the direct
+ * kernel (RGBA bilinear 19.9 against 19.3, area 19.9 against 14.6), so
+ * they keep it. */
+constexpr int kHalveRows = 2;
+constexpr int kHalveThreads = 256;
+
+struct HalveArgs {
+  const uint8_t *src;           /* base and pitch multiples of 16 */
+  size_t src_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int in_bytes, in_height;      /* a row's bytes, rows */
+  int out_bytes, out_height;
+  uint32_t wx[4], wy[4];        /* w[t], small: the lanes' sums fit */
+  uint32_t round;               /* in both lanes */
+  int shift;
+  bool dst_aligned;             /* base and pitch multiples of 8 */
+};
+
+/* Bytes 0 and 2 (@sel 0x4240), 1 and 3 (0x4341), 0 and 1 (0x4140) or 2
+ * and 3 (0x4342) of @w in 16-bit lanes. */
+__device__ __forceinline__ uint32_t
+lanes_of (uint32_t w, uint32_t sel)
+{
+  return __byte_perm (w, 0, sel);
+}
+
+/* The packed horizontal sums of the thread's 8 output bytes in input row
+ * @row (bytes @xi .. @xi + 15, a multiple of 16): h[j], lanes as
+ * halve_store () takes them. */
+template <int PB>
+__device__ __forceinline__ void
+halve_row (const HalveArgs & a, const uint8_t * row, int xi, int lane,
+    uint32_t (&h)[4])
+{
+  uint4 v;
+
+  if (xi + 16 <= a.in_bytes) {
+    v = ld ((const uint4 *) (row + xi));
+  } else {
+    /* the row's end: bytes beyond it are its last pixel's */
+    uint32_t w[4] = { 0, 0, 0, 0 };
+#pragma unroll
+    for (int i = 0; i < 16; i++)
+      w[i / 4] |= (uint32_t) ld (row + min (xi + i,
+              a.in_bytes - PB + i % PB)) << (8 * (i % 4));
+    v = make_uint4 (w[0], w[1], w[2], w[3]);
+  }
+  /* the pixels before and after the 16 bytes, in the low bytes; from the
+   * neighbouring lanes, or loaded at the warp's ends and the row's */
+  constexpr int kTop = 8 * (4 - PB);
+  uint32_t left = __shfl_up_sync (0xffffffffu, v.w, 1) >> kTop;
+  uint32_t right = __shfl_down_sync (0xffffffffu, v.x, 1);
+  if (lane == 0) {
+    const int at = max (xi - PB, 0);
+    left = PB == 2 ? ld ((const uint16_t *) (row + at)) : ld (row + at);
+  }
+  if (lane == 31 || xi + 16 >= a.in_bytes) {
+    const int at = min (xi + 16, a.in_bytes - PB);
+    right = PB == 2 ? ld ((const uint16_t *) (row + at)) : ld (row + at);
+  }
+  const uint32_t w[4] = { v.x, v.y, v.z, v.w };
+  uint32_t tap[4][4];           /* [output word][tap] */
+
+  static_assert (PB == 1 || PB == 2, "1- and 2-byte pixels");
+
+  if constexpr (PB == 1) {
+    /* word j: outputs 2 j, 2 j + 1, from bytes 4 j - 1 .. 4 j + 4 */
+    uint32_t e[5], o[5];
+
+    o[0] = left << 16;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      e[j] = lanes_of (w[j], 0x4240);
+      o[j + 1] = lanes_of (w[j], 0x4341);
+    }
+    e[4] = right & 0xff;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      tap[j][0] = __byte_perm (o[j], o[j + 1], 0x5432);
+      tap[j][1] = e[j];
+      tap[j][2] = o[j + 1];
+      tap[j][3] = __byte_perm (e[j], e[j + 1], 0x5432);
+    }
+  } else {
+    /* word j: output pixel j, from pixels 2 j - 1 .. 2 j + 2; p[k + 1]:
+     * pixel k's two samples */
+    uint32_t p[10];
+
+    p[0] = lanes_of (left, 0x4140);
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      p[2 * j + 1] = lanes_of (w[j], 0x4140);
+      p[2 * j + 2] = lanes_of (w[j], 0x4342);
+    }
+    p[9] = lanes_of (right, 0x4140);
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+      for (int t = 0; t < 4; t++)
+        tap[j][t] = p[2 * j + t];
+  }
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    h[j] = a.wx[0] * tap[j][0] + a.wx[1] * tap[j][1] + a.wx[2] * tap[j][2] +
+        a.wx[3] * tap[j][3];
+}
+
+/* Output row @y's 8 bytes from @x0 (bytes) from the packed sums @acc:
+ * rounded, shifted, and put back in sample order. */
+template <int PB>
+__device__ __forceinline__ void
+halve_store (const HalveArgs & a, int y, int x0, const uint32_t (&acc)[4])
+{
+  uint32_t r[4];
+
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    r[j] = ((acc[j] + a.round) >> a.shift) & 0x00ff00ffu;
+  const uint2 v = make_uint2 (__byte_perm (r[0], r[1], 0x6420),
+      __byte_perm (r[2], r[3], 0x6420));
+  uint8_t *d = a.dst + (size_t) y * a.dst_pitch + x0;
+
+  if (a.dst_aligned && x0 + 8 <= a.out_bytes) {
+    *(uint2 *) d = v;
+  } else {
+    for (int i = 0; i < 8 && x0 + i < a.out_bytes; i++)
+      d[i] = (uint8_t) ((i < 4 ? v.x : v.y) >> (8 * (i % 4)));
+  }
+}
+
+/* Blocks an SM that halve_kernel<PB> is compiled for: 1-byte pixels at 6
+ * (40 registers, a few bytes spilled), which took 4K GRAY8 to 1080p in
+ * 10.5 us against 11.3 at 64 registers; 2-byte ones without a bound, which
+ * took NV12 in 13.0 against 15.9 with 6 for both planes (H200,
+ * docs/PERFORMANCE.md). */
+constexpr int
+halve_min_blocks (int pb)
+{
+  return pb == 1 ? 6 : 0;
+}
+
+template <int PB>
+__global__ void __launch_bounds__ (kHalveThreads, halve_min_blocks (PB))
+halve_kernel (HalveArgs a)
+{
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int xi = 16 * t, x0 = 8 * t;
+  const int y0 = blockIdx.y * kHalveRows;
+
+  /* whole warps stay (the shuffles); their lanes past the row load its
+   * last pixel and store nothing */
+  if (16 * (t & ~31) >= a.in_bytes)
+    return;
+  uint32_t acc[2][4];
+
+  /* input row 2 y0 - 1 + j feeds output rows y0 + k with tap j - 2 k */
+#pragma unroll
+  for (int j = 0; j < 2 * kHalveRows + 2; j++) {
+    const int yi = min (max (2 * y0 - 1 + j, 0), a.in_height - 1);
+    uint32_t h[4];
+
+    halve_row<PB> (a, a.src + (size_t) yi * a.src_pitch, xi, threadIdx.x % 32,
+        h);
+#pragma unroll
+    for (int k = 0; k < kHalveRows; k++) {
+      const int tap = j - 2 * k;
+
+      if (tap < 0 || tap > 3)
+        continue;
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        acc[k % 2][c] = (tap ? acc[k % 2][c] : 0) + a.wy[tap] * h[c];
+      if (tap == 3 && y0 + k < a.out_height && x0 < a.out_bytes)
+        halve_store<PB> (a, y0 + k, x0, acc[k % 2]);
+    }
+  }
+}
+
 /* ------------------------------------------------------------ fused */
 
 /* Shared memory a fused block may use: 2 blocks of 256 threads per SM at
@@ -1466,6 +1671,9 @@ struct PlaneTables {
   Axis x, y;
   Line line_x, line_y;          /* nearest: the tables as lines */
   bool nearest_wide;            /* nearest: nearest_wide () fits line_x */
+  bool halve;                   /* halve_kernel () takes 16-byte aligned
+                                 * launches (halve_plane ()) */
+  HalveArgs halve_args;         /* its weights, rounding and shift */
   int direct_tx, direct_ty;     /* direct: the taps' buckets */
   int direct_step;              /* direct: S (kStripSteps), 0 for rows */
   int direct_rows;              /* direct: output rows a thread */
@@ -1558,6 +1766,101 @@ line_of (const CfResizeAxis * axis)
   return Line { axis->first[0], step > 0 ? step : 0 };
 }
 
+/* Whether @a halves as halve_kernel () takes it: in_size = 2 out_size,
+ * out_size >= 3, 14-bit weights, and every output i weighing inputs
+ * 2 i - 1 .. 2 i + 2 with @w[t] << @bits (the same non-negative w for all,
+ * read off an inner output), the taps beyond an edge folded onto it as
+ * the tables fold them; @bits >= 8, so that the rows' pass is exact. */
+bool
+halve_axis (const CfResizeAxis * a, uint32_t (&w)[4], int *bits)
+{
+  const int n = a->out_size, mid = a->out_size / 2;
+  int32_t want[4];
+
+  if (a->weight_bits != CF_RESIZE_WEIGHT_BITS_8 || n < 3 ||
+      a->in_size != 2 * n)
+    return false;
+  /* the inner output's weights, by input sample 2 mid - 1 + t */
+  for (int t = 0; t < 4; t++)
+    want[t] = 0;
+  for (int k = 0; k < a->taps; k++) {
+    const int32_t v = a->weights[(size_t) mid * a->taps + k];
+    const int t = a->first[mid] + k - (2 * mid - 1);
+
+    if (v && (t < 0 || t > 3))
+      return false;
+    if (v)
+      want[t] = v;
+  }
+  *bits = 14;
+  for (int t = 0; t < 4; t++) {
+    if (want[t] < 0)
+      return false;
+    if (want[t])
+      *bits = *bits < __builtin_ctz ((unsigned) want[t]) ? *bits :
+            __builtin_ctz ((unsigned) want[t]);
+  }
+  if (*bits < CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS)
+    return false;
+  for (int t = 0; t < 4; t++)
+    w[t] = (uint32_t) want[t] >> *bits;
+  /* every output: its table against the pattern folded at the edges */
+  for (int i = 0; i < n; i++) {
+    int32_t folded[4] = { 0, 0, 0, 0 }, at[4];
+    int m = 0;
+
+    for (int t = 0; t < 4; t++) {
+      const int j = 2 * i - 1 + t;
+      const int k = j < 0 ? 0 : j >= a->in_size ? a->in_size - 1 : j;
+      int u = 0;
+
+      while (u < m && at[u] != k)
+        u++;
+      if (u == m)
+        at[m++] = k;
+      folded[u] += want[t];
+    }
+    for (int k = 0; k < a->taps; k++) {
+      const int32_t v = a->weights[(size_t) i * a->taps + k];
+      int u = 0;
+
+      while (u < m && at[u] != a->first[i] + k)
+        u++;
+      if (v != (u < m ? folded[u] : 0))
+        return false;
+      if (u < m)
+        folded[u] = 0;          /* found */
+    }
+    for (int u = 0; u < m; u++)
+      if (folded[u])
+        return false;           /* a weight outside the table's taps */
+  }
+  return true;
+}
+
+/* Whether halve_kernel () scales plane @p of @plan (AUTO, 8-bit samples in
+ * 1- or 2-byte pixels): both axes halve (halve_axis ()) and the lanes'
+ * sums stay below 2^16; @h gets the weights, rounding and shift. */
+bool
+halve_plane (const CfResizePlan * plan, int p, HalveArgs * h)
+{
+  int bx, by;
+
+  if (!halve_axis (&plan->x[p], h->wx, &bx) ||
+      !halve_axis (&plan->y[p], h->wy, &by))
+    return false;
+  /* sum w = 2^(14 - b) on each axis */
+  const int k = bx - (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS) + by;
+  const int shift = CF_RESIZE_WEIGHT_BITS_8 + CF_RESIZE_INTER_BITS - k;
+  const uint32_t round = shift ? 1u << (shift - 1) : 0;
+  if (255u << (CF_RESIZE_WEIGHT_BITS_8 - bx + CF_RESIZE_WEIGHT_BITS_8 - by)
+      > 0xffffu - round)
+    return false;
+  h->shift = shift;
+  h->round = round | round << 16;
+  return true;
+}
+
 /* Chooses @t's kernel: the gather for nearest; else the fused kernel with
  * its tap bucket and tile rows: for 7, then 6, 5 and 4 blocks per SM
  * (kOccupancyLadder: latency is what limits this kernel), the most of 32,
@@ -1625,6 +1928,10 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   if (kernels != CF_RESIZE_KERNELS_AUTO || t->sample_bytes != 1 ||
       (PB != 1 && PB != 2 && PB != 4))
     return;
+  /* CF_RESIZE_HALVE=0 in the environment turns it off, for measurements */
+  const char *halve_env = getenv ("CF_RESIZE_HALVE");
+  t->halve = PB <= 2 && !(halve_env && strcmp (halve_env, "0") == 0) &&
+      halve_plane (plan, p, &t->halve_args);
   const int strip = bucket_of (kStripBuckets, taps);
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
   t->direct_ty = bucket_of (kDirectBuckets, y->taps);
@@ -1692,6 +1999,8 @@ cf_resize_device_plan_describe (const CfResizeDevicePlan * d_plan, int p)
 
   if (!d_plan || p < 0 || p >= d_plan->n_planes)
     return NULL;
+  if (d_plan->plane[p].halve)
+    return "halve";
   if (d_plan->plane[p].kernel == Kernel::kDirect &&
       d_plan->plane[p].direct_step)
     return "direct strips";
@@ -2072,6 +2381,26 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
   const Kernel kernel = t->kernel == Kernel::kDirect && (!kDirectLayout ||
       !aligned (src, d_src->pitch[p], 4)) ? t->fallback : t->kernel;
 
+  if constexpr (SB == 1 && (PB == 1 || PB == 2)) {
+    if (t->halve && aligned (src, d_src->pitch[p], 16)) {
+      HalveArgs a = t->halve_args;
+      const int threads = (t->in_width * PB + 15) / 16;
+      const dim3 grid ((threads + kHalveThreads - 1) / kHalveThreads,
+          (t->out_height + kHalveRows - 1) / kHalveRows);
+
+      a.src = src;
+      a.src_pitch = d_src->pitch[p];
+      a.dst = dst;
+      a.dst_pitch = d_dst->pitch[p];
+      a.in_bytes = t->in_width * PB;
+      a.in_height = t->in_height;
+      a.out_bytes = t->out_width * PB;
+      a.out_height = t->out_height;
+      a.dst_aligned = aligned (dst, d_dst->pitch[p], 8);
+      halve_kernel<PB><<<grid, kHalveThreads, 0, stream>>> (a);
+      return;
+    }
+  }
   if (kernel == Kernel::kNearest) {
     const uint32_t mask = (uint32_t) t->value.max << t->value.lsb;
     const NearestArgs a = { src, d_src->pitch[p], dst, d_dst->pitch[p],

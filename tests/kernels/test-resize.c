@@ -1035,8 +1035,9 @@ test_cuda_no_antialias (void)
  * the layouts of 16-bit samples (nearest: /resize/cuda/nearest-lines): for
  * 8-bit samples in 1-, 2- or 4-byte pixels (RGBA, NV12's luma and chroma)
  * the direct kernel where each output's own few taps cost less than
- * sharing them (downscales; 1-byte pixels in strips up to 4 taps only); the
- * fused kernel for the other video sizes; the two passes where a tile's
+ * sharing them (downscales; 1-byte pixels in strips up to 4 taps only;
+ * 1- and 2-byte pixels at an exact 2x: halve_kernel, /resize/cuda/halve);
+ * the fused kernel for the other video sizes; the two passes where a tile's
  * footprint is too large for shared memory (so that the matrix above
  * exercises each for each layout). CF_RESIZE_KERNELS_FUSED takes the fused
  * kernel where AUTO takes the direct one, TWO_PASS the two passes
@@ -1053,13 +1054,16 @@ test_cuda_kernels (void)
     const char *kernel_direct;  /* planes the direct kernel takes */
     const char *kernel_luma;    /* the same of 1-byte pixels (NV12's luma):
                                  * strips up to 4 taps only */
+    gboolean halves;            /* planes of 1- and 2-byte pixels (8-bit
+                                 * samples): "halve" instead */
   } cases[] = {
     /* 2x downscales along y: strips, up to 12 taps an axis (from 6 taps
      * on, where the plane has rows enough for strips of 4 or 8) */
     {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1920, 1080}, "fused",
-        "direct strips", "direct strips"},
+        "direct strips", "direct strips", TRUE},
     /* 2 taps at a 2x downscale share no rows: rows */
-    {CF_RESIZE_AREA, 1, {3840, 2160, 1920, 1080}, "fused", "direct", "direct"},
+    {CF_RESIZE_AREA, 1, {3840, 2160, 1920, 1080}, "fused", "direct", "direct",
+        TRUE},
     {CF_RESIZE_LANCZOS, 1, {7680, 4320, 3840, 2160}, "fused",
         "direct strips", "fused"},
     /* 6 taps an axis on a plane too small for strips of more than 2 rows
@@ -1122,6 +1126,7 @@ test_cuda_kernels (void)
           ==, 0);
       for (p = 0; p < info->n_planes; p++)
         want[p] = info->plane[p].sample_bytes != 1 ? cases[i].kernel :
+            cases[i].halves && info->plane[p].pixel_bytes <= 2 ? "halve" :
             info->plane[p].pixel_bytes == 1 ? cases[i].kernel_luma :
             cases[i].kernel_direct;
       CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
@@ -1329,6 +1334,120 @@ test_cuda_strips (void)
           for (l = 0; l < G_N_ELEMENTS (layouts); l++)
             gpu_check (f, m, sizes[s], s % 4, layouts[l],
                 CF_RESIZE_KERNELS_AUTO);
+  }
+  gpu_antialias = TRUE;
+  gpu_end ();
+}
+
+/* The kernel AUTO gives plane @p of a plan (aligned planes). */
+static const char *
+kernel_of (CfFormat format, CfResizeMethod method, gboolean antialias,
+    const int *size, int cosited, int p)
+{
+  CfResizeDevicePlan *d_plan;
+  CfResizePlan plan;
+  const char *kernel;
+
+  g_assert_cmpint (cf_resize_plan_init (&plan, format, method, antialias,
+          size[0], size[1], size[2], size[3], cosited & 1, cosited >> 1), ==,
+      0);
+  CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
+          &d_plan));
+  kernel = cf_resize_device_plan_describe (d_plan, p);
+  cf_resize_device_plan_free (d_plan);
+  cf_resize_plan_clear (&plan);
+  return kernel;
+}
+
+/* Exact 2x downscales, which halve_kernel takes where both axes weigh
+ * four fixed non-negative taps (antialiased bilinear, co-sited chroma's
+ * bilinear, area, bilinear without antialiasing) on 8-bit planes of 1- or
+ * 2-byte pixels (4-byte ones keep the direct kernel): first which planes
+ * take it, then every format and
+ * method, antialiased and not, against the CPU, on random pictures with
+ * aligned rows (the kernel), padded ones (the kernel where the pitch
+ * stays a multiple of 16, else the fallback) and constant ones, at sizes
+ * whose rows end inside a thread's 16 bytes or a warp, of one strip or an
+ * odd number of rows; and 4K to 1080p. */
+static void
+test_cuda_halve (void)
+{
+  static const int sizes[][4] = {
+    {6, 6, 3, 3}, {8, 10, 4, 5}, {34, 14, 17, 7}, {64, 64, 32, 32},
+    {130, 6, 65, 3}, {644, 484, 322, 242}, {1090, 40, 545, 20},
+    /* the chroma planes of 4:2:0 odd sizes: 321 x 241 to 161 x 121, not 2x */
+    {642, 482, 321, 241},
+  };
+  static const int uhd[4] = { 3840, 2160, 1920, 1080 };
+  static const int not_2x[][4] = {
+    {641, 481, 320, 240}, {642, 482, 322, 241}, {4, 4, 2, 2},
+    {640, 480, 427, 240},
+  };
+  static const Layout layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
+    CONSTANT_DENSE
+  };
+  static const struct
+  {
+    CfFormat format;
+    int plane;
+    gboolean halve;
+  } at_644[] = {
+    {CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_RGBA, 0, FALSE},
+    {CF_FORMAT_BGRX, 0, FALSE}, {CF_FORMAT_NV12, 0, TRUE},
+    {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
+    {CF_FORMAT_RGB, 0, FALSE}, {CF_FORMAT_GRAY16_LE, 0, FALSE},
+    {CF_FORMAT_P010_10LE, 1, FALSE}, {CF_FORMAT_RGBA64_LE, 0, FALSE},
+  };
+  static const CfFormat uhd_formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_NV12,
+    CF_FORMAT_RGBA
+  };
+  guint f, m, s, l, aa, i;
+  int c;
+
+  gpu_begin ();
+  /* which planes: every siting of the chroma, with and without
+   * antialiasing (bilinear's 2 taps then: area's weights) */
+  for (i = 0; i < G_N_ELEMENTS (at_644); i++)
+    for (c = 0; c < 4; c++)
+      for (aa = 0; aa < 2; aa++) {
+        const char *k = kernel_of (at_644[i].format, CF_RESIZE_BILINEAR, aa,
+            sizes[5], c, at_644[i].plane);
+
+        g_assert_cmpint (g_strcmp0 (k, "halve") == 0, ==, at_644[i].halve);
+        k = kernel_of (at_644[i].format, CF_RESIZE_AREA, aa, sizes[5], c,
+            at_644[i].plane);
+        g_assert_cmpint (g_strcmp0 (k, "halve") == 0, ==, at_644[i].halve);
+      }
+  /* negative taps, or not 2x, or too small an axis: not */
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BICUBIC, TRUE,
+          sizes[5], 0, 0), !=, "halve");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
+          sizes[7], 0, 0), ==, "halve");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
+          sizes[7], 0, 1), !=, "halve");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_RGBA, CF_RESIZE_LANCZOS, FALSE,
+          sizes[5], 0, 0), !=, "halve");
+  for (s = 0; s < G_N_ELEMENTS (not_2x); s++)
+    g_assert_cmpstr (kernel_of (CF_FORMAT_RGBA, CF_RESIZE_BILINEAR, TRUE,
+            not_2x[s], 0, 0), !=, "halve");
+
+  for (aa = 0; aa < 2; aa++) {
+    gpu_antialias = aa == 0;
+    CF_FOR_EACH_FORMAT (f)
+      for (m = 0; m < N_METHODS; m++)
+        for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+          for (l = 0; l < G_N_ELEMENTS (layouts); l++)
+            gpu_check (f, m, sizes[s], s % 4, layouts[l],
+                CF_RESIZE_KERNELS_AUTO);
+    for (f = 0; f < G_N_ELEMENTS (uhd_formats); f++) {
+      gpu_check (uhd_formats[f], CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
+          CF_RESIZE_KERNELS_AUTO);
+      gpu_check (uhd_formats[f], CF_RESIZE_AREA, uhd, 1, CONSTANT_DENSE,
+          CF_RESIZE_KERNELS_AUTO);
+    }
+    for (s = 0; s < G_N_ELEMENTS (not_2x); s++)
+      gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, not_2x[s], 0,
+          RANDOM_ALIGNED, CF_RESIZE_KERNELS_AUTO);
   }
   gpu_antialias = TRUE;
   gpu_end ();
@@ -1765,6 +1884,7 @@ main (int argc, char **argv)
     g_test_add_func ("/resize/cuda/kernels", test_cuda_kernels);
     g_test_add_func ("/resize/cuda/nearest-lines", test_cuda_nearest_lines);
     g_test_add_func ("/resize/cuda/strips", test_cuda_strips);
+    g_test_add_func ("/resize/cuda/halve", test_cuda_halve);
     g_test_add_func ("/resize/cuda/shared-plan", test_cuda_shared_plan);
     g_test_add_func ("/resize/cuda/invalid", test_cuda_invalid);
   }

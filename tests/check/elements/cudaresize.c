@@ -74,6 +74,20 @@ teardown (void)
 
 /* ---- elements and frames ---------------------------------------------- */
 
+/* The CUDA context of the first element that made one in this process
+ * (GStreamer's "gst.cuda.context", which the element keeps on itself), set
+ * on every later element of harness_for (): the size matrix starts 11
+ * harnesses a loop iteration, which would otherwise make a context each, as
+ * a pipeline's elements share one. NULL on the CPU backend. */
+static GstContext *shared_cuda;
+
+static void
+keep_context (GstHarness * h)
+{
+  if (!shared_cuda)
+    shared_cuda = gst_element_get_context (h->element, "gst.cuda.context");
+}
+
 /* A harness around @e (the harness takes it over): downstream answers caps
  * queries with @sink_caps (printf-style; NULL: any system memory caps),
  * then upstream
@@ -82,9 +96,12 @@ static GstHarness *
 harness_for (GstElement * e, const GstVideoInfo * in, const gchar * sink_caps,
     ...)
 {
-  GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
+  GstHarness *h;
   va_list args;
 
+  if (shared_cuda)
+    gst_element_set_context (e, shared_cuda);
+  h = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
   if (sink_caps) {
     gchar *str;
@@ -340,6 +357,7 @@ GST_START_TEST (test_size_matrix)
     push_frame (h, &in, cf_check_frame_new (&in, prng, 0, FRAME_DURATION,
             FALSE), &out, method, FALSE, 0);
     cf_check_eos_and_pull (h, check_output, 1);
+    keep_context (h);
     gst_harness_teardown (h);
   }
 }
