@@ -1062,8 +1062,7 @@ test_cuda_kernels (void)
     {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1920, 1080}, "fused",
         "direct strips", "direct strips", TRUE},
     /* 2 taps at a 2x downscale share no rows: rows */
-    {CF_RESIZE_AREA, 1, {3840, 2160, 1920, 1080}, "fused", "direct", "direct",
-        TRUE},
+    {CF_RESIZE_AREA, 1, {3840, 2160, 1920, 1080}, "fused", "direct", "direct"},
     {CF_RESIZE_LANCZOS, 1, {7680, 4320, 3840, 2160}, "fused",
         "direct strips", "fused"},
     /* 6 taps an axis on a plane too small for strips of more than 2 rows
@@ -1360,10 +1359,9 @@ kernel_of (CfFormat format, CfResizeMethod method, gboolean antialias,
 }
 
 /* Exact 2x downscales, which halve_kernel takes where both axes weigh
- * four fixed non-negative taps (antialiased bilinear, co-sited chroma's
- * bilinear, area, bilinear without antialiasing) on 8-bit planes of 1- or
- * 2-byte pixels (4-byte ones keep the direct kernel): first which planes
- * take it, then every format and
+ * four fixed non-negative taps, more than two on one (antialiased
+ * bilinear, co-sited chroma's area), on 8-bit planes of 1- or 2-byte
+ * pixels (4-byte ones keep the direct kernel): first which planes take it, then every format and
  * method, antialiased and not, against the CPU, on random pictures with
  * aligned rows (the kernel), padded ones (the kernel where the pitch
  * stays a multiple of 16, else the fallback) and constant ones, at sizes
@@ -1405,19 +1403,27 @@ test_cuda_halve (void)
   int c;
 
   gpu_begin ();
-  /* which planes: every siting of the chroma, with and without
-   * antialiasing (bilinear's 2 taps then: area's weights) */
+  /* which planes: antialiased bilinear at every siting of the chroma */
   for (i = 0; i < G_N_ELEMENTS (at_644); i++)
     for (c = 0; c < 4; c++)
-      for (aa = 0; aa < 2; aa++) {
-        const char *k = kernel_of (at_644[i].format, CF_RESIZE_BILINEAR, aa,
-            sizes[5], c, at_644[i].plane);
-
-        g_assert_cmpint (g_strcmp0 (k, "halve") == 0, ==, at_644[i].halve);
-        k = kernel_of (at_644[i].format, CF_RESIZE_AREA, aa, sizes[5], c,
-            at_644[i].plane);
-        g_assert_cmpint (g_strcmp0 (k, "halve") == 0, ==, at_644[i].halve);
-      }
+      g_assert_cmpint (g_strcmp0 (kernel_of (at_644[i].format,
+                  CF_RESIZE_BILINEAR, TRUE, sizes[5], c, at_644[i].plane),
+              "halve") == 0, ==, at_644[i].halve);
+  /* two taps an axis (area, bilinear without antialiasing; co-sited
+   * chroma's bilinear without it: 3 1): the direct kernel; co-sited
+   * chroma's area (1 4 3 along x): halve */
+  for (aa = 0; aa < 2; aa++) {
+    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_AREA, aa,
+            sizes[5], 0, 0), ==, "direct");
+    g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_AREA, aa,
+            sizes[5], 0, 1), ==, "direct");
+    g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_AREA, aa,
+            sizes[5], 1, 1), ==, "halve");
+  }
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, FALSE,
+          sizes[5], 0, 0), ==, "direct");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, FALSE,
+          sizes[5], 1, 1), ==, "direct");
   /* negative taps, or not 2x, or too small an axis: not */
   g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BICUBIC, TRUE,
           sizes[5], 0, 0), !=, "halve");
