@@ -1096,8 +1096,9 @@ direct_kernel (DirectArgs a)
  * input 2 i - 1 .. 2 i + 2, the taps beyond an edge folded onto it
  * (halve_axis () checks the tables): the antialiased bilinear
  * (1 3 3 1) / 8, co-sited chroma's (3 7 5 1) / 16 and co-sited chroma's
- * area (1 4 3 0) / 8 (area and bilinear without antialiasing on centred
- * samples, (0 1 1 0) / 2 on both axes, keep the direct kernel). The sums of the two passes
+ * area (1 4 3 0) / 8 (two taps an axis keep the direct kernel: area and
+ * bilinear without antialiasing on centred samples, (0 1 1 0) / 2, and
+ * co-sited chroma's bilinear without it, (0 3 1 0) / 4). The sums of the two passes
  * (resize.h) are then exact multiples: with b_x >= 8, h =
  * (2^b_x s_x + 2^7) >> 8 = 2^(b_x - 8) s_x, s_x = sum w_x in, and out =
  * (2^(b_x - 8 + b_y) s_y + 2^19) >> 20 = (s_y + round) >> shift, s_y =

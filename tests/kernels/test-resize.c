@@ -839,6 +839,9 @@ typedef enum
   RANDOM_PADDED,                /* pitch row + 48: mostly unaligned rows */
   RANDOM_ALIGNED,               /* pitch a multiple of 64, with padding */
   CONSTANT_DENSE,               /* pitch exactly a row */
+  RANDOM_ODD_OUTPUT,            /* the input as RANDOM_ALIGNED, the output
+                                 * as RANDOM_ODD: aligned loads, unaligned
+                                 * stores */
   RANDOM_ODD                    /* planes at odd addresses, pitch row + 5:
                                  * no sample aligned, 16-bit ones neither */
 } Layout;
@@ -852,11 +855,15 @@ gpu_check (CfFormat format, CfResizeMethod method, const int *size,
     int cosited, Layout layout, CfResizeKernels kernels)
 {
   static const char *const layouts[] = { "random, padded",
-    "random, aligned", "constant", "random, odd addresses"
+    "random, aligned", "constant", "random, odd output addresses",
+    "random, odd addresses"
   };
   const gboolean random = layout != CONSTANT_DENSE;
+  const gboolean odd_out = layout == RANDOM_ODD ||
+      layout == RANDOM_ODD_OUTPUT;
   const size_t extra = layout == RANDOM_PADDED ? 48 :
-      layout == RANDOM_ALIGNED ? ALIGNED_PITCH : layout == RANDOM_ODD ? 5 : 0;
+      layout == RANDOM_ALIGNED || layout == RANDOM_ODD_OUTPUT ?
+      ALIGNED_PITCH : layout == RANDOM_ODD ? 5 : 0;
   const int misalign = layout == RANDOM_ODD ? 1 : 0;
   char *what = describe (format, method, size, layouts[layout]);
   CfResizeDevicePlan *d_plan;
@@ -872,8 +879,10 @@ gpu_check (CfFormat format, CfResizeMethod method, const int *size,
   g_assert_cmpint (cf_resize_plan_init (&plan, format, method, gpu_antialias,
           size[0], size[1], size[2], size[3], cosited & 1, cosited >> 1), ==,
       0);
-  frame_init (&want, format, size[2], size[3], extra, misalign);
-  frame_init (&got, format, size[2], size[3], extra, misalign);
+  frame_init (&want, format, size[2], size[3], odd_out ? 5 : extra,
+      odd_out ? 1 : 0);
+  frame_init (&got, format, size[2], size[3], odd_out ? 5 : extra,
+      odd_out ? 1 : 0);
   g_assert_cmpint (cf_resize_cpu (&plan, &src.img, &want.img), ==, 0);
 
   CHECK_CUDA (cf_resize_device_plan_new (&plan, kernels, &d_plan));
@@ -1364,7 +1373,9 @@ kernel_of (CfFormat format, CfResizeMethod method, gboolean antialias,
  * pixels (4-byte ones keep the direct kernel): first which planes take it, then every format and
  * method, antialiased and not, against the CPU, on random pictures with
  * aligned rows (the kernel), padded ones (the kernel where the pitch
- * stays a multiple of 16, else the fallback) and constant ones, at sizes
+ * stays a multiple of 16, else the fallback), aligned input into an
+ * output at odd addresses (the kernel's byte stores) and constant ones,
+ * at sizes
  * whose rows end inside a thread's 16 bytes or a warp, of one strip or an
  * odd number of rows; and 4K to 1080p. */
 static void
@@ -1382,7 +1393,7 @@ test_cuda_halve (void)
     {640, 480, 427, 240},
   };
   static const Layout layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
-    CONSTANT_DENSE
+    CONSTANT_DENSE, RANDOM_ODD_OUTPUT
   };
   static const struct
   {
@@ -1431,11 +1442,12 @@ test_cuda_halve (void)
           sizes[7], 0, 0), ==, "halve");
   g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
           sizes[7], 0, 1), !=, "halve");
-  g_assert_cmpstr (kernel_of (CF_FORMAT_RGBA, CF_RESIZE_LANCZOS, FALSE,
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_LANCZOS, FALSE,
           sizes[5], 0, 0), !=, "halve");
   for (s = 0; s < G_N_ELEMENTS (not_2x); s++)
-    g_assert_cmpstr (kernel_of (CF_FORMAT_RGBA, CF_RESIZE_BILINEAR, TRUE,
-            not_2x[s], 0, 0), !=, "halve");
+    for (c = 0; c < 2; c++)
+      g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
+              not_2x[s], 0, c), !=, "halve");
 
   for (aa = 0; aa < 2; aa++) {
     gpu_antialias = aa == 0;

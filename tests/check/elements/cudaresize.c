@@ -78,7 +78,9 @@ teardown (void)
  * (GStreamer's "gst.cuda.context", which the element keeps on itself), set
  * on every later element of harness_for (): the size matrix starts 11
  * harnesses a loop iteration, which would otherwise make a context each, as
- * a pipeline's elements share one. NULL on the CPU backend. */
+ * a pipeline's elements share one. NULL on the CPU backend. Held until the
+ * process ends: with check's default fork, one loop iteration; with
+ * CK_FORK=no, the later tests' elements get it too. */
 static GstContext *shared_cuda;
 
 static void
