@@ -1273,6 +1273,27 @@ test_cuda_nearest_lines (void)
   gpu_end ();
 }
 
+/* Every format and method, antialiased and not, at each of @n_sizes
+ * @sizes (the chroma siting varying with the size) in each of @n_layouts
+ * @layouts, AUTO's kernels against the CPU. */
+static void
+gpu_check_all (const int (*sizes)[4], guint n_sizes, const Layout * layouts,
+    guint n_layouts)
+{
+  guint f, m, s, l, aa;
+
+  for (aa = 0; aa < 2; aa++) {
+    gpu_antialias = aa == 0;
+    CF_FOR_EACH_FORMAT (f)
+      for (m = 0; m < N_METHODS; m++)
+        for (s = 0; s < n_sizes; s++)
+          for (l = 0; l < n_layouts; l++)
+            gpu_check (f, m, sizes[s], s % 4, layouts[l],
+                CF_RESIZE_KERNELS_AUTO);
+  }
+  gpu_antialias = TRUE;
+}
+
 /* How the output rows of @axis step at 1.5x, as the kernels' strips see
  * it: 7 where most even rows step by 2 to the next and odd ones by 1, 6
  * the other way round, else 0. */
@@ -1310,10 +1331,10 @@ test_cuda_strips (void)
     {96, 12, 64, 8}, {5, 3, 3, 2},
     {120, 90, 40, 30}, {31, 33, 10, 11}, {200, 601, 67, 200},
   };
-  static const int layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
+  static const Layout layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
     CONSTANT_DENSE
   };
-  guint f, m, s, l, aa;
+  guint m, s, aa;
   int seen[8] = { 0 };
 
   /* both 1.5x patterns are among the sizes, with taps enough for strips
@@ -1334,16 +1355,7 @@ test_cuda_strips (void)
   g_assert_cmpint (seen[7], >, 0);
 
   gpu_begin ();
-  for (aa = 0; aa < 2; aa++) {
-    gpu_antialias = aa == 0;
-    CF_FOR_EACH_FORMAT (f)
-      for (m = 0; m < N_METHODS; m++)
-        for (s = 0; s < G_N_ELEMENTS (sizes); s++)
-          for (l = 0; l < G_N_ELEMENTS (layouts); l++)
-            gpu_check (f, m, sizes[s], s % 4, layouts[l],
-                CF_RESIZE_KERNELS_AUTO);
-  }
-  gpu_antialias = TRUE;
+  gpu_check_all (sizes, G_N_ELEMENTS (sizes), layouts, G_N_ELEMENTS (layouts));
   gpu_end ();
 }
 
@@ -1410,7 +1422,7 @@ test_cuda_halve (void)
   static const CfFormat uhd_formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_NV12,
     CF_FORMAT_RGBA
   };
-  guint f, m, s, l, aa, i;
+  guint f, s, aa, i;
   int c;
 
   gpu_begin ();
@@ -1449,14 +1461,9 @@ test_cuda_halve (void)
       g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
               not_2x[s], 0, c), !=, "halve");
 
+  gpu_check_all (sizes, G_N_ELEMENTS (sizes), layouts, G_N_ELEMENTS (layouts));
   for (aa = 0; aa < 2; aa++) {
     gpu_antialias = aa == 0;
-    CF_FOR_EACH_FORMAT (f)
-      for (m = 0; m < N_METHODS; m++)
-        for (s = 0; s < G_N_ELEMENTS (sizes); s++)
-          for (l = 0; l < G_N_ELEMENTS (layouts); l++)
-            gpu_check (f, m, sizes[s], s % 4, layouts[l],
-                CF_RESIZE_KERNELS_AUTO);
     for (f = 0; f < G_N_ELEMENTS (uhd_formats); f++) {
       gpu_check (uhd_formats[f], CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
           CF_RESIZE_KERNELS_AUTO);
