@@ -1098,8 +1098,8 @@ direct_kernel (DirectArgs a)
  * (1 3 3 1) / 8, co-sited chroma's (3 7 5 1) / 16 and co-sited chroma's
  * area (1 4 3 0) / 8 (two taps an axis keep the direct kernel: area and
  * bilinear without antialiasing on centred samples, (0 1 1 0) / 2, and
- * co-sited chroma's bilinear without it, (0 3 1 0) / 4). The sums of the two passes
- * (resize.h) are then exact multiples: with b_x >= 8, h =
+ * co-sited chroma's bilinear without it, (0 3 1 0) / 4). The sums of the
+ * two passes (resize.h) are then exact multiples: with b_x >= 8, h =
  * (2^b_x s_x + 2^7) >> 8 = 2^(b_x - 8) s_x, s_x = sum w_x in, and out =
  * (2^(b_x - 8 + b_y) s_y + 2^19) >> 20 = (s_y + round) >> shift, s_y =
  * sum w_y s_x: the same bytes as cf_resize_cpu (). Both sums stay below
@@ -1113,7 +1113,7 @@ direct_kernel (DirectArgs a)
  * they take (clamped into the plane). Measured on an H200, 4K to 1080p
  * (docs/PERFORMANCE.md): GRAY8 bilinear 10.5 us against the direct
  * kernel's 13.7, NV12 13.0 against 18.4; 2 rows a thread were faster than
- * 4, 8 or 16 in a prototype. 4-byte pixels measured slower than the direct
+ * 4, 8 or 16 in a prototype, and than 1 here. 4-byte pixels measured slower than the direct
  * kernel (RGBA bilinear 19.9 against 19.3, area 19.9 against 14.6), so
  * they keep it. */
 constexpr int kHalveRows = 2;
