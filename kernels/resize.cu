@@ -1113,9 +1113,9 @@ direct_kernel (DirectArgs a)
  * they take (clamped into the plane). Measured on an H200, 4K to 1080p
  * (docs/PERFORMANCE.md): GRAY8 bilinear 10.5 us against the direct
  * kernel's 13.7, NV12 13.0 against 18.4; 2 rows a thread were faster than
- * 4, 8 or 16 in a prototype, and than 1 here. 4-byte pixels measured slower than the direct
- * kernel (RGBA bilinear 19.9 against 19.3, area 19.9 against 14.6), so
- * they keep it. */
+ * 4, 8 or 16 in a prototype, and than 1 here. 4-byte pixels measured
+ * slower than the direct kernel (RGBA bilinear 19.9 against 19.3, area
+ * 19.9 against 14.6), so they keep it. */
 constexpr int kHalveRows = 2;
 constexpr int kHalveThreads = 256;
 

@@ -1382,14 +1382,14 @@ kernel_of (CfFormat format, CfResizeMethod method, gboolean antialias,
 /* Exact 2x downscales, which halve_kernel takes where both axes weigh
  * four fixed non-negative taps, more than two on one (antialiased
  * bilinear, co-sited chroma's area), on 8-bit planes of 1- or 2-byte
- * pixels (4-byte ones keep the direct kernel): first which planes take it, then every format and
- * method, antialiased and not, against the CPU, on random pictures with
- * aligned rows (the kernel), padded ones (the kernel where the pitch
- * stays a multiple of 16, else the fallback), aligned input into an
- * output at odd addresses (the kernel's byte stores) and constant ones,
- * at sizes
- * whose rows end inside a thread's 16 bytes or a warp, of one strip or an
- * odd number of rows; and 4K to 1080p. */
+ * pixels (4-byte ones keep the direct kernel): first which planes take
+ * it, then every format and method, antialiased and not, against the CPU,
+ * on random pictures with aligned rows (the kernel), padded ones (the
+ * kernel where the pitch stays a multiple of 16, else the fallback),
+ * aligned input into an output at odd addresses (the kernel's byte
+ * stores) and constant ones, at sizes whose rows end inside a thread's 16
+ * bytes or a warp, of one strip or an odd number of rows; and 4K to
+ * 1080p. */
 static void
 test_cuda_halve (void)
 {
