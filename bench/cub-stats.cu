@@ -239,7 +239,8 @@ cub_stats_setup (CfFormat format, int width, int height, CubStats ** out)
   cudaError_t err;
 
   *out = NULL;
-  if (!cub_stats_takes (format) || width < 1 || height < 1 || width > CF_MAX_SIDE || height > CF_MAX_SIDE)
+  if (!cub_stats_takes (format) || width < 1 || height < 1
+      || width > CF_MAX_SIDE || height > CF_MAX_SIDE)
     return cudaErrorInvalidValue;
   s = (CubStats *) calloc (1, sizeof (CubStats));
   if (!s)
