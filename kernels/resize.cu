@@ -5,10 +5,10 @@
  * the very same integers; the arithmetic below is cf_resize_cpu ()'s,
  * statement for statement, and every sum is exact, so the bytes agree.
  * Each plane is scaled by one of four kernels, chosen when the device plan
- * is made, or, at an exact 2x downscale of 1- or 2-byte pixels whose
- * weights are four fixed small multiples of a power of two (antialiased
- * bilinear), by halve_kernel (): sums of two samples in the 16-bit
- * lanes of a word, which give the same integers (see there):
+ * is made, or, at an exact 2x downscale of 8-bit samples whose weights are
+ * four fixed small multiples of a power of two (antialiased bilinear), by
+ * halve_kernel (): sums of two samples in the 16-bit lanes of a word,
+ * which give the same integers (see there):
  *
  * 1. nearest_kernel (method nearest, one tap per axis): a gather. A one-tap
  *    weight is exactly 1, so output = the input sample at (first x, first
@@ -1090,16 +1090,16 @@ direct_kernel (DirectArgs a)
 
 /* ------------------------------------------------------------ halve */
 
-/* halve_kernel: a 2x downscale of 8-bit samples in 1- or 2-byte pixels
- * (gray and luma planes, NV12's chroma pairs) whose axes each weigh the
- * same four non-negative weights w[t] 2^b for every output, output i from
- * input 2 i - 1 .. 2 i + 2, the taps beyond an edge folded onto it
- * (halve_axis () checks the tables): the antialiased bilinear
- * (1 3 3 1) / 8, co-sited chroma's (3 7 5 1) / 16 and co-sited chroma's
- * area (1 4 3 0) / 8 (two taps an axis keep the direct kernel: area and
- * bilinear without antialiasing on centred samples, (0 1 1 0) / 2, and
- * co-sited chroma's bilinear without it, (0 3 1 0) / 4). The sums of the
- * two passes (resize.h) are then exact multiples: with b_x >= 8, h =
+/* halve_kernel: a 2x downscale of 8-bit samples in 1-, 2- or 4-byte
+ * pixels (gray and luma planes, NV12's chroma pairs, RGBA and its kin)
+ * whose axes each weigh the same four non-negative weights w[t] 2^b for
+ * every output, output i from input 2 i - 1 .. 2 i + 2, the taps beyond an
+ * edge folded onto it (halve_axis () checks the tables): the antialiased
+ * bilinear (1 3 3 1) / 8, co-sited chroma's (3 7 5 1) / 16 and co-sited
+ * chroma's area (1 4 3 0) / 8 (two taps an axis keep the direct kernel:
+ * area and bilinear without antialiasing on centred samples, (0 1 1 0) / 2,
+ * and co-sited chroma's bilinear without it, (0 3 1 0) / 4). The sums of
+ * the two passes (resize.h) are then exact multiples: with b_x >= 8, h =
  * (2^b_x s_x + 2^7) >> 8 = 2^(b_x - 8) s_x, s_x = sum w_x in, and out =
  * (2^(b_x - 8 + b_y) s_y + 2^19) >> 20 = (s_y + round) >> shift, s_y =
  * sum w_y s_x: the same bytes as cf_resize_cpu (). Both sums stay below
@@ -1107,17 +1107,31 @@ direct_kernel (DirectArgs a)
  * holds two samples' sums in 16-bit lanes and one multiply-add moves both,
  * where the direct kernel's dp2a takes a word of weights per sample.
  *
- * A thread takes 16 input bytes of a row (one 16-byte load; the pixel
+ * A thread takes HalveShape<PB>::V 16-byte vectors of a row (the pixel
  * before and after them from the neighbouring lanes) and gives 8 output
- * bytes, of kHalveRows output rows, from the 2 kHalveRows + 2 input rows
- * they take (clamped into the plane). Measured on an H200, 4K to 1080p
- * (docs/PERFORMANCE.md): GRAY8 bilinear 10.5 us against the direct
- * kernel's 13.7, NV12 13.0 against 18.4; 2 rows a thread were faster than
- * 4, 8 or 16 in a prototype, and than 1 here. 4-byte pixels measured
- * slower than the direct kernel (RGBA bilinear 19.9 against 19.3, area
- * 19.9 against 14.6), so they keep it. */
-constexpr int kHalveRows = 2;
+ * bytes a vector, of HalveShape<PB>::R output rows, from the 2 R + 2 input
+ * rows they take (clamped into the plane). */
 constexpr int kHalveThreads = 256;
+
+/* A thread's vectors V and output rows R, and the blocks an SM the kernel
+ * is compiled for, by pixel size, as measured on an H200, 4K to 1080p, in a
+ * prototype that launched this kernel in each shape (docs/PERFORMANCE.md):
+ * - 1- and 2-byte pixels: 1 vector, 2 rows, no bound (48 and 54
+ *   registers): GRAY8 bilinear 9.4 us against 10.0 at 6 blocks and the
+ *   direct kernel's 13.1; NV12's chroma 6.0 against 6.1 at 6; 2 vectors
+ *   were slower (GRAY8 13.2 to 13.8), and so were 1 or 4 rows;
+ * - 4-byte pixels: 2 vectors, 4 rows, 5 blocks (48 registers, a few bytes
+ *   spilled; without the bound 54, so 4 blocks an SM and 4K's 540 blocks
+ *   in two waves): RGBA 16.5 against 19.5 without the bound and the direct
+ *   kernel's 18.6; 2, 6 or 8 rows 17.2, 18.1, 20.0; 1 vector 22.0. */
+template <int PB>
+struct HalveShape
+{
+  static_assert (PB == 1 || PB == 2 || PB == 4, "1-, 2- and 4-byte pixels");
+  static constexpr int V = PB == 4 ? 2 : 1;
+  static constexpr int R = PB == 4 ? 4 : 2;
+  static constexpr int kMinBlocks = PB == 4 ? 5 : 0;
+};
 
 struct HalveArgs {
   const uint8_t *src;           /* base and pitch multiples of 16 */
@@ -1129,7 +1143,8 @@ struct HalveArgs {
   uint32_t wx[4], wy[4];        /* w[t], small: the lanes' sums fit */
   uint32_t round;               /* in both lanes */
   int shift;
-  bool dst_aligned;             /* base and pitch multiples of 8 */
+  bool dst_aligned;             /* base and pitch multiples of a thread's
+                                 * 8 V output bytes */
 };
 
 /* Bytes 0 and 2 (@sel 0x4240), 1 and 3 (0x4341), 0 and 1 (0x4140) or 2
@@ -1140,156 +1155,219 @@ lanes_of (uint32_t w, uint32_t sel)
   return __byte_perm (w, 0, sel);
 }
 
-/* The packed horizontal sums of the thread's 8 output bytes in input row
- * @row (bytes @xi .. @xi + 15, a multiple of 16): h[j], lanes as
- * halve_store () takes them. */
+/* One pixel of @PB bytes at @p, in the low bytes. */
 template <int PB>
+__device__ __forceinline__ uint32_t
+ld_pixel (const uint8_t * p)
+{
+  if constexpr (PB == 4)
+    return ld ((const uint32_t *) p);
+  else if constexpr (PB == 2)
+    return ld ((const uint16_t *) p);
+  else
+    return ld (p);
+}
+
+/* The word of @row at @at (a multiple of 4) at the row's end (@in_bytes):
+ * its bytes beyond the end are the last pixel's. Word by word, with 4-byte
+ * and 2-byte pixels' words whole: the kernel takes 48 to 54 registers
+ * without a bound, against 60 to 64 when it assembled the 16 bytes byte by
+ * byte. */
+template <int PB>
+__device__ __forceinline__ uint32_t
+halve_row_end (const uint8_t * row, int at, int in_bytes)
+{
+  if (at + 4 <= in_bytes)
+    return ld ((const uint32_t *) (row + at));
+  if constexpr (PB == 4)
+    return ld ((const uint32_t *) (row + in_bytes - 4));
+  if constexpr (PB == 2)
+    return ld ((const uint16_t *) (row + in_bytes - 2)) * 0x10001u;
+  uint32_t w = 0;
+
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    w |= (uint32_t) ld (row + min (at + i, in_bytes - 1)) << (8 * i);
+  return w;
+}
+
+/* The packed horizontal sums of the thread's 8 V output bytes in input row
+ * @row (bytes @xi .. @xi + 16 V - 1, @xi a multiple of 16 V): h[j], lanes
+ * as halve_store () takes them. */
+template <int PB, int V>
 __device__ __forceinline__ void
 halve_row (const HalveArgs & a, const uint8_t * row, int xi, int lane,
-    uint32_t (&h)[4])
+    uint32_t (&h)[4 * V])
 {
-  uint4 v;
+  uint32_t w[4 * V];
 
-  if (xi + 16 <= a.in_bytes) {
-    v = ld ((const uint4 *) (row + xi));
-  } else {
-    /* the row's end: bytes beyond it are its last pixel's */
-    uint32_t w[4] = { 0, 0, 0, 0 };
 #pragma unroll
-    for (int i = 0; i < 16; i++)
-      w[i / 4] |= (uint32_t) ld (row + min (xi + i,
-              a.in_bytes - PB + i % PB)) << (8 * (i % 4));
-    v = make_uint4 (w[0], w[1], w[2], w[3]);
-  }
-  /* the pixels before and after the 16 bytes, in the low bytes; from the
-   * neighbouring lanes, or loaded at the warp's ends and the row's */
-  constexpr int kTop = 8 * (4 - PB);
-  uint32_t left = __shfl_up_sync (0xffffffffu, v.w, 1) >> kTop;
-  uint32_t right = __shfl_down_sync (0xffffffffu, v.x, 1);
-  if (lane == 0) {
-    const int at = max (xi - PB, 0);
-    left = PB == 2 ? ld ((const uint16_t *) (row + at)) : ld (row + at);
-  }
-  if (lane == 31 || xi + 16 >= a.in_bytes) {
-    const int at = min (xi + 16, a.in_bytes - PB);
-    right = PB == 2 ? ld ((const uint16_t *) (row + at)) : ld (row + at);
-  }
-  const uint32_t w[4] = { v.x, v.y, v.z, v.w };
-  uint32_t tap[4][4];           /* [output word][tap] */
+  for (int v = 0; v < V; v++) {
+    const int at = xi + 16 * v;
+    uint4 x;
 
-  static_assert (PB == 1 || PB == 2, "1- and 2-byte pixels");
+    if (at + 16 <= a.in_bytes)
+      x = ld ((const uint4 *) (row + at));
+    else
+      x = make_uint4 (halve_row_end<PB> (row, at, a.in_bytes),
+          halve_row_end<PB> (row, at + 4, a.in_bytes),
+          halve_row_end<PB> (row, at + 8, a.in_bytes),
+          halve_row_end<PB> (row, at + 12, a.in_bytes));
+    w[4 * v] = x.x;
+    w[4 * v + 1] = x.y;
+    w[4 * v + 2] = x.z;
+    w[4 * v + 3] = x.w;
+  }
+  /* the pixels before and after the thread's bytes, in the low bytes; from
+   * the neighbouring lanes, or loaded at the warp's ends and the row's */
+  constexpr int kTop = 8 * (4 - PB);
+  uint32_t left = __shfl_up_sync (0xffffffffu, w[4 * V - 1], 1) >> kTop;
+  uint32_t right = __shfl_down_sync (0xffffffffu, w[0], 1);
+  if (lane == 0)
+    left = ld_pixel<PB> (row + max (xi - PB, 0));
+  if (lane == 31 || xi + 16 * V >= a.in_bytes)
+    right = ld_pixel<PB> (row + min (xi + 16 * V, a.in_bytes - PB));
+  uint32_t tap[4 * V][4];       /* [output word][tap] */
 
   if constexpr (PB == 1) {
     /* word j: outputs 2 j, 2 j + 1, from bytes 4 j - 1 .. 4 j + 4 */
-    uint32_t e[5], o[5];
+    uint32_t e[4 * V + 1], o[4 * V + 1];
 
     o[0] = left << 16;
 #pragma unroll
-    for (int j = 0; j < 4; j++) {
+    for (int j = 0; j < 4 * V; j++) {
       e[j] = lanes_of (w[j], 0x4240);
       o[j + 1] = lanes_of (w[j], 0x4341);
     }
-    e[4] = right & 0xff;
+    e[4 * V] = right & 0xff;
 #pragma unroll
-    for (int j = 0; j < 4; j++) {
+    for (int j = 0; j < 4 * V; j++) {
       tap[j][0] = __byte_perm (o[j], o[j + 1], 0x5432);
       tap[j][1] = e[j];
       tap[j][2] = o[j + 1];
       tap[j][3] = __byte_perm (e[j], e[j + 1], 0x5432);
     }
-  } else {
+  } else if constexpr (PB == 2) {
     /* word j: output pixel j, from pixels 2 j - 1 .. 2 j + 2; p[k + 1]:
      * pixel k's two samples */
-    uint32_t p[10];
+    uint32_t p[8 * V + 2];
 
     p[0] = lanes_of (left, 0x4140);
 #pragma unroll
-    for (int j = 0; j < 4; j++) {
+    for (int j = 0; j < 4 * V; j++) {
       p[2 * j + 1] = lanes_of (w[j], 0x4140);
       p[2 * j + 2] = lanes_of (w[j], 0x4342);
     }
-    p[9] = lanes_of (right, 0x4140);
+    p[8 * V + 1] = lanes_of (right, 0x4140);
 #pragma unroll
-    for (int j = 0; j < 4; j++)
+    for (int j = 0; j < 4 * V; j++)
 #pragma unroll
       for (int t = 0; t < 4; t++)
         tap[j][t] = p[2 * j + t];
+  } else {
+    /* words 2 q and 2 q + 1: output pixel q's samples 0 and 2, 1 and 3,
+     * from pixels 2 q - 1 .. 2 q + 2; p[k + 1]: pixel k */
+    uint32_t p[4 * V + 2];
+
+    p[0] = left;
+#pragma unroll
+    for (int j = 0; j < 4 * V; j++)
+      p[j + 1] = w[j];
+    p[4 * V + 1] = right;
+#pragma unroll
+    for (int q = 0; q < 2 * V; q++)
+#pragma unroll
+      for (int t = 0; t < 4; t++) {
+        tap[2 * q][t] = lanes_of (p[2 * q + t], 0x4240);
+        tap[2 * q + 1][t] = lanes_of (p[2 * q + t], 0x4341);
+      }
   }
 #pragma unroll
-  for (int j = 0; j < 4; j++)
+  for (int j = 0; j < 4 * V; j++)
     h[j] = a.wx[0] * tap[j][0] + a.wx[1] * tap[j][1] + a.wx[2] * tap[j][2] +
         a.wx[3] * tap[j][3];
 }
 
-/* Output row @y's 8 bytes from @x0 (bytes) from the packed sums @acc:
+/* Output row @y's 8 V bytes from @x0 (bytes) from the packed sums @acc:
  * rounded, shifted, and put back in sample order. */
-template <int PB>
+template <int PB, int V>
 __device__ __forceinline__ void
-halve_store (const HalveArgs & a, int y, int x0, const uint32_t (&acc)[4])
+halve_store (const HalveArgs & a, int y, int x0, const uint32_t (&acc)[4 * V])
 {
-  uint32_t r[4];
+  /* two words' lanes into one: 1- and 2-byte pixels interleave them, 4-byte
+   * ones take samples 0 and 2 from the first, 1 and 3 from the second */
+  constexpr uint32_t kJoin = PB == 4 ? 0x6240 : 0x6420;
+  uint32_t r[4 * V], v[2 * V];
 
 #pragma unroll
-  for (int j = 0; j < 4; j++)
+  for (int j = 0; j < 4 * V; j++)
     r[j] = ((acc[j] + a.round) >> a.shift) & 0x00ff00ffu;
-  const uint2 v = make_uint2 (__byte_perm (r[0], r[1], 0x6420),
-      __byte_perm (r[2], r[3], 0x6420));
+#pragma unroll
+  for (int i = 0; i < 2 * V; i++)
+    v[i] = __byte_perm (r[2 * i], r[2 * i + 1], kJoin);
   uint8_t *d = a.dst + (size_t) y * a.dst_pitch + x0;
 
-  if (a.dst_aligned && x0 + 8 <= a.out_bytes) {
-    *(uint2 *) d = v;
+  if (a.dst_aligned && x0 + 8 * V <= a.out_bytes) {
+    if constexpr (V == 2)
+      *(uint4 *) d = make_uint4 (v[0], v[1], v[2], v[3]);
+    else
+      *(uint2 *) d = make_uint2 (v[0], v[1]);
   } else {
-    for (int i = 0; i < 8 && x0 + i < a.out_bytes; i++)
-      d[i] = (uint8_t) ((i < 4 ? v.x : v.y) >> (8 * (i % 4)));
+    for (int i = 0; i < 8 * V && x0 + i < a.out_bytes; i++)
+      d[i] = (uint8_t) (v[i / 4] >> (8 * (i % 4)));
   }
 }
 
-/* Blocks an SM that halve_kernel<PB> is compiled for: 1-byte pixels at 6
- * (40 registers, a few bytes spilled), which took 4K GRAY8 to 1080p in
- * 10.5 us against 11.3 at 64 registers; 2-byte ones without a bound, which
- * took NV12 in 13.0 against 15.9 with 6 for both planes (H200,
- * docs/PERFORMANCE.md). */
-constexpr int
-halve_min_blocks (int pb)
-{
-  return pb == 1 ? 6 : 0;
-}
-
-template <int PB>
-__global__ void __launch_bounds__ (kHalveThreads, halve_min_blocks (PB))
+template <int PB, int V, int R, int MIN_BLOCKS>
+__global__ void __launch_bounds__ (kHalveThreads, MIN_BLOCKS)
 halve_kernel (HalveArgs a)
 {
+  static_assert (V == 1 || V == 2, "one or two vectors a thread");
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int xi = 16 * t, x0 = 8 * t;
-  const int y0 = blockIdx.y * kHalveRows;
+  const int xi = 16 * V * t, x0 = 8 * V * t;
+  const int y0 = blockIdx.y * R;
 
   /* whole warps stay (the shuffles); their lanes past the row load its
    * last pixel and store nothing */
-  if (16 * (t & ~31) >= a.in_bytes)
+  if (16 * V * (t & ~31) >= a.in_bytes)
     return;
-  uint32_t acc[2][4];
+  uint32_t acc[2][4 * V];
 
   /* input row 2 y0 - 1 + j feeds output rows y0 + k with tap j - 2 k */
 #pragma unroll
-  for (int j = 0; j < 2 * kHalveRows + 2; j++) {
+  for (int j = 0; j < 2 * R + 2; j++) {
     const int yi = min (max (2 * y0 - 1 + j, 0), a.in_height - 1);
-    uint32_t h[4];
+    uint32_t h[4 * V];
 
-    halve_row<PB> (a, a.src + (size_t) yi * a.src_pitch, xi, threadIdx.x % 32,
-        h);
+    halve_row<PB, V> (a, a.src + (size_t) yi * a.src_pitch, xi,
+        threadIdx.x % 32, h);
 #pragma unroll
-    for (int k = 0; k < kHalveRows; k++) {
+    for (int k = 0; k < R; k++) {
       const int tap = j - 2 * k;
 
       if (tap < 0 || tap > 3)
         continue;
 #pragma unroll
-      for (int c = 0; c < 4; c++)
+      for (int c = 0; c < 4 * V; c++)
         acc[k % 2][c] = (tap ? acc[k % 2][c] : 0) + a.wy[tap] * h[c];
       if (tap == 3 && y0 + k < a.out_height && x0 < a.out_bytes)
-        halve_store<PB> (a, y0 + k, x0, acc[k % 2]);
+        halve_store<PB, V> (a, y0 + k, x0, acc[k % 2]);
     }
   }
+}
+
+/* Launches halve_kernel () of shape HalveShape<PB> on plane @a. */
+template <int PB>
+void
+launch_halve (const HalveArgs & a, cudaStream_t stream)
+{
+  using S = HalveShape<PB>;
+  const int threads = (a.in_bytes + 16 * S::V - 1) / (16 * S::V);
+  const dim3 grid ((threads + kHalveThreads - 1) / kHalveThreads,
+      (a.out_height + S::R - 1) / S::R);
+
+  halve_kernel<PB, S::V, S::R, S::kMinBlocks><<<grid, kHalveThreads, 0,
+      stream>>> (a);
 }
 
 /* ------------------------------------------------------------ fused */
@@ -1841,9 +1919,9 @@ halve_axis (const CfResizeAxis * a, uint32_t (&w)[4], int *bits)
 }
 
 /* Whether halve_kernel () scales plane @p of @plan (AUTO, 8-bit samples in
- * 1- or 2-byte pixels): both axes halve (halve_axis ()), one with more than
- * the two middle taps, and the lanes' sums stay below 2^16; @h gets the
- * weights, rounding and shift. */
+ * 1-, 2- or 4-byte pixels): both axes halve (halve_axis ()), one with more
+ * than the two middle taps, and the lanes' sums stay below 2^16; @h gets
+ * the weights, rounding and shift. */
 bool
 halve_plane (const CfResizePlan * plan, int p, HalveArgs * h)
 {
@@ -1938,7 +2016,7 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
     return;
   /* CF_RESIZE_HALVE=0 in the environment turns it off, for measurements */
   const char *halve_env = getenv ("CF_RESIZE_HALVE");
-  t->halve = PB <= 2 && !(halve_env && strcmp (halve_env, "0") == 0) &&
+  t->halve = !(halve_env && strcmp (halve_env, "0") == 0) &&
       halve_plane (plan, p, &t->halve_args);
   const int strip = bucket_of (kStripBuckets, taps);
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
@@ -2389,12 +2467,9 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
   const Kernel kernel = t->kernel == Kernel::kDirect && (!kDirectLayout ||
       !aligned (src, d_src->pitch[p], 4)) ? t->fallback : t->kernel;
 
-  if constexpr (SB == 1 && (PB == 1 || PB == 2)) {
+  if constexpr (SB == 1 && (PB == 1 || PB == 2 || PB == 4)) {
     if (t->halve && aligned (src, d_src->pitch[p], 16)) {
       HalveArgs a = t->halve_args;
-      const int threads = (t->in_width * PB + 15) / 16;
-      const dim3 grid ((threads + kHalveThreads - 1) / kHalveThreads,
-          (t->out_height + kHalveRows - 1) / kHalveRows);
 
       a.src = src;
       a.src_pitch = d_src->pitch[p];
@@ -2404,8 +2479,8 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
       a.in_height = t->in_height;
       a.out_bytes = t->out_width * PB;
       a.out_height = t->out_height;
-      a.dst_aligned = aligned (dst, d_dst->pitch[p], 8);
-      halve_kernel<PB><<<grid, kHalveThreads, 0, stream>>> (a);
+      a.dst_aligned = aligned (dst, d_dst->pitch[p], 8 * HalveShape<PB>::V);
+      launch_halve<PB> (a, stream);
       return;
     }
   }

@@ -248,9 +248,9 @@ typedef struct CfResizeDevicePlan CfResizeDevicePlan;
 typedef enum {
   /* nearest: a gather; 8-bit samples in 1-, 2- or 4-byte pixels with few
    * taps, or downscaled 2x or 1.5x along y with up to 12 (3x: 17): the
-   * direct kernel, where it is the cheaper (1- and 2-byte pixels halved
-   * exactly with four fixed small weights an axis, more than two on one,
-   * such as antialiased bilinear: the halve kernel); other planes: one
+   * direct kernel, where it is the cheaper (8-bit samples halved exactly
+   * with four fixed small weights an axis, more than two on one, such as
+   * antialiased bilinear: the halve kernel); other planes: one
    * fused launch per plane whose tiles fit in shared memory, else the two
    * passes. The default. */
   CF_RESIZE_KERNELS_AUTO,
@@ -283,8 +283,8 @@ size_t cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan *
 /* The kernel of plane @p: "nearest gather", "nearest wide" (the gather of
  * a nearest plane whose x taps step by 2, 3 or 4 pixels of 1, 2 (8-bit
  * samples) or 4 bytes, with 16-byte loads where the plane and its pitch
- * are 16-byte aligned), "halve" (an exact 2x downscale of 1- or 2-byte
- * pixels of 8-bit samples with four fixed small weights an axis, in
+ * are 16-byte aligned), "halve" (an exact 2x downscale of 1-, 2- or
+ * 4-byte pixels of 8-bit samples with four fixed small weights an axis, in
  * 16-bit lanes, on planes and pitches aligned to 16 bytes), "direct",
  * "direct strips", "fused" or "two-pass" ("halve", "direct" and "direct
  * strips" also where a launch on a plane not aligned as they need takes

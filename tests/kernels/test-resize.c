@@ -1045,7 +1045,7 @@ test_cuda_no_antialias (void)
  * 8-bit samples in 1-, 2- or 4-byte pixels (RGBA, NV12's luma and chroma)
  * the direct kernel where each output's own few taps cost less than
  * sharing them (downscales; 1-byte pixels in strips up to 4 taps only;
- * 1- and 2-byte pixels at an exact 2x: halve_kernel, /resize/cuda/halve);
+ * at an exact 2x of antialiased bilinear: halve_kernel, /resize/cuda/halve);
  * the fused kernel for the other video sizes; the two passes where a tile's
  * footprint is too large for shared memory (so that the matrix above
  * exercises each for each layout). CF_RESIZE_KERNELS_FUSED takes the fused
@@ -1063,8 +1063,8 @@ test_cuda_kernels (void)
     const char *kernel_direct;  /* planes the direct kernel takes */
     const char *kernel_luma;    /* the same of 1-byte pixels (NV12's luma):
                                  * strips up to 4 taps only */
-    gboolean halves;            /* planes of 1- and 2-byte pixels (8-bit
-                                 * samples): "halve" instead */
+    gboolean halves;            /* planes of 8-bit samples: "halve"
+                                 * instead */
   } cases[] = {
     /* 2x downscales along y: strips, up to 12 taps an axis (from 6 taps
      * on, where the plane has rows enough for strips of 4 or 8) */
@@ -1134,7 +1134,7 @@ test_cuda_kernels (void)
           ==, 0);
       for (p = 0; p < info->n_planes; p++)
         want[p] = info->plane[p].sample_bytes != 1 ? cases[i].kernel :
-            cases[i].halves && info->plane[p].pixel_bytes <= 2 ? "halve" :
+            cases[i].halves ? "halve" :
             info->plane[p].pixel_bytes == 1 ? cases[i].kernel_luma :
             cases[i].kernel_direct;
       CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
@@ -1381,15 +1381,15 @@ kernel_of (CfFormat format, CfResizeMethod method, gboolean antialias,
 
 /* Exact 2x downscales, which halve_kernel takes where both axes weigh
  * four fixed non-negative taps, more than two on one (antialiased
- * bilinear, co-sited chroma's area), on 8-bit planes of 1- or 2-byte
- * pixels (4-byte ones keep the direct kernel): first which planes take
- * it, then every format and method, antialiased and not, against the CPU,
- * on random pictures with aligned rows (the kernel), padded ones (the
- * kernel where the pitch stays a multiple of 16, else the fallback),
- * aligned input into an output at odd addresses (the kernel's byte
- * stores) and constant ones, at sizes whose rows end inside a thread's 16
- * bytes or a warp, of one strip or an odd number of rows; and 4K to
- * 1080p. */
+ * bilinear, co-sited chroma's area), on 8-bit planes of 1-, 2- or 4-byte
+ * pixels: first which planes take it, then every format and method,
+ * antialiased and not, against the CPU, on random pictures with aligned
+ * rows (the kernel), padded ones (the kernel where the pitch stays a
+ * multiple of 16, else the fallback), aligned input into an output at odd
+ * addresses (the kernel's byte stores) and constant ones, at sizes whose
+ * rows end inside a thread's 16 or 32 bytes or a warp, of one thread's
+ * rows (2, or 4 for 4-byte pixels) or a number of rows that is not a
+ * multiple of them; and 4K to 1080p. */
 static void
 test_cuda_halve (void)
 {
@@ -1398,6 +1398,9 @@ test_cuda_halve (void)
     {130, 6, 65, 3}, {644, 484, 322, 242}, {1090, 40, 545, 20},
     /* the chroma planes of 4:2:0 odd sizes: 321 x 241 to 161 x 121, not 2x */
     {642, 482, 321, 241},
+    /* 4-byte pixels: one thread's 4 rows; a row ending inside a thread's
+     * second 16 bytes (8216 bytes) */
+    {20, 8, 10, 4}, {2054, 14, 1027, 7},
   };
   static const int uhd[4] = { 3840, 2160, 1920, 1080 };
   static const int not_2x[][4] = {
@@ -1413,8 +1416,8 @@ test_cuda_halve (void)
     int plane;
     gboolean halve;
   } at_644[] = {
-    {CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_RGBA, 0, FALSE},
-    {CF_FORMAT_BGRX, 0, FALSE}, {CF_FORMAT_NV12, 0, TRUE},
+    {CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_RGBA, 0, TRUE},
+    {CF_FORMAT_BGRX, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
     {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
     {CF_FORMAT_RGB, 0, FALSE}, {CF_FORMAT_GRAY16_LE, 0, FALSE},
     {CF_FORMAT_P010_10LE, 1, FALSE}, {CF_FORMAT_RGBA64_LE, 0, FALSE},
