@@ -1133,18 +1133,24 @@ struct HalveShape
   static constexpr int kMinBlocks = PB == 4 ? 5 : 0;
 };
 
-struct HalveArgs {
-  const uint8_t *src;           /* base and pitch multiples of 16 */
+/* A plane as the kernels of fixed patterns (halve, third) take it. */
+struct FixedPlane {
+  const uint8_t *src;           /* base and pitch aligned to the kernel's
+                                 * loads */
   size_t src_pitch;
   uint8_t *dst;
   size_t dst_pitch;
   int in_bytes, in_height;      /* a row's bytes, rows */
   int out_bytes, out_height;
+  bool dst_aligned;             /* base and pitch multiples of a thread's
+                                 * output bytes */
+};
+
+struct HalveArgs {
+  FixedPlane g;
   uint32_t wx[4], wy[4];        /* w[t], small: the lanes' sums fit */
   uint32_t round;               /* in both lanes */
   int shift;
-  bool dst_aligned;             /* base and pitch multiples of a thread's
-                                 * 8 V output bytes */
 };
 
 /* Bytes 0 and 2 (@sel 0x4240), 1 and 3 (0x4341), 0 and 1 (0x4140) or 2
@@ -1170,12 +1176,12 @@ ld_pixel (const uint8_t * p)
 
 /* The word of @row at @at (a multiple of 4) at the row's end (@in_bytes):
  * its bytes beyond the end are the last pixel's. Word by word, with 4-byte
- * and 2-byte pixels' words whole: the kernel takes 48 to 54 registers
- * without a bound, against 60 to 64 when it assembled the 16 bytes byte by
+ * and 2-byte pixels' words whole: halve_kernel takes 48 to 54 registers
+ * without a bound, against 60 to 64 when it assembled its 16 bytes byte by
  * byte. */
 template <int PB>
 __device__ __forceinline__ uint32_t
-halve_row_end (const uint8_t * row, int at, int in_bytes)
+row_end_word (const uint8_t * row, int at, int in_bytes)
 {
   if (at + 4 <= in_bytes)
     return ld ((const uint32_t *) (row + at));
@@ -1206,13 +1212,13 @@ halve_row (const HalveArgs & a, const uint8_t * row, int xi, int lane,
     const int at = xi + 16 * v;
     uint4 x;
 
-    if (at + 16 <= a.in_bytes)
+    if (at + 16 <= a.g.in_bytes)
       x = ld ((const uint4 *) (row + at));
     else
-      x = make_uint4 (halve_row_end<PB> (row, at, a.in_bytes),
-          halve_row_end<PB> (row, at + 4, a.in_bytes),
-          halve_row_end<PB> (row, at + 8, a.in_bytes),
-          halve_row_end<PB> (row, at + 12, a.in_bytes));
+      x = make_uint4 (row_end_word<PB> (row, at, a.g.in_bytes),
+          row_end_word<PB> (row, at + 4, a.g.in_bytes),
+          row_end_word<PB> (row, at + 8, a.g.in_bytes),
+          row_end_word<PB> (row, at + 12, a.g.in_bytes));
     w[4 * v] = x.x;
     w[4 * v + 1] = x.y;
     w[4 * v + 2] = x.z;
@@ -1225,8 +1231,8 @@ halve_row (const HalveArgs & a, const uint8_t * row, int xi, int lane,
   uint32_t right = __shfl_down_sync (0xffffffffu, w[0], 1);
   if (lane == 0)
     left = ld_pixel<PB> (row + max (xi - PB, 0));
-  if (lane == 31 || xi + 16 * V >= a.in_bytes)
-    right = ld_pixel<PB> (row + min (xi + 16 * V, a.in_bytes - PB));
+  if (lane == 31 || xi + 16 * V >= a.g.in_bytes)
+    right = ld_pixel<PB> (row + min (xi + 16 * V, a.g.in_bytes - PB));
   uint32_t tap[4 * V][4];       /* [output word][tap] */
 
   if constexpr (PB == 1) {
@@ -1305,15 +1311,15 @@ halve_store (const HalveArgs & a, int y, int x0, const uint32_t (&acc)[4 * V])
 #pragma unroll
   for (int i = 0; i < 2 * V; i++)
     v[i] = __byte_perm (r[2 * i], r[2 * i + 1], kJoin);
-  uint8_t *d = a.dst + (size_t) y * a.dst_pitch + x0;
+  uint8_t *d = a.g.dst + (size_t) y * a.g.dst_pitch + x0;
 
-  if (a.dst_aligned && x0 + 8 * V <= a.out_bytes) {
+  if (a.g.dst_aligned && x0 + 8 * V <= a.g.out_bytes) {
     if constexpr (V == 2)
       *(uint4 *) d = make_uint4 (v[0], v[1], v[2], v[3]);
     else
       *(uint2 *) d = make_uint2 (v[0], v[1]);
   } else {
-    for (int i = 0; i < 8 * V && x0 + i < a.out_bytes; i++)
+    for (int i = 0; i < 8 * V && x0 + i < a.g.out_bytes; i++)
       d[i] = (uint8_t) (v[i / 4] >> (8 * (i % 4)));
   }
 }
@@ -1329,17 +1335,17 @@ halve_kernel (HalveArgs a)
 
   /* whole warps stay (the shuffles); their lanes past the row load its
    * last pixel and store nothing */
-  if (16 * V * (t & ~31) >= a.in_bytes)
+  if (16 * V * (t & ~31) >= a.g.in_bytes)
     return;
   uint32_t acc[2][4 * V];
 
   /* input row 2 y0 - 1 + j feeds output rows y0 + k with tap j - 2 k */
 #pragma unroll
   for (int j = 0; j < 2 * R + 2; j++) {
-    const int yi = min (max (2 * y0 - 1 + j, 0), a.in_height - 1);
+    const int yi = min (max (2 * y0 - 1 + j, 0), a.g.in_height - 1);
     uint32_t h[4 * V];
 
-    halve_row<PB, V> (a, a.src + (size_t) yi * a.src_pitch, xi,
+    halve_row<PB, V> (a, a.g.src + (size_t) yi * a.g.src_pitch, xi,
         threadIdx.x % 32, h);
 #pragma unroll
     for (int k = 0; k < R; k++) {
@@ -1350,7 +1356,7 @@ halve_kernel (HalveArgs a)
 #pragma unroll
       for (int c = 0; c < 4 * V; c++)
         acc[k % 2][c] = (tap ? acc[k % 2][c] : 0) + a.wy[tap] * h[c];
-      if (tap == 3 && y0 + k < a.out_height && x0 < a.out_bytes)
+      if (tap == 3 && y0 + k < a.g.out_height && x0 < a.g.out_bytes)
         halve_store<PB, V> (a, y0 + k, x0, acc[k % 2]);
     }
   }
@@ -1362,12 +1368,173 @@ void
 launch_halve (const HalveArgs & a, cudaStream_t stream)
 {
   using S = HalveShape<PB>;
-  const int threads = (a.in_bytes + 16 * S::V - 1) / (16 * S::V);
+  const int threads = (a.g.in_bytes + 16 * S::V - 1) / (16 * S::V);
   const dim3 grid ((threads + kHalveThreads - 1) / kHalveThreads,
-      (a.out_height + S::R - 1) / S::R);
+      (a.g.out_height + S::R - 1) / S::R);
 
   halve_kernel<PB, S::V, S::R, S::kMinBlocks><<<grid, kHalveThreads, 0,
       stream>>> (a);
+}
+
+/* ------------------------------------------------------------ third */
+
+/* third_kernel: a 3x downscale of 8-bit samples in 1- or 2-byte pixels
+ * (gray and luma planes, NV12's chroma pairs) whose axes each weigh the
+ * same five weights w[t] for every output, output i from input 3 i - 1 ..
+ * 3 i + 3, the taps beyond an edge folded onto it (third_plane () checks
+ * the tables): the antialiased bilinear, 2^14 (1 2 3 2 1) / 9 as the tables
+ * round it (1820 3641 5462 3641 1820). Its weights are no multiples of a
+ * power of two, so the sums are cf_resize_cpu ()'s in 32-bit words, one
+ * multiply-add a tap, h = (sum w_x in + 2^7) >> 8 and out = clamp ((sum
+ * w_y h + 2^19) >> 20); what the direct kernel's tables cost (a weight
+ * load a tap, two output rows' own input rows) it does not.
+ *
+ * A thread takes 24 input bytes of a row (three 8-byte loads; the pixel
+ * before and after them from the neighbouring lanes) and gives 8 output
+ * bytes, of kThirdRows output rows, from the 3 kThirdRows + 2 input rows
+ * they take (clamped into the plane). Measured on an H200, 4K to 720p
+ * bilinear, in a prototype that launched it (docs/PERFORMANCE.md): GRAY8
+ * 7.7 - 7.9 us against the direct kernel's 12.1 (2 rows a thread; 4: 11.0;
+ * 6: 14.0; compiled for 4 blocks an SM, 7.9 - 8.2 without); NV12's luma
+ * 8.2, its chroma 6.6 - 6.8. 4-byte pixels were slower than the direct
+ * kernel (RGBA 19.9 against 16.6), so they keep it. */
+constexpr int kThirdRows = 2;
+constexpr int kThirdThreads = 256;
+constexpr int kThirdMinBlocks = 4;
+
+struct ThirdArgs {
+  FixedPlane g;                 /* source base and pitch multiples of 8 */
+  int32_t wx[5], wy[5];
+};
+
+/* The horizontal sums (I fraction bits) of the thread's 8 output bytes in
+ * input row @row, bytes @xi .. @xi + 23. */
+template <int PB>
+__device__ __forceinline__ void
+third_row (const ThirdArgs & a, const uint8_t * row, int xi, int lane,
+    int32_t (&h)[8])
+{
+  uint32_t w[6];
+
+  if (xi + 24 <= a.g.in_bytes) {
+#pragma unroll
+    for (int v = 0; v < 3; v++) {
+      const uint2 x = ld ((const uint2 *) (row + xi + 8 * v));
+
+      w[2 * v] = x.x;
+      w[2 * v + 1] = x.y;
+    }
+  } else {
+#pragma unroll
+    for (int v = 0; v < 6; v++)
+      w[v] = row_end_word<PB> (row, xi + 4 * v, a.g.in_bytes);
+  }
+  /* the pixels before and after the 24 bytes, in the low bytes; from the
+   * neighbouring lanes, or loaded at the warp's ends and the row's */
+  constexpr int kTop = 8 * (4 - PB);
+  uint32_t left = __shfl_up_sync (0xffffffffu, w[5], 1) >> kTop;
+  uint32_t right = __shfl_down_sync (0xffffffffu, w[0], 1);
+  if (lane == 0)
+    left = ld_pixel<PB> (row + max (xi - PB, 0));
+  if (lane == 31 || xi + 24 >= a.g.in_bytes)
+    right = ld_pixel<PB> (row + min (xi + 24, a.g.in_bytes - PB));
+  /* b[PB + i]: byte xi + i; the pixel before in b[0 .. PB - 1], the one
+   * after from b[PB + 24] */
+  int32_t b[24 + 2 * PB];
+
+#pragma unroll
+  for (int i = 0; i < PB; i++) {
+    b[i] = (left >> (8 * i)) & 0xff;
+    b[PB + 24 + i] = (right >> (8 * i)) & 0xff;
+  }
+#pragma unroll
+  for (int i = 0; i < 24; i++)
+    b[PB + i] = (w[i / 4] >> (8 * (i % 4))) & 0xff;
+  /* output byte o: sample o % PB of pixel o / PB, from pixels 3 (o / PB) -
+   * 1 .. + 3 */
+#pragma unroll
+  for (int o = 0; o < 8; o++) {
+    int32_t sum = 1 << (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS - 1);
+
+#pragma unroll
+    for (int t = 0; t < 5; t++)
+      sum += a.wx[t] * b[PB * (3 * (o / PB) + t) + o % PB];
+    h[o] = sum >> (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS);
+  }
+}
+
+/* Output row @y's 8 bytes from @x0 (bytes) from the vertical sums @acc. */
+__device__ __forceinline__ void
+third_store (const ThirdArgs & a, int y, int x0, const int32_t (&acc)[8])
+{
+  constexpr int kShift = CF_RESIZE_WEIGHT_BITS_8 + CF_RESIZE_INTER_BITS;
+  uint32_t v[2] = { 0, 0 };
+
+#pragma unroll
+  for (int o = 0; o < 8; o++) {
+    const int32_t out = (acc[o] + (1 << (kShift - 1))) >> kShift;
+
+    v[o / 4] |= (uint32_t) min (max (out, 0), 255) << (8 * (o % 4));
+  }
+  uint8_t *d = a.g.dst + (size_t) y * a.g.dst_pitch + x0;
+
+  if (a.g.dst_aligned && x0 + 8 <= a.g.out_bytes) {
+    *(uint2 *) d = make_uint2 (v[0], v[1]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+      if (x0 + i < a.g.out_bytes)
+        d[i] = (uint8_t) (v[i / 4] >> (8 * (i % 4)));
+  }
+}
+
+template <int PB>
+__global__ void __launch_bounds__ (kThirdThreads, kThirdMinBlocks)
+third_kernel (ThirdArgs a)
+{
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int xi = 24 * t, x0 = 8 * t;
+  const int y0 = blockIdx.y * kThirdRows;
+
+  /* whole warps stay (the shuffles); their lanes past the row load its
+   * last pixel and store nothing */
+  if (24 * (t & ~31) >= a.g.in_bytes)
+    return;
+  int32_t acc[2][8];
+
+  /* input row 3 y0 - 1 + j feeds output rows y0 + k with tap j - 3 k */
+#pragma unroll
+  for (int j = 0; j < 3 * kThirdRows + 2; j++) {
+    const int yi = min (max (3 * y0 - 1 + j, 0), a.g.in_height - 1);
+    int32_t h[8];
+
+    third_row<PB> (a, a.g.src + (size_t) yi * a.g.src_pitch, xi,
+        threadIdx.x % 32, h);
+#pragma unroll
+    for (int k = 0; k < kThirdRows; k++) {
+      const int tap = j - 3 * k;
+
+      if (tap < 0 || tap > 4)
+        continue;
+#pragma unroll
+      for (int c = 0; c < 8; c++)
+        acc[k % 2][c] = (tap ? acc[k % 2][c] : 0) + a.wy[tap] * h[c];
+      if (tap == 4 && y0 + k < a.g.out_height && x0 < a.g.out_bytes)
+        third_store (a, y0 + k, x0, acc[k % 2]);
+    }
+  }
+}
+
+/* Launches third_kernel () on plane @a. */
+template <int PB>
+void
+launch_third (const ThirdArgs & a, cudaStream_t stream)
+{
+  const int threads = (a.g.in_bytes + 23) / 24;
+  const dim3 grid ((threads + kThirdThreads - 1) / kThirdThreads,
+      (a.g.out_height + kThirdRows - 1) / kThirdRows);
+
+  third_kernel<PB><<<grid, kThirdThreads, 0, stream>>> (a);
 }
 
 /* ------------------------------------------------------------ fused */
@@ -1754,6 +1921,9 @@ struct PlaneTables {
   bool halve;                   /* halve_kernel () takes 16-byte aligned
                                  * launches (halve_plane ()) */
   HalveArgs halve_args;         /* its weights, rounding and shift */
+  bool third;                   /* third_kernel () takes 8-byte aligned
+                                 * launches (third_plane ()) */
+  ThirdArgs third_args;         /* its weights */
   int direct_tx, direct_ty;     /* direct: the taps' buckets */
   int direct_step;              /* direct: S (kStripSteps), 0 for rows */
   int direct_rows;              /* direct: output rows a thread */
@@ -1846,51 +2016,37 @@ line_of (const CfResizeAxis * axis)
   return Line { axis->first[0], step > 0 ? step : 0 };
 }
 
-/* Whether @a halves as halve_kernel () takes it: in_size = 2 out_size,
- * out_size >= 3, 14-bit weights, and every output i weighing inputs
- * 2 i - 1 .. 2 i + 2 with @w[t] << @bits (the same non-negative w for all,
- * read off an inner output), the taps beyond an edge folded onto it as
- * the tables fold them; @bits >= 8, so that the rows' pass is exact. */
+/* Whether every output i of @a weighs inputs @F i - 1 .. @F i + @T - 2
+ * with the same 14-bit weights @w (read off an inner output; T <= 5), the
+ * taps beyond an edge folded onto it as the tables fold them: in_size =
+ * F out_size, out_size >= 3. */
 bool
-halve_axis (const CfResizeAxis * a, uint32_t (&w)[4], int *bits)
+fixed_axis (const CfResizeAxis * a, int F, int T, int32_t * w)
 {
   const int n = a->out_size, mid = a->out_size / 2;
-  int32_t want[4];
 
   if (a->weight_bits != CF_RESIZE_WEIGHT_BITS_8 || n < 3 ||
-      a->in_size != 2 * n)
+      a->in_size != F * n || T > 5)
     return false;
-  /* the inner output's weights, by input sample 2 mid - 1 + t */
-  for (int t = 0; t < 4; t++)
-    want[t] = 0;
+  /* the inner output's weights, by input sample F mid - 1 + t */
+  for (int t = 0; t < T; t++)
+    w[t] = 0;
   for (int k = 0; k < a->taps; k++) {
     const int32_t v = a->weights[(size_t) mid * a->taps + k];
-    const int t = a->first[mid] + k - (2 * mid - 1);
+    const int t = a->first[mid] + k - (F * mid - 1);
 
-    if (v && (t < 0 || t > 3))
+    if (v && (t < 0 || t >= T))
       return false;
     if (v)
-      want[t] = v;
+      w[t] = v;
   }
-  *bits = 14;
-  for (int t = 0; t < 4; t++) {
-    if (want[t] < 0)
-      return false;
-    if (want[t])
-      *bits = *bits < __builtin_ctz ((unsigned) want[t]) ? *bits :
-            __builtin_ctz ((unsigned) want[t]);
-  }
-  if (*bits < CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS)
-    return false;
-  for (int t = 0; t < 4; t++)
-    w[t] = (uint32_t) want[t] >> *bits;
   /* every output: its table against the pattern folded at the edges */
   for (int i = 0; i < n; i++) {
-    int32_t folded[4] = { 0, 0, 0, 0 }, at[4];
-    int m = 0;
+    int32_t folded[5] = { 0, 0, 0, 0, 0 };
+    int at[5], m = 0;
 
-    for (int t = 0; t < 4; t++) {
-      const int j = 2 * i - 1 + t;
+    for (int t = 0; t < T; t++) {
+      const int j = F * i - 1 + t;
       const int k = j < 0 ? 0 : j >= a->in_size ? a->in_size - 1 : j;
       int u = 0;
 
@@ -1898,7 +2054,7 @@ halve_axis (const CfResizeAxis * a, uint32_t (&w)[4], int *bits)
         u++;
       if (u == m)
         at[m++] = k;
-      folded[u] += want[t];
+      folded[u] += w[t];
     }
     for (int k = 0; k < a->taps; k++) {
       const int32_t v = a->weights[(size_t) i * a->taps + k];
@@ -1915,6 +2071,31 @@ halve_axis (const CfResizeAxis * a, uint32_t (&w)[4], int *bits)
       if (folded[u])
         return false;           /* a weight outside the table's taps */
   }
+  return true;
+}
+
+/* Whether @a halves as halve_kernel () takes it: fixed_axis () at 2x with
+ * 4 taps, non-negative weights @w[t] << @bits, @bits >= 8, so that the
+ * rows' pass is exact. */
+bool
+halve_axis (const CfResizeAxis * a, uint32_t (&w)[4], int *bits)
+{
+  int32_t want[4];
+
+  if (!fixed_axis (a, 2, 4, want))
+    return false;
+  *bits = 14;
+  for (int t = 0; t < 4; t++) {
+    if (want[t] < 0)
+      return false;
+    if (want[t])
+      *bits = *bits < __builtin_ctz ((unsigned) want[t]) ? *bits :
+            __builtin_ctz ((unsigned) want[t]);
+  }
+  if (*bits < CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS)
+    return false;
+  for (int t = 0; t < 4; t++)
+    w[t] = (uint32_t) want[t] >> *bits;
   return true;
 }
 
@@ -1945,6 +2126,18 @@ halve_plane (const CfResizePlan * plan, int p, HalveArgs * h)
   h->shift = shift;
   h->round = round | round << 16;
   return true;
+}
+
+/* Whether third_kernel () scales plane @p of @plan (AUTO, 8-bit samples in
+ * 1- or 2-byte pixels): both axes take a third (fixed_axis () at 3x with 5
+ * taps), one with more than the three middle taps (area's three keep the
+ * direct kernel); @h gets the weights. */
+bool
+third_plane (const CfResizePlan * plan, int p, ThirdArgs * h)
+{
+  return fixed_axis (&plan->x[p], 3, 5, h->wx) &&
+      fixed_axis (&plan->y[p], 3, 5, h->wy) &&
+      (h->wx[0] | h->wx[4] | h->wy[0] | h->wy[4]);
 }
 
 /* Chooses @t's kernel: the gather for nearest; else the fused kernel with
@@ -2018,6 +2211,10 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   const char *halve_env = getenv ("CF_RESIZE_HALVE");
   t->halve = !(halve_env && strcmp (halve_env, "0") == 0) &&
       halve_plane (plan, p, &t->halve_args);
+  /* CF_RESIZE_THIRD=0 likewise */
+  const char *third_env = getenv ("CF_RESIZE_THIRD");
+  t->third = PB <= 2 && !(third_env && strcmp (third_env, "0") == 0) &&
+      third_plane (plan, p, &t->third_args);
   const int strip = bucket_of (kStripBuckets, taps);
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
   t->direct_ty = bucket_of (kDirectBuckets, y->taps);
@@ -2087,6 +2284,8 @@ cf_resize_device_plan_describe (const CfResizeDevicePlan * d_plan, int p)
     return NULL;
   if (d_plan->plane[p].halve)
     return "halve";
+  if (d_plan->plane[p].third)
+    return "third";
   if (d_plan->plane[p].kernel == Kernel::kDirect &&
       d_plan->plane[p].direct_step)
     return "direct strips";
@@ -2468,20 +2667,29 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
       !aligned (src, d_src->pitch[p], 4)) ? t->fallback : t->kernel;
 
   if constexpr (SB == 1 && (PB == 1 || PB == 2 || PB == 4)) {
+    /* the kernels of fixed patterns, on planes aligned to their loads */
+    const FixedPlane g = { src, d_src->pitch[p], dst, d_dst->pitch[p],
+      t->in_width * PB, t->in_height, t->out_width * PB, t->out_height,
+      false
+    };
     if (t->halve && aligned (src, d_src->pitch[p], 16)) {
       HalveArgs a = t->halve_args;
 
-      a.src = src;
-      a.src_pitch = d_src->pitch[p];
-      a.dst = dst;
-      a.dst_pitch = d_dst->pitch[p];
-      a.in_bytes = t->in_width * PB;
-      a.in_height = t->in_height;
-      a.out_bytes = t->out_width * PB;
-      a.out_height = t->out_height;
-      a.dst_aligned = aligned (dst, d_dst->pitch[p], 8 * HalveShape<PB>::V);
+      a.g = g;
+      a.g.dst_aligned = aligned (dst, d_dst->pitch[p],
+          8 * HalveShape<PB>::V);
       launch_halve<PB> (a, stream);
       return;
+    }
+    if constexpr (PB <= 2) {
+      if (t->third && aligned (src, d_src->pitch[p], 8)) {
+        ThirdArgs a = t->third_args;
+
+        a.g = g;
+        a.g.dst_aligned = aligned (dst, d_dst->pitch[p], 8);
+        launch_third<PB> (a, stream);
+        return;
+      }
     }
   }
   if (kernel == Kernel::kNearest) {

@@ -1045,7 +1045,8 @@ test_cuda_no_antialias (void)
  * 8-bit samples in 1-, 2- or 4-byte pixels (RGBA, NV12's luma and chroma)
  * the direct kernel where each output's own few taps cost less than
  * sharing them (downscales; 1-byte pixels in strips up to 4 taps only;
- * at an exact 2x of antialiased bilinear: halve_kernel, /resize/cuda/halve);
+ * at an exact 2x of antialiased bilinear: halve_kernel, /resize/cuda/halve;
+ * at 3x, on 1- and 2-byte pixels: third_kernel, /resize/cuda/third);
  * the fused kernel for the other video sizes; the two passes where a tile's
  * footprint is too large for shared memory (so that the matrix above
  * exercises each for each layout). CF_RESIZE_KERNELS_FUSED takes the fused
@@ -1063,13 +1064,13 @@ test_cuda_kernels (void)
     const char *kernel_direct;  /* planes the direct kernel takes */
     const char *kernel_luma;    /* the same of 1-byte pixels (NV12's luma):
                                  * strips up to 4 taps only */
-    gboolean halves;            /* planes of 8-bit samples: "halve"
-                                 * instead */
+    const char *kernel_pairs;   /* of 2-byte pixels (NV12's chroma), where
+                                 * not kernel_direct */
   } cases[] = {
-    /* 2x downscales along y: strips, up to 12 taps an axis (from 6 taps
-     * on, where the plane has rows enough for strips of 4 or 8) */
-    {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1920, 1080}, "fused",
-        "direct strips", "direct strips", TRUE},
+    /* antialiased bilinear at exactly 2x: halve_kernel (/resize/cuda/halve)
+     * on every 8-bit plane */
+    {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1920, 1080}, "fused", "halve",
+        "halve"},
     /* 2 taps at a 2x downscale share no rows: rows */
     {CF_RESIZE_AREA, 1, {3840, 2160, 1920, 1080}, "fused", "direct", "direct"},
     {CF_RESIZE_LANCZOS, 1, {7680, 4320, 3840, 2160}, "fused",
@@ -1089,8 +1090,10 @@ test_cuda_kernels (void)
     /* and up to 17 taps an axis there (lanczos) */
     {CF_RESIZE_LANCZOS, 1, {11520, 6480, 3840, 2160}, "fused",
         "direct strips", "fused"},
+    /* antialiased bilinear at exactly 3x: third_kernel on 1- and 2-byte
+     * pixels (/resize/cuda/third) */
     {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1280, 720}, "fused", "direct",
-        "direct"},
+        "third", "third"},
     /* other downscales with few taps: rows */
     {CF_RESIZE_BILINEAR, 1, {1920, 1080, 1280, 720}, "fused", "direct",
         "direct"},
@@ -1134,9 +1137,9 @@ test_cuda_kernels (void)
           ==, 0);
       for (p = 0; p < info->n_planes; p++)
         want[p] = info->plane[p].sample_bytes != 1 ? cases[i].kernel :
-            cases[i].halves ? "halve" :
             info->plane[p].pixel_bytes == 1 ? cases[i].kernel_luma :
-            cases[i].kernel_direct;
+            info->plane[p].pixel_bytes == 2 && cases[i].kernel_pairs ?
+            cases[i].kernel_pairs : cases[i].kernel_direct;
       CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
               &d_plan));
       for (p = 0; p < info->n_planes; p++)
@@ -1475,6 +1478,87 @@ test_cuda_halve (void)
     }
     for (s = 0; s < G_N_ELEMENTS (not_2x); s++)
       gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, not_2x[s], 0,
+          RANDOM_ALIGNED, CF_RESIZE_KERNELS_AUTO);
+  }
+  gpu_antialias = TRUE;
+  gpu_end ();
+}
+
+/* Exact 3x downscales, which third_kernel takes where both axes weigh five
+ * fixed taps, more than the middle three on one (antialiased bilinear), on
+ * 8-bit planes of 1- or 2-byte pixels: first which planes take it, then
+ * every format and method, antialiased and not, against the CPU, on random
+ * pictures with aligned rows (the kernel), padded ones (the kernel where
+ * the pitch stays a multiple of 8, else the fallback), aligned input into
+ * an output at odd addresses (the kernel's byte stores) and constant ones,
+ * at sizes whose rows end inside a thread's 24 bytes or a warp, of one
+ * thread's 2 rows or an odd number of rows; and 4K to 720p. */
+static void
+test_cuda_third (void)
+{
+  static const int sizes[][4] = {
+    {9, 9, 3, 3}, {12, 15, 4, 5}, {51, 21, 17, 7}, {96, 96, 32, 32},
+    {195, 9, 65, 3}, {966, 726, 322, 242}, {3270, 60, 1090, 20},
+    /* 4:2:0 chroma of 99 x 75 to 33 x 25 */
+    {198, 150, 66, 50},
+  };
+  static const int uhd[4] = { 3840, 2160, 1280, 720 };
+  static const int not_3x[][4] = {
+    {965, 726, 322, 242}, {966, 727, 322, 242}, {6, 6, 2, 2},
+    {966, 726, 483, 242},
+  };
+  static const Layout layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
+    CONSTANT_DENSE, RANDOM_ODD_OUTPUT
+  };
+  static const struct
+  {
+    CfFormat format;
+    int plane;
+    gboolean third;
+  } at_966[] = {
+    {CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
+    {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
+    {CF_FORMAT_RGBA, 0, FALSE}, {CF_FORMAT_RGB, 0, FALSE},
+    {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE},
+  };
+  static const CfFormat uhd_formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_NV12,
+    CF_FORMAT_RGBA
+  };
+  guint f, s, aa, i;
+
+  gpu_begin ();
+  /* which planes: antialiased bilinear on centred samples (co-sited ones
+   * shift the window: the direct kernel) */
+  for (i = 0; i < G_N_ELEMENTS (at_966); i++)
+    g_assert_cmpint (g_strcmp0 (kernel_of (at_966[i].format,
+                CF_RESIZE_BILINEAR, TRUE, sizes[5], 0, at_966[i].plane),
+            "third") == 0, ==, at_966[i].third);
+  /* three taps (area), one (without antialiasing: nearest), negative ones
+   * (bicubic, 11 taps), or not 3x: not */
+  for (aa = 0; aa < 2; aa++)
+    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_AREA, aa,
+            sizes[5], 0, 0), !=, "third");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, FALSE,
+          sizes[5], 0, 0), !=, "third");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BICUBIC, TRUE,
+          sizes[5], 0, 0), !=, "third");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
+          sizes[7], 0, 1), ==, "third");
+  for (s = 0; s < G_N_ELEMENTS (not_3x); s++)
+    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
+            not_3x[s], 0, 0), !=, "third");
+
+  gpu_check_all (sizes, G_N_ELEMENTS (sizes), layouts, G_N_ELEMENTS (layouts));
+  for (aa = 0; aa < 2; aa++) {
+    gpu_antialias = aa == 0;
+    for (f = 0; f < G_N_ELEMENTS (uhd_formats); f++) {
+      gpu_check (uhd_formats[f], CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
+          CF_RESIZE_KERNELS_AUTO);
+      gpu_check (uhd_formats[f], CF_RESIZE_BILINEAR, uhd, 0, CONSTANT_DENSE,
+          CF_RESIZE_KERNELS_AUTO);
+    }
+    for (s = 0; s < G_N_ELEMENTS (not_3x); s++)
+      gpu_check (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, not_3x[s], 0,
           RANDOM_ALIGNED, CF_RESIZE_KERNELS_AUTO);
   }
   gpu_antialias = TRUE;
@@ -1913,6 +1997,7 @@ main (int argc, char **argv)
     g_test_add_func ("/resize/cuda/nearest-lines", test_cuda_nearest_lines);
     g_test_add_func ("/resize/cuda/strips", test_cuda_strips);
     g_test_add_func ("/resize/cuda/halve", test_cuda_halve);
+    g_test_add_func ("/resize/cuda/third", test_cuda_third);
     g_test_add_func ("/resize/cuda/shared-plan", test_cuda_shared_plan);
     g_test_add_func ("/resize/cuda/invalid", test_cuda_invalid);
   }
