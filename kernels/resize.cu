@@ -1401,6 +1401,15 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
 constexpr int kThirdRows = 2;
 constexpr int kThirdThreads = 256;
 constexpr int kThirdMinBlocks = 4;
+/* The output bytes from which a plane takes it: each thread's 3 kThirdRows
+ * + 2 rows are read one after the other (its registers hold two rows'
+ * loads at most), so a plane takes about 8 us however small, and the
+ * direct kernel was faster on smaller ones: GRAY8 2880 x 1620 to 960 x 540
+ * (518 400 bytes) 9.1 us against 8.2, 1920 x 1080 to 640 x 360 8.4 against
+ * 6.3, NV12 1080p to 360p 11.0 against 7.4; at 4K to 720p (921 600 bytes)
+ * 7.7 against 12.2. The crossover lies between those two sizes; the
+ * threshold, 1024 x 768, was not measured itself. */
+constexpr size_t kThirdMinOutput = 1024 * 768;
 
 struct ThirdArgs {
   FixedPlane g;                 /* source base and pitch multiples of 8 */
@@ -2211,10 +2220,14 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   const char *halve_env = getenv ("CF_RESIZE_HALVE");
   t->halve = !(halve_env && strcmp (halve_env, "0") == 0) &&
       halve_plane (plan, p, &t->halve_args);
-  /* CF_RESIZE_THIRD=0 likewise */
+  /* third_kernel on planes of kThirdMinOutput output bytes or more;
+   * CF_RESIZE_THIRD=0 in the environment turns it off, =1 takes it at any
+   * size (for measurements and tests) */
   const char *third_env = getenv ("CF_RESIZE_THIRD");
+  const bool third_any = third_env && strcmp (third_env, "1") == 0;
   t->third = PB <= 2 && !(third_env && strcmp (third_env, "0") == 0) &&
-      third_plane (plan, p, &t->third_args);
+      (third_any || (size_t) x->out_size * PB * y->out_size >=
+      kThirdMinOutput) && third_plane (plan, p, &t->third_args);
   const int strip = bucket_of (kStripBuckets, taps);
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
   t->direct_ty = bucket_of (kDirectBuckets, y->taps);

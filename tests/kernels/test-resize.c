@@ -1046,7 +1046,8 @@ test_cuda_no_antialias (void)
  * the direct kernel where each output's own few taps cost less than
  * sharing them (downscales; 1-byte pixels in strips up to 4 taps only;
  * at an exact 2x of antialiased bilinear: halve_kernel, /resize/cuda/halve;
- * at 3x, on 1- and 2-byte pixels: third_kernel, /resize/cuda/third);
+ * at 3x, on 1- and 2-byte pixels of large planes: third_kernel,
+ * /resize/cuda/third);
  * the fused kernel for the other video sizes; the two passes where a tile's
  * footprint is too large for shared memory (so that the matrix above
  * exercises each for each layout). CF_RESIZE_KERNELS_FUSED takes the fused
@@ -1064,8 +1065,6 @@ test_cuda_kernels (void)
     const char *kernel_direct;  /* planes the direct kernel takes */
     const char *kernel_luma;    /* the same of 1-byte pixels (NV12's luma):
                                  * strips up to 4 taps only */
-    const char *kernel_pairs;   /* of 2-byte pixels (NV12's chroma), where
-                                 * not kernel_direct */
   } cases[] = {
     /* antialiased bilinear at exactly 2x: halve_kernel (/resize/cuda/halve)
      * on every 8-bit plane */
@@ -1091,9 +1090,10 @@ test_cuda_kernels (void)
     {CF_RESIZE_LANCZOS, 1, {11520, 6480, 3840, 2160}, "fused",
         "direct strips", "fused"},
     /* antialiased bilinear at exactly 3x: third_kernel on 1- and 2-byte
-     * pixels (/resize/cuda/third) */
+     * pixels of large planes (/resize/cuda/third; NV12's chroma is too
+     * small) */
     {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1280, 720}, "fused", "direct",
-        "third", "third"},
+        "third"},
     /* other downscales with few taps: rows */
     {CF_RESIZE_BILINEAR, 1, {1920, 1080, 1280, 720}, "fused", "direct",
         "direct"},
@@ -1138,8 +1138,7 @@ test_cuda_kernels (void)
       for (p = 0; p < info->n_planes; p++)
         want[p] = info->plane[p].sample_bytes != 1 ? cases[i].kernel :
             info->plane[p].pixel_bytes == 1 ? cases[i].kernel_luma :
-            info->plane[p].pixel_bytes == 2 && cases[i].kernel_pairs ?
-            cases[i].kernel_pairs : cases[i].kernel_direct;
+            cases[i].kernel_direct;
       CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
               &d_plan));
       for (p = 0; p < info->n_planes; p++)
@@ -1486,7 +1485,9 @@ test_cuda_halve (void)
 
 /* Exact 3x downscales, which third_kernel takes where both axes weigh five
  * fixed taps, more than the middle three on one (antialiased bilinear), on
- * 8-bit planes of 1- or 2-byte pixels: first which planes take it, then
+ * 8-bit planes of 1- or 2-byte pixels of 1024 x 768 output bytes or more
+ * (CF_RESIZE_THIRD=1, set here after the first checks, takes it at any
+ * size): first which planes take it, then
  * every format and method, antialiased and not, against the CPU, on random
  * pictures with aligned rows (the kernel), padded ones (the kernel where
  * the pitch stays a multiple of 8, else the fallback), aligned input into
@@ -1524,9 +1525,26 @@ test_cuda_third (void)
   static const CfFormat uhd_formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_NV12,
     CF_FORMAT_RGBA
   };
+  static const int small_3x[4] = { 1920, 1080, 640, 360 };
   guint f, s, aa, i;
 
   gpu_begin ();
+  /* by default, large planes only: 4K to 720p's luma, not its chroma (640
+   * x 360 pairs) or a 1080p plane */
+  g_unsetenv ("CF_RESIZE_THIRD");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE, uhd,
+          0, 0), ==, "third");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE, uhd,
+          0, 1), !=, "third");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
+          small_3x, 0, 0), !=, "third");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
+          sizes[5], 0, 0), !=, "third");
+  g_setenv ("CF_RESIZE_THIRD", "0", TRUE);
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE, uhd,
+          0, 0), !=, "third");
+  /* at any size from here on */
+  g_setenv ("CF_RESIZE_THIRD", "1", TRUE);
   /* which planes: antialiased bilinear on centred samples (co-sited ones
    * shift the window: the direct kernel) */
   for (i = 0; i < G_N_ELEMENTS (at_966); i++)
@@ -1561,6 +1579,10 @@ test_cuda_third (void)
       gpu_check (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, not_3x[s], 0,
           RANDOM_ALIGNED, CF_RESIZE_KERNELS_AUTO);
   }
+  /* and the default again on 4K, luma third and chroma direct */
+  g_unsetenv ("CF_RESIZE_THIRD");
+  gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
+      CF_RESIZE_KERNELS_AUTO);
   gpu_antialias = TRUE;
   gpu_end ();
 }
