@@ -1381,17 +1381,74 @@ kernel_of (CfFormat format, CfResizeMethod method, gboolean antialias,
   return kernel;
 }
 
+/* A plane, and whether a kernel takes it. */
+typedef struct
+{
+  CfFormat format;
+  int plane;
+  gboolean takes;
+} PlaneKernel;
+
+/* That @kernel takes each of @planes that says so, and no other, at @size
+ * with antialiased bilinear, at chroma sitings 0 .. @sitings - 1. */
+static void
+assert_plane_kernels (const char *kernel, const PlaneKernel * planes,
+    guint n_planes, const int *size, int sitings)
+{
+  guint i;
+  int c;
+
+  for (i = 0; i < n_planes; i++)
+    for (c = 0; c < sitings; c++)
+      g_assert_cmpint (g_strcmp0 (kernel_of (planes[i].format,
+                  CF_RESIZE_BILINEAR, TRUE, size, c, planes[i].plane),
+              kernel) == 0, ==, planes[i].takes);
+}
+
+/* The checks against the CPU that the kernels of fixed patterns (halve,
+ * third) share: every format and method at @sizes, on random pictures
+ * with aligned rows (the kernel), padded ones (the kernel where the pitch
+ * stays aligned to its loads, else the fallback), aligned input into an
+ * output at odd addresses (the kernel's byte stores) and constant ones;
+ * then, antialiased and not, 4K (@uhd) GRAY8, NV12 and RGBA bilinear on a
+ * random picture and @uhd_constant on a constant one at siting
+ * @constant_siting, and @not_sizes of @not_format bilinear. */
+static void
+gpu_check_fixed (const int (*sizes)[4], guint n_sizes, const int *uhd,
+    CfResizeMethod uhd_constant, int constant_siting,
+    const int (*not_sizes)[4], guint n_not, CfFormat not_format)
+{
+  static const Layout layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
+    CONSTANT_DENSE, RANDOM_ODD_OUTPUT
+  };
+  static const CfFormat uhd_formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_NV12,
+    CF_FORMAT_RGBA
+  };
+  guint f, s, aa;
+
+  gpu_check_all (sizes, n_sizes, layouts, G_N_ELEMENTS (layouts));
+  for (aa = 0; aa < 2; aa++) {
+    gpu_antialias = aa == 0;
+    for (f = 0; f < G_N_ELEMENTS (uhd_formats); f++) {
+      gpu_check (uhd_formats[f], CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
+          CF_RESIZE_KERNELS_AUTO);
+      gpu_check (uhd_formats[f], uhd_constant, uhd, constant_siting,
+          CONSTANT_DENSE, CF_RESIZE_KERNELS_AUTO);
+    }
+    for (s = 0; s < n_not; s++)
+      gpu_check (not_format, CF_RESIZE_BILINEAR, not_sizes[s], 0,
+          RANDOM_ALIGNED, CF_RESIZE_KERNELS_AUTO);
+  }
+  gpu_antialias = TRUE;
+}
+
 /* Exact 2x downscales, which halve_kernel takes where both axes weigh
  * four fixed non-negative taps, more than two on one (antialiased
  * bilinear, co-sited chroma's area), on 8-bit planes of 1-, 2- or 4-byte
- * pixels: first which planes take it, then every format and method,
- * antialiased and not, against the CPU, on random pictures with aligned
- * rows (the kernel), padded ones (the kernel where the pitch stays a
- * multiple of 16, else the fallback), aligned input into an output at odd
- * addresses (the kernel's byte stores) and constant ones, at sizes whose
- * rows end inside a thread's 16 or 32 bytes or a warp, of one thread's
- * rows (2, or 4 for 4-byte pixels) or a number of rows that is not a
- * multiple of them; and 4K to 1080p. */
+ * pixels: first which planes take it, then gpu_check_fixed () at sizes
+ * whose rows end inside a thread's 16 or 32 bytes or a warp, of one
+ * thread's rows (2, or 4 for 4-byte pixels) or a number of rows that is
+ * not a multiple of them, and 4K to 1080p. */
 static void
 test_cuda_halve (void)
 {
@@ -1409,34 +1466,19 @@ test_cuda_halve (void)
     {641, 481, 320, 240}, {642, 482, 322, 241}, {4, 4, 2, 2},
     {640, 480, 427, 240},
   };
-  static const Layout layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
-    CONSTANT_DENSE, RANDOM_ODD_OUTPUT
-  };
-  static const struct
-  {
-    CfFormat format;
-    int plane;
-    gboolean halve;
-  } at_644[] = {
+  static const PlaneKernel at_644[] = {
     {CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_RGBA, 0, TRUE},
     {CF_FORMAT_BGRX, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
     {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
     {CF_FORMAT_RGB, 0, FALSE}, {CF_FORMAT_GRAY16_LE, 0, FALSE},
     {CF_FORMAT_P010_10LE, 1, FALSE}, {CF_FORMAT_RGBA64_LE, 0, FALSE},
   };
-  static const CfFormat uhd_formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_NV12,
-    CF_FORMAT_RGBA
-  };
-  guint f, s, aa, i;
+  guint s, aa;
   int c;
 
   gpu_begin ();
   /* which planes: antialiased bilinear at every siting of the chroma */
-  for (i = 0; i < G_N_ELEMENTS (at_644); i++)
-    for (c = 0; c < 4; c++)
-      g_assert_cmpint (g_strcmp0 (kernel_of (at_644[i].format,
-                  CF_RESIZE_BILINEAR, TRUE, sizes[5], c, at_644[i].plane),
-              "halve") == 0, ==, at_644[i].halve);
+  assert_plane_kernels ("halve", at_644, G_N_ELEMENTS (at_644), sizes[5], 4);
   /* two taps an axis (area, bilinear without antialiasing; co-sited
    * chroma's bilinear without it: 3 1): the direct kernel; co-sited
    * chroma's area (1 4 3 along x): halve */
@@ -1466,20 +1508,8 @@ test_cuda_halve (void)
       g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
               not_2x[s], 0, c), !=, "halve");
 
-  gpu_check_all (sizes, G_N_ELEMENTS (sizes), layouts, G_N_ELEMENTS (layouts));
-  for (aa = 0; aa < 2; aa++) {
-    gpu_antialias = aa == 0;
-    for (f = 0; f < G_N_ELEMENTS (uhd_formats); f++) {
-      gpu_check (uhd_formats[f], CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
-          CF_RESIZE_KERNELS_AUTO);
-      gpu_check (uhd_formats[f], CF_RESIZE_AREA, uhd, 1, CONSTANT_DENSE,
-          CF_RESIZE_KERNELS_AUTO);
-    }
-    for (s = 0; s < G_N_ELEMENTS (not_2x); s++)
-      gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, not_2x[s], 0,
-          RANDOM_ALIGNED, CF_RESIZE_KERNELS_AUTO);
-  }
-  gpu_antialias = TRUE;
+  gpu_check_fixed (sizes, G_N_ELEMENTS (sizes), uhd, CF_RESIZE_AREA, 1,
+      not_2x, G_N_ELEMENTS (not_2x), CF_FORMAT_NV12);
   gpu_end ();
 }
 
@@ -1487,13 +1517,9 @@ test_cuda_halve (void)
  * fixed taps, more than the middle three on one (antialiased bilinear), on
  * 8-bit planes of 1- or 2-byte pixels of 1024 x 768 output bytes or more
  * (CF_RESIZE_THIRD=1, set here after the first checks, takes it at any
- * size): first which planes take it, then
- * every format and method, antialiased and not, against the CPU, on random
- * pictures with aligned rows (the kernel), padded ones (the kernel where
- * the pitch stays a multiple of 8, else the fallback), aligned input into
- * an output at odd addresses (the kernel's byte stores) and constant ones,
- * at sizes whose rows end inside a thread's 24 bytes or a warp, of one
- * thread's 2 rows or an odd number of rows; and 4K to 720p. */
+ * size): first which planes take it, then gpu_check_fixed () at sizes
+ * whose rows end inside a thread's 24 bytes or a warp, of one thread's 2
+ * rows or an odd number of rows, and 4K to 720p. */
 static void
 test_cuda_third (void)
 {
@@ -1508,25 +1534,14 @@ test_cuda_third (void)
     {965, 726, 322, 242}, {966, 727, 322, 242}, {6, 6, 2, 2},
     {966, 726, 483, 242},
   };
-  static const Layout layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
-    CONSTANT_DENSE, RANDOM_ODD_OUTPUT
-  };
-  static const struct
-  {
-    CfFormat format;
-    int plane;
-    gboolean third;
-  } at_966[] = {
+  static const PlaneKernel at_966[] = {
     {CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
     {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
     {CF_FORMAT_RGBA, 0, FALSE}, {CF_FORMAT_RGB, 0, FALSE},
     {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE},
   };
-  static const CfFormat uhd_formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_NV12,
-    CF_FORMAT_RGBA
-  };
   static const int small_3x[4] = { 1920, 1080, 640, 360 };
-  guint f, s, aa, i;
+  guint s, aa;
 
   gpu_begin ();
   /* by default, large planes only: 4K to 720p's luma, not its chroma (640
@@ -1547,10 +1562,7 @@ test_cuda_third (void)
   g_setenv ("CF_RESIZE_THIRD", "1", TRUE);
   /* which planes: antialiased bilinear on centred samples (co-sited ones
    * shift the window: the direct kernel) */
-  for (i = 0; i < G_N_ELEMENTS (at_966); i++)
-    g_assert_cmpint (g_strcmp0 (kernel_of (at_966[i].format,
-                CF_RESIZE_BILINEAR, TRUE, sizes[5], 0, at_966[i].plane),
-            "third") == 0, ==, at_966[i].third);
+  assert_plane_kernels ("third", at_966, G_N_ELEMENTS (at_966), sizes[5], 1);
   /* three taps (area), one (without antialiasing: nearest), negative ones
    * (bicubic, 11 taps), or not 3x: not */
   for (aa = 0; aa < 2; aa++)
@@ -1566,24 +1578,12 @@ test_cuda_third (void)
     g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
             not_3x[s], 0, 0), !=, "third");
 
-  gpu_check_all (sizes, G_N_ELEMENTS (sizes), layouts, G_N_ELEMENTS (layouts));
-  for (aa = 0; aa < 2; aa++) {
-    gpu_antialias = aa == 0;
-    for (f = 0; f < G_N_ELEMENTS (uhd_formats); f++) {
-      gpu_check (uhd_formats[f], CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
-          CF_RESIZE_KERNELS_AUTO);
-      gpu_check (uhd_formats[f], CF_RESIZE_BILINEAR, uhd, 0, CONSTANT_DENSE,
-          CF_RESIZE_KERNELS_AUTO);
-    }
-    for (s = 0; s < G_N_ELEMENTS (not_3x); s++)
-      gpu_check (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, not_3x[s], 0,
-          RANDOM_ALIGNED, CF_RESIZE_KERNELS_AUTO);
-  }
+  gpu_check_fixed (sizes, G_N_ELEMENTS (sizes), uhd, CF_RESIZE_BILINEAR, 0,
+      not_3x, G_N_ELEMENTS (not_3x), CF_FORMAT_GRAY8);
   /* and the default again on 4K, luma third and chroma direct */
   g_unsetenv ("CF_RESIZE_THIRD");
   gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
       CF_RESIZE_KERNELS_AUTO);
-  gpu_antialias = TRUE;
   gpu_end ();
 }
 
