@@ -8,7 +8,9 @@
  * is made, or, at an exact 2x downscale of 8-bit samples whose weights are
  * four fixed small multiples of a power of two (antialiased bilinear), by
  * halve_kernel (): sums of two samples in the 16-bit lanes of a word,
- * which give the same integers (see there):
+ * which give the same integers; at an exact 3x downscale of 1- and 2-byte
+ * pixels with five fixed positive weights an axis (antialiased bilinear)
+ * on a large plane, by third_kernel () (see there):
  *
  * 1. nearest_kernel (method nearest, one tap per axis): a gather. A one-tap
  *    weight is exactly 1, so output = the input sample at (first x, first
@@ -2139,14 +2141,21 @@ halve_plane (const CfResizePlan * plan, int p, HalveArgs * h)
 
 /* Whether third_kernel () scales plane @p of @plan (AUTO, 8-bit samples in
  * 1- or 2-byte pixels): both axes take a third (fixed_axis () at 3x with 5
- * taps), one with more than the three middle taps (area's three keep the
- * direct kernel); @h gets the weights. */
+ * taps), all five weights positive on both, as antialiased bilinear on
+ * centred samples weighs them, the one pattern measured (area's three taps,
+ * co-sited chroma's shifted windows and bicubic's negative taps keep the
+ * direct kernel, whose results third_kernel would give too); @h gets the
+ * weights. */
 bool
 third_plane (const CfResizePlan * plan, int p, ThirdArgs * h)
 {
-  return fixed_axis (&plan->x[p], 3, 5, h->wx) &&
-      fixed_axis (&plan->y[p], 3, 5, h->wy) &&
-      (h->wx[0] | h->wx[4] | h->wy[0] | h->wy[4]);
+  if (!fixed_axis (&plan->x[p], 3, 5, h->wx) ||
+      !fixed_axis (&plan->y[p], 3, 5, h->wy))
+    return false;
+  for (int t = 0; t < 5; t++)
+    if (h->wx[t] <= 0 || h->wy[t] <= 0)
+      return false;
+  return true;
 }
 
 /* Chooses @t's kernel: the gather for nearest; else the fused kernel with

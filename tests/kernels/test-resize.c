@@ -1523,11 +1523,13 @@ test_cuda_halve (void)
 static void
 test_cuda_third (void)
 {
+  /* gpu_check_all () takes size s at chroma siting s % 4: at 0 and 4
+   * (centred) 4:2:0 chroma planes of 99 x 75 to 33 x 25 and 1635 x 30 to
+   * 545 x 10, rows of 2-byte pixels ending inside a thread and a warp */
   static const int sizes[][4] = {
-    {9, 9, 3, 3}, {12, 15, 4, 5}, {51, 21, 17, 7}, {96, 96, 32, 32},
-    {195, 9, 65, 3}, {966, 726, 322, 242}, {3270, 60, 1090, 20},
-    /* 4:2:0 chroma of 99 x 75 to 33 x 25 */
-    {198, 150, 66, 50},
+    {198, 150, 66, 50}, {12, 15, 4, 5}, {51, 21, 17, 7}, {96, 96, 32, 32},
+    {3270, 60, 1090, 20}, {966, 726, 322, 242}, {195, 9, 65, 3},
+    {9, 9, 3, 3},
   };
   static const int uhd[4] = { 3840, 2160, 1280, 720 };
   static const int not_3x[][4] = {
@@ -1541,7 +1543,9 @@ test_cuda_third (void)
     {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE},
   };
   static const int small_3x[4] = { 1920, 1080, 640, 360 };
+  gchar *saved = g_strdup (g_getenv ("CF_RESIZE_THIRD"));
   guint s, aa;
+  int c;
 
   gpu_begin ();
   /* by default, large planes only: 4K to 720p's luma, not its chroma (640
@@ -1560,11 +1564,23 @@ test_cuda_third (void)
           0, 0), !=, "third");
   /* at any size from here on */
   g_setenv ("CF_RESIZE_THIRD", "1", TRUE);
-  /* which planes: antialiased bilinear on centred samples (co-sited ones
-   * shift the window: the direct kernel) */
+  /* which planes: antialiased bilinear on centred samples (co-sited
+   * chroma's window is shifted: the direct kernel) */
   assert_plane_kernels ("third", at_966, G_N_ELEMENTS (at_966), sizes[5], 1);
-  /* three taps (area), one (without antialiasing: nearest), negative ones
-   * (bicubic, 11 taps), or not 3x: not */
+  for (c = 1; c < 4; c++)
+    g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
+            sizes[5], c, 1), !=, "third");
+  /* the kernel takes every size below (so gpu_check_all () runs it where
+   * the layout is aligned), and the centred chroma at sizes 0 and 4 */
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
+            sizes[s], 0, 0), ==, "third");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
+          sizes[0], 0, 1), ==, "third");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
+          sizes[4], 0, 1), ==, "third");
+  /* three taps (area), one (without antialiasing: nearest), eleven
+   * (bicubic), or not 3x: not */
   for (aa = 0; aa < 2; aa++)
     g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_AREA, aa,
             sizes[5], 0, 0), !=, "third");
@@ -1572,8 +1588,6 @@ test_cuda_third (void)
           sizes[5], 0, 0), !=, "third");
   g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BICUBIC, TRUE,
           sizes[5], 0, 0), !=, "third");
-  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
-          sizes[7], 0, 1), ==, "third");
   for (s = 0; s < G_N_ELEMENTS (not_3x); s++)
     g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
             not_3x[s], 0, 0), !=, "third");
@@ -1584,6 +1598,10 @@ test_cuda_third (void)
   g_unsetenv ("CF_RESIZE_THIRD");
   gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
       CF_RESIZE_KERNELS_AUTO);
+  /* the caller's setting back */
+  if (saved)
+    g_setenv ("CF_RESIZE_THIRD", saved, TRUE);
+  g_free (saved);
   gpu_end ();
 }
 
