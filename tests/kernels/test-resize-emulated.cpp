@@ -38,6 +38,7 @@
 extern "C" {
 #include "cf-test.h"
 #include "resize.h"
+#include "resize-fixed-sizes.h"
 }
 
 using std::max;
@@ -406,32 +407,32 @@ test_random (void)
   print_runs ("random sizes");
 }
 
-/* The sizes of /resize/cuda/halve and /resize/cuda/third, every format
- * above, method and antialiasing, at the siting gpu_check_all () gives them
- * (index % 4); and 4K to 1080p and to 720p. */
+/* The sizes of /resize/cuda/halve and /resize/cuda/third
+ * (resize-fixed-sizes.h), every format above, method and antialiasing, at
+ * the siting gpu_check_all () gives them (index % 4); and 4K to 1080p and
+ * to 720p. */
+static void
+check_sizes (const int (*sizes)[4], guint n, GRand * rand)
+{
+  for (guint s = 0; s < n; s++)
+    for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
+      for (int m = 0; m < CF_RESIZE_METHOD_COUNT; m++)
+        for (int aa = 0; aa < 2; aa++)
+          check_size (formats[f], (CfResizeMethod) m, aa, s % 4, sizes[s][0],
+              sizes[s][1], sizes[s][2], sizes[s][3], rand);
+}
+
 static void
 test_gpu_sizes (void)
 {
-  static const int sizes[][4] = {
-    {6, 6, 3, 3}, {8, 10, 4, 5}, {34, 14, 17, 7}, {64, 64, 32, 32},
-    {130, 6, 65, 3}, {644, 484, 322, 242}, {1090, 40, 545, 20},
-    {642, 482, 321, 241}, {20, 8, 10, 4}, {2054, 14, 1027, 7},
-    {198, 150, 66, 50}, {12, 15, 4, 5}, {51, 21, 17, 7}, {96, 96, 32, 32},
-    {3270, 60, 1090, 20}, {966, 726, 322, 242}, {195, 9, 65, 3},
-    {9, 9, 3, 3},
-  };
   static const int uhd[][4] = { {3840, 2160, 1920, 1080},
   {3840, 2160, 1280, 720}
   };
   GRand *rand = g_rand_new_with_seed (cf_test_seed () + 1);
 
   memset (runs, 0, sizeof (runs));
-  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
-    for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
-      for (int m = 0; m < CF_RESIZE_METHOD_COUNT; m++)
-        for (int aa = 0; aa < 2; aa++)
-          check_size (formats[f], (CfResizeMethod) m, aa, (s % 10) % 4,
-              sizes[s][0], sizes[s][1], sizes[s][2], sizes[s][3], rand);
+  check_sizes (cf_halve_sizes, G_N_ELEMENTS (cf_halve_sizes), rand);
+  check_sizes (cf_third_sizes, G_N_ELEMENTS (cf_third_sizes), rand);
   for (guint s = 0; s < G_N_ELEMENTS (uhd); s++)
     for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
       check_size (formats[f], CF_RESIZE_BILINEAR, 1, 0, uhd[s][0], uhd[s][1],

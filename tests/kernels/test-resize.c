@@ -31,6 +31,7 @@
 #include "cf-frame.h"
 #include "cf-threads.h"
 #include "resize.h"
+#include "resize-fixed-sizes.h"
 
 #include <math.h>
 
@@ -1452,15 +1453,7 @@ gpu_check_fixed (const int (*sizes)[4], guint n_sizes, const int *uhd,
 static void
 test_cuda_halve (void)
 {
-  static const int sizes[][4] = {
-    {6, 6, 3, 3}, {8, 10, 4, 5}, {34, 14, 17, 7}, {64, 64, 32, 32},
-    {130, 6, 65, 3}, {644, 484, 322, 242}, {1090, 40, 545, 20},
-    /* the chroma planes of 4:2:0 odd sizes: 321 x 241 to 161 x 121, not 2x */
-    {642, 482, 321, 241},
-    /* 4-byte pixels: one thread's 4 rows; a row ending inside a thread's
-     * second 16 bytes (8216 bytes) */
-    {20, 8, 10, 4}, {2054, 14, 1027, 7},
-  };
+  const int (*sizes)[4] = cf_halve_sizes;      /* resize-fixed-sizes.h */
   static const int uhd[4] = { 3840, 2160, 1920, 1080 };
   static const int not_2x[][4] = {
     {641, 481, 320, 240}, {642, 482, 322, 241}, {4, 4, 2, 2},
@@ -1508,8 +1501,8 @@ test_cuda_halve (void)
       g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
               not_2x[s], 0, c), !=, "halve");
 
-  gpu_check_fixed (sizes, G_N_ELEMENTS (sizes), uhd, CF_RESIZE_AREA, 1,
-      not_2x, G_N_ELEMENTS (not_2x), CF_FORMAT_NV12);
+  gpu_check_fixed (sizes, G_N_ELEMENTS (cf_halve_sizes), uhd,
+      CF_RESIZE_AREA, 1, not_2x, G_N_ELEMENTS (not_2x), CF_FORMAT_NV12);
   gpu_end ();
 }
 
@@ -1523,14 +1516,7 @@ test_cuda_halve (void)
 static void
 test_cuda_third (void)
 {
-  /* gpu_check_all () takes size s at chroma siting s % 4: at 0 and 4
-   * (centred) 4:2:0 chroma planes of 99 x 75 to 33 x 25 and 1635 x 30 to
-   * 545 x 10, rows of 2-byte pixels ending inside a thread and a warp */
-  static const int sizes[][4] = {
-    {198, 150, 66, 50}, {12, 15, 4, 5}, {51, 21, 17, 7}, {96, 96, 32, 32},
-    {3270, 60, 1090, 20}, {966, 726, 322, 242}, {195, 9, 65, 3},
-    {9, 9, 3, 3},
-  };
+  const int (*sizes)[4] = cf_third_sizes;      /* resize-fixed-sizes.h */
   static const int uhd[4] = { 3840, 2160, 1280, 720 };
   static const int not_3x[][4] = {
     {965, 726, 322, 242}, {966, 727, 322, 242}, {6, 6, 2, 2},
@@ -1572,7 +1558,7 @@ test_cuda_third (void)
             sizes[5], c, 1), !=, "third");
   /* the kernel takes every size below (so gpu_check_all () runs it where
    * the layout is aligned), and the centred chroma at sizes 0 and 4 */
-  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+  for (s = 0; s < G_N_ELEMENTS (cf_third_sizes); s++)
     g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
             sizes[s], 0, 0), ==, "third");
   g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
@@ -1592,8 +1578,8 @@ test_cuda_third (void)
     g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
             not_3x[s], 0, 0), !=, "third");
 
-  gpu_check_fixed (sizes, G_N_ELEMENTS (sizes), uhd, CF_RESIZE_BILINEAR, 0,
-      not_3x, G_N_ELEMENTS (not_3x), CF_FORMAT_GRAY8);
+  gpu_check_fixed (sizes, G_N_ELEMENTS (cf_third_sizes), uhd,
+      CF_RESIZE_BILINEAR, 0, not_3x, G_N_ELEMENTS (not_3x), CF_FORMAT_GRAY8);
   /* and the default again on 4K, luma third and chroma direct */
   g_unsetenv ("CF_RESIZE_THIRD");
   gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
