@@ -1403,10 +1403,10 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
 constexpr int kThirdRows = 2;
 constexpr int kThirdThreads = 256;
 constexpr int kThirdMinBlocks = 4;
-/* The output bytes from which a plane takes it: each thread's 3 kThirdRows
- * + 2 rows are read one after the other (its registers hold two rows'
- * loads at most), so a plane takes about 8 us however small, and the
- * direct kernel was faster on smaller ones: GRAY8 2880 x 1620 to 960 x 540
+/* The output bytes from which a plane takes it: a plane takes about 8 us
+ * however small (most likely because each thread reads its 3 kThirdRows +
+ * 2 rows nearly one after the other: 64 registers hold two rows' loads at
+ * most; not profiled), and the direct kernel was faster on smaller ones: GRAY8 2880 x 1620 to 960 x 540
  * (518 400 bytes) 9.1 us against 8.2, 1920 x 1080 to 640 x 360 8.4 against
  * 6.3, NV12 1080p to 360p 11.0 against 7.4; at 4K to 720p (921 600 bytes)
  * 7.7 against 12.2. The crossover lies between those two sizes; the
