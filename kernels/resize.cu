@@ -1199,6 +1199,23 @@ row_end_word (const uint8_t * row, int at, int in_bytes)
   return w;
 }
 
+/* The pixels before and after a thread's @n bytes of @row from @xi (words
+ * @first and @last the first and last of them), in the low bytes: from the
+ * neighbouring lanes, or loaded at the warp's ends and the row's. */
+template <int PB>
+__device__ __forceinline__ void
+neighbour_pixels (const uint8_t * row, int xi, int n, int in_bytes,
+    int lane, uint32_t first, uint32_t last, uint32_t & left,
+    uint32_t & right)
+{
+  left = __shfl_up_sync (0xffffffffu, last, 1) >> (8 * (4 - PB));
+  right = __shfl_down_sync (0xffffffffu, first, 1);
+  if (lane == 0)
+    left = ld_pixel<PB> (row + max (xi - PB, 0));
+  if (lane == 31 || xi + n >= in_bytes)
+    right = ld_pixel<PB> (row + min (xi + n, in_bytes - PB));
+}
+
 /* The packed horizontal sums of the thread's 8 V output bytes in input row
  * @row (bytes @xi .. @xi + 16 V - 1, @xi a multiple of 16 V): h[j], lanes
  * as halve_store () takes them. */
@@ -1226,15 +1243,10 @@ halve_row (const HalveArgs & a, const uint8_t * row, int xi, int lane,
     w[4 * v + 2] = x.z;
     w[4 * v + 3] = x.w;
   }
-  /* the pixels before and after the thread's bytes, in the low bytes; from
-   * the neighbouring lanes, or loaded at the warp's ends and the row's */
-  constexpr int kTop = 8 * (4 - PB);
-  uint32_t left = __shfl_up_sync (0xffffffffu, w[4 * V - 1], 1) >> kTop;
-  uint32_t right = __shfl_down_sync (0xffffffffu, w[0], 1);
-  if (lane == 0)
-    left = ld_pixel<PB> (row + max (xi - PB, 0));
-  if (lane == 31 || xi + 16 * V >= a.g.in_bytes)
-    right = ld_pixel<PB> (row + min (xi + 16 * V, a.g.in_bytes - PB));
+  uint32_t left, right;
+
+  neighbour_pixels<PB> (row, xi, 16 * V, a.g.in_bytes, lane, w[0],
+      w[4 * V - 1], left, right);
   uint32_t tap[4 * V][4];       /* [output word][tap] */
 
   if constexpr (PB == 1) {
@@ -1364,18 +1376,27 @@ halve_kernel (HalveArgs a)
   }
 }
 
+/* halve_kernel ()'s grid of kHalveThreads-thread blocks on plane @g. */
+template <int PB>
+dim3
+halve_grid (const FixedPlane & g)
+{
+  using S = HalveShape<PB>;
+  const int threads = (g.in_bytes + 16 * S::V - 1) / (16 * S::V);
+
+  return { (unsigned) ((threads + kHalveThreads - 1) / kHalveThreads),
+    (unsigned) ((g.out_height + S::R - 1) / S::R), 1 };
+}
+
 /* Launches halve_kernel () of shape HalveShape<PB> on plane @a. */
 template <int PB>
 void
 launch_halve (const HalveArgs & a, cudaStream_t stream)
 {
   using S = HalveShape<PB>;
-  const int threads = (a.g.in_bytes + 16 * S::V - 1) / (16 * S::V);
-  const dim3 grid ((threads + kHalveThreads - 1) / kHalveThreads,
-      (a.g.out_height + S::R - 1) / S::R);
 
-  halve_kernel<PB, S::V, S::R, S::kMinBlocks><<<grid, kHalveThreads, 0,
-      stream>>> (a);
+  halve_kernel<PB, S::V, S::R, S::kMinBlocks><<<halve_grid<PB> (a.g),
+      kHalveThreads, 0, stream>>> (a);
 }
 
 /* ------------------------------------------------------------ third */
@@ -1406,11 +1427,12 @@ constexpr int kThirdMinBlocks = 4;
 /* The output bytes from which a plane takes it: a plane takes about 8 us
  * however small (most likely because each thread reads its 3 kThirdRows +
  * 2 rows nearly one after the other: 64 registers hold two rows' loads at
- * most; not profiled), and the direct kernel was faster on smaller ones: GRAY8 2880 x 1620 to 960 x 540
- * (518 400 bytes) 9.1 us against 8.2, 1920 x 1080 to 640 x 360 8.4 against
- * 6.3, NV12 1080p to 360p 11.0 against 7.4; at 4K to 720p (921 600 bytes)
- * 7.7 against 12.2. The crossover lies between those two sizes; the
- * threshold, 1024 x 768, was not measured itself. */
+ * most; not profiled), and the direct kernel was faster on smaller ones:
+ * GRAY8 2880 x 1620 to 960 x 540 (518 400 bytes) 9.1 us against 8.2, 1920
+ * x 1080 to 640 x 360 8.4 against 6.3, NV12 1080p to 360p 11.0 against
+ * 7.4; at 4K to 720p (921 600 bytes) 7.7 against 12.2. The crossover lies
+ * between those two sizes; the threshold, 1024 x 768, was not measured
+ * itself. */
 constexpr size_t kThirdMinOutput = 1024 * 768;
 
 struct ThirdArgs {
@@ -1440,15 +1462,10 @@ third_row (const ThirdArgs & a, const uint8_t * row, int xi, int lane,
     for (int v = 0; v < 6; v++)
       w[v] = row_end_word<PB> (row, xi + 4 * v, a.g.in_bytes);
   }
-  /* the pixels before and after the 24 bytes, in the low bytes; from the
-   * neighbouring lanes, or loaded at the warp's ends and the row's */
-  constexpr int kTop = 8 * (4 - PB);
-  uint32_t left = __shfl_up_sync (0xffffffffu, w[5], 1) >> kTop;
-  uint32_t right = __shfl_down_sync (0xffffffffu, w[0], 1);
-  if (lane == 0)
-    left = ld_pixel<PB> (row + max (xi - PB, 0));
-  if (lane == 31 || xi + 24 >= a.g.in_bytes)
-    right = ld_pixel<PB> (row + min (xi + 24, a.g.in_bytes - PB));
+  uint32_t left, right;
+
+  neighbour_pixels<PB> (row, xi, 24, a.g.in_bytes, lane, w[0], w[5], left,
+      right);
   /* b[PB + i]: byte xi + i; the pixel before in b[0 .. PB - 1], the one
    * after from b[PB + 24] */
   int32_t b[24 + 2 * PB];
@@ -1536,16 +1553,22 @@ third_kernel (ThirdArgs a)
   }
 }
 
+/* third_kernel ()'s grid of kThirdThreads-thread blocks on plane @g. */
+inline dim3
+third_grid (const FixedPlane & g)
+{
+  const int threads = (g.in_bytes + 23) / 24;
+
+  return { (unsigned) ((threads + kThirdThreads - 1) / kThirdThreads),
+    (unsigned) ((g.out_height + kThirdRows - 1) / kThirdRows), 1 };
+}
+
 /* Launches third_kernel () on plane @a. */
 template <int PB>
 void
 launch_third (const ThirdArgs & a, cudaStream_t stream)
 {
-  const int threads = (a.g.in_bytes + 23) / 24;
-  const dim3 grid ((threads + kThirdThreads - 1) / kThirdThreads,
-      (a.g.out_height + kThirdRows - 1) / kThirdRows);
-
-  third_kernel<PB><<<grid, kThirdThreads, 0, stream>>> (a);
+  third_kernel<PB><<<third_grid (a.g), kThirdThreads, 0, stream>>> (a);
 }
 
 /* ------------------------------------------------------------ fused */

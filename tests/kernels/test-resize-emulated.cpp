@@ -212,6 +212,26 @@ run_grid (const Args & args, dim3 grid, int threads, uint8_t * scratch,
       }
 }
 
+/* halve_kernel () and third_kernel () on their planes, as launch_halve ()
+ * and launch_third () launch them. */
+template <int PB>
+static void
+run_halve (const HalveArgs & args, uint8_t * scratch)
+{
+  using S = HalveShape<PB>;
+
+  run_grid (args, halve_grid<PB> (args.g), kHalveThreads, scratch,
+      [](HalveArgs a) { halve_kernel<PB, S::V, S::R, S::kMinBlocks> (a); });
+}
+
+template <int PB>
+static void
+run_third (const ThirdArgs & args, uint8_t * scratch)
+{
+  run_grid (args, third_grid (args.g), kThirdThreads, scratch,
+      [](ThirdArgs a) { third_kernel<PB> (a); });
+}
+
 /* Kernel runs, by kernel (0 halve, 1 third) and pixel bytes. */
 static long runs[2][5];
 
@@ -268,40 +288,21 @@ check_plane (const CfResizePlan * plan, int p, const CfImage * src,
   io.bad_loads = io.bad_stores = 0;
   if (halve) {
     h.g = g;
-    h.g.dst_aligned = (((uintptr_t) d | pitch) % (8 * (PB == 4 ? 2 : 1))) == 0;
-    const int V = PB == 4 ? HalveShape<4>::V : 1;
-    const int R = PB == 4 ? HalveShape<4>::R : HalveShape<1>::R;
-    const int threads = (g.in_bytes + 16 * V - 1) / (16 * V);
-    const dim3 grid = { (unsigned) ((threads + kHalveThreads - 1) /
-          kHalveThreads), (unsigned) ((out_h + R - 1) / R), 1 };
-
+    h.g.dst_aligned = (((uintptr_t) d | pitch) % (8 * (PB == 4 ?
+                HalveShape<4>::V : 1))) == 0;
     if (PB == 1)
-      run_grid (h, grid, kHalveThreads, scratch.data () + 64,
-          [](HalveArgs a) { halve_kernel<1, HalveShape<1>::V, HalveShape<1>::R,
-                HalveShape<1>::kMinBlocks> (a); });
+      run_halve<1> (h, scratch.data () + 64);
     else if (PB == 2)
-      run_grid (h, grid, kHalveThreads, scratch.data () + 64,
-          [](HalveArgs a) { halve_kernel<2, HalveShape<2>::V, HalveShape<2>::R,
-                HalveShape<2>::kMinBlocks> (a); });
+      run_halve<2> (h, scratch.data () + 64);
     else
-      run_grid (h, grid, kHalveThreads, scratch.data () + 64,
-          [](HalveArgs a) { halve_kernel<4, HalveShape<4>::V, HalveShape<4>::R,
-                HalveShape<4>::kMinBlocks> (a); });
+      run_halve<4> (h, scratch.data () + 64);
   } else {
     t.g = g;
     t.g.dst_aligned = (((uintptr_t) d | pitch) % 8) == 0;
-    const int threads = (g.in_bytes + 23) / 24;
-    const dim3 grid = { (unsigned) ((threads + kThirdThreads - 1) /
-          kThirdThreads), (unsigned) ((out_h + kThirdRows - 1) / kThirdRows),
-      1
-    };
-
     if (PB == 1)
-      run_grid (t, grid, kThirdThreads, scratch.data () + 64,
-          [](ThirdArgs a) { third_kernel<1> (a); });
+      run_third<1> (t, scratch.data () + 64);
     else
-      run_grid (t, grid, kThirdThreads, scratch.data () + 64,
-          [](ThirdArgs a) { third_kernel<2> (a); });
+      run_third<2> (t, scratch.data () + 64);
   }
   runs[third][PB]++;
   if (io.bad_loads || io.bad_stores)
