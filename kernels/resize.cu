@@ -8,8 +8,8 @@
  * is made, or, at an exact 2x downscale of 8-bit samples whose weights are
  * four fixed small multiples of a power of two (antialiased bilinear), by
  * halve_kernel (): sums of two samples in the 16-bit lanes of a word,
- * which give the same integers; at an exact 3x downscale of 1- and 2-byte
- * pixels with five fixed positive weights an axis (antialiased bilinear)
+ * which give the same integers; at an exact 3x or 1.5x downscale of 1- and
+ * 2-byte pixels with fixed positive weights an axis (antialiased bilinear)
  * on a large plane, by third_kernel () (see there):
  *
  * 1. nearest_kernel (method nearest, one tap per axis): a gather. A one-tap
@@ -1401,92 +1401,129 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
 
 /* ------------------------------------------------------------ third */
 
-/* third_kernel: a 3x downscale of 8-bit samples in 1- or 2-byte pixels
- * (gray and luma planes, NV12's chroma pairs) whose axes each weigh the
- * same five weights w[t] for every output, output i from input 3 i - 1 ..
- * 3 i + 3, the taps beyond an edge folded onto it (third_plane () checks
- * the tables): the antialiased bilinear, 2^14 (1 2 3 2 1) / 9 as the tables
- * round it (1820 3641 5462 3641 1820). Its weights are no multiples of a
- * power of two, so the sums are cf_resize_cpu ()'s in 32-bit words, one
- * multiply-add a tap, h = (sum w_x in + 2^7) >> 8 and out = clamp ((sum
- * w_y h + 2^19) >> 20); what the direct kernel's tables cost (a weight
- * load a tap, two output rows' own input rows) it does not.
+/* third_kernel<PB, P>: a downscale of 8-bit samples in 1- or 2-byte pixels
+ * (gray and luma planes, NV12's chroma pairs) by 3 / P, P outputs a period
+ * of 3 inputs, whose axes weigh the same five weights w[r][t] for phase r
+ * of every period: output P m + r from input 3 m - 1 + t, t in
+ * third_tap_lo (P, r) .. third_tap_hi (P, r), the taps beyond an edge
+ * folded onto it (third_plane () checks the tables):
+ * - P = 1, 3x: the antialiased bilinear, 2^14 (1 2 3 2 1) / 9 as the tables
+ *   round it (1820 3641 5462 3641 1820), taps 0 .. 4;
+ * - P = 2, 1.5x: the antialiased bilinear, (1820 9103 5461) on taps 0 .. 2
+ *   and (5461 9103 1820) on taps 2 .. 4.
+ * Those weights are no multiples of a power of two, so the sums are
+ * cf_resize_cpu ()'s in 32-bit words, one multiply-add a tap, h = (sum w_x
+ * in + 2^7) >> 8 and out = clamp ((sum w_y h + 2^19) >> 20); what the
+ * direct kernel's tables cost (a weight load a tap, each output row's own
+ * input rows) it does not.
  *
- * A thread takes 24 input bytes of a row (three 8-byte loads; the pixel
- * before and after them from the neighbouring lanes) and gives 8 output
- * bytes, of kThirdRows output rows, from the 3 kThirdRows + 2 input rows
- * they take (clamped into the plane). Measured on an H200, 4K to 720p
- * bilinear, in a prototype that launched it (docs/PERFORMANCE.md): GRAY8
- * 7.7 - 7.9 us against the direct kernel's 12.1 (2 rows a thread; 4: 11.0;
- * 6: 14.0; compiled for 4 blocks an SM, 7.9 - 8.2 without); NV12's luma
- * 8.2, its chroma 6.6 - 6.8. 4-byte pixels were slower than the direct
- * kernel (RGBA 19.9 against 16.6), so they keep it. */
-constexpr int kThirdRows = 2;
+ * A thread takes 24 / P input bytes of a row (three loads of 8 / P bytes;
+ * the pixel before and after them from the neighbouring lanes) and gives 8
+ * output bytes, of P kThirdRows output rows, from the 3 kThirdRows + 2
+ * input rows they take (clamped into the plane), all loaded before the
+ * first sum. Measured on an H200 (docs/PERFORMANCE.md; 8 frames rotated,
+ * beyond L2), bilinear: GRAY8 4K to 720p 8.5 us against the direct
+ * kernel's 12.5 (read row by row: 8.6); GRAY8 1080p to 720p 5.6 against
+ * 7.7, 4K to 1440p 11.4 against 17.3. 4-byte pixels were slower than the
+ * direct kernel at 3x (RGBA 19.9 against 16.6), so they keep it. */
+constexpr int kThirdRows = 2;   /* periods of output rows a thread */
 constexpr int kThirdThreads = 256;
-constexpr int kThirdMinBlocks = 4;
-/* The output bytes from which a plane takes it: a plane takes about 8 us
- * however small (most likely because each thread reads its 3 kThirdRows +
- * 2 rows nearly one after the other: 64 registers hold two rows' loads at
- * most; not profiled), and the direct kernel was faster on smaller ones:
- * GRAY8 2880 x 1620 to 960 x 540 (518 400 bytes) 9.1 us against 8.2, 1920
- * x 1080 to 640 x 360 8.4 against 6.3, NV12 1080p to 360p 11.0 against
- * 7.4; at 4K to 720p (921 600 bytes) 7.7 against 12.2. The crossover lies
- * between those two sizes; the threshold, 1024 x 768, was not measured
- * itself. */
+constexpr int kThirdMinBlocks = 0;
+/* The output bytes from which a plane takes it: small planes take it
+ * nearly as long as large ones, and the direct kernel was faster on smaller ones: GRAY8
+ * 2880 x 1620 to 960 x 540 (518 400 bytes) 10.9 us against 8.4, 1920 x
+ * 1080 to 640 x 360 9.7 against 6.3, 960 x 540 to 640 x 360 6.7 against
+ * 5.4; at 4K to 720p and 1080p to 720p (921 600 bytes) it wins (above).
+ * Loading every row first did not remove that floor, so the reads were
+ * not its cause; the likely one (not profiled) is a thread's long serial
+ * work on planes too small to give each scheduler more than a warp or two
+ * (the 3x kernel with 1 row a thread: 7.1 us at 1080p to 360p). The
+ * threshold, 1024 x 768, lies between the sizes measured. */
 constexpr size_t kThirdMinOutput = 1024 * 768;
 
+/* The taps of phase @r of a period of @P outputs: [lo, hi] of 0 .. 4. */
+__host__ __device__ constexpr int
+third_tap_lo (int P, int r)
+{
+  return P == 1 ? 0 : 2 * r;
+}
+
+__host__ __device__ constexpr int
+third_tap_hi (int P, int r)
+{
+  return P == 1 ? 4 : 2 * r + 2;
+}
+
 struct ThirdArgs {
-  FixedPlane g;                 /* source base and pitch multiples of 8 */
-  int32_t wx[5], wy[5];
+  FixedPlane g;                 /* source base and pitch multiples of the
+                                 * loads, 8 / P bytes */
+  int32_t wx[2][5], wy[2][5];   /* [phase][tap], phases 0 .. P - 1 */
 };
 
-/* The horizontal sums (I fraction bits) of the thread's 8 output bytes in
- * input row @row, bytes @xi .. @xi + 23. */
-template <int PB>
-__device__ __forceinline__ void
-third_row (const ThirdArgs & a, const uint8_t * row, int xi, int lane,
-    int32_t (&h)[8])
-{
-  uint32_t w[6];
+/* One input row's words for a thread, its 24 / P bytes from @xi, and the
+ * pixels before and after them (neighbour_pixels ()). */
+template <int P>
+struct ThirdRow {
+  uint32_t w[6 / P];
+  uint32_t left, right;
+};
 
-  if (xi + 24 <= a.g.in_bytes) {
+template <int PB, int P>
+__device__ __forceinline__ void
+third_load (const ThirdArgs & a, const uint8_t * row, int xi,
+    ThirdRow<P> & r)
+{
+  constexpr int kBytes = 24 / P;
+
+  if (xi + kBytes <= a.g.in_bytes) {
 #pragma unroll
     for (int v = 0; v < 3; v++) {
-      const uint2 x = ld ((const uint2 *) (row + xi + 8 * v));
+      if constexpr (P == 1) {
+        const uint2 x = ld ((const uint2 *) (row + xi + 8 * v));
 
-      w[2 * v] = x.x;
-      w[2 * v + 1] = x.y;
+        r.w[2 * v] = x.x;
+        r.w[2 * v + 1] = x.y;
+      } else {
+        r.w[v] = ld ((const uint32_t *) (row + xi + 4 * v));
+      }
     }
   } else {
 #pragma unroll
-    for (int v = 0; v < 6; v++)
-      w[v] = row_end_word<PB> (row, xi + 4 * v, a.g.in_bytes);
+    for (int v = 0; v < 6 / P; v++)
+      r.w[v] = row_end_word<PB> (row, xi + 4 * v, a.g.in_bytes);
   }
-  uint32_t left, right;
+}
 
-  neighbour_pixels<PB> (row, xi, 24, a.g.in_bytes, lane, w[0], w[5], left,
-      right);
+/* The horizontal sums (I fraction bits) of the thread's 8 output bytes in
+ * the loaded row @r. */
+template <int PB, int P>
+__device__ __forceinline__ void
+third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int32_t (&h)[8])
+{
+  constexpr int kBytes = 24 / P;
+  const uint32_t left = r.left, right = r.right;
   /* b[PB + i]: byte xi + i; the pixel before in b[0 .. PB - 1], the one
-   * after from b[PB + 24] */
-  int32_t b[24 + 2 * PB];
+   * after from b[PB + kBytes] */
+  int32_t b[kBytes + 2 * PB];
 
 #pragma unroll
   for (int i = 0; i < PB; i++) {
     b[i] = (left >> (8 * i)) & 0xff;
-    b[PB + 24 + i] = (right >> (8 * i)) & 0xff;
+    b[PB + kBytes + i] = (right >> (8 * i)) & 0xff;
   }
 #pragma unroll
-  for (int i = 0; i < 24; i++)
-    b[PB + i] = (w[i / 4] >> (8 * (i % 4))) & 0xff;
-  /* output byte o: sample o % PB of pixel o / PB, from pixels 3 (o / PB) -
-   * 1 .. + 3 */
+  for (int i = 0; i < kBytes; i++)
+    b[PB + i] = (r.w[i / 4] >> (8 * (i % 4))) & 0xff;
+  /* output byte o: sample o % PB of output pixel q = o / PB, phase q % P of
+   * period q / P, from pixels 3 (q / P) - 1 + t */
 #pragma unroll
   for (int o = 0; o < 8; o++) {
+    const int q = o / PB, m = q / P, ph = q % P;
     int32_t sum = 1 << (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS - 1);
 
 #pragma unroll
-    for (int t = 0; t < 5; t++)
-      sum += a.wx[t] * b[PB * (3 * (o / PB) + t) + o % PB];
+    for (int t = third_tap_lo (P, ph); t <= third_tap_hi (P, ph); t++)
+      sum += a.wx[ph][t] * b[PB * (3 * m + t) + o % PB];
     h[o] = sum >> (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS);
   }
 }
@@ -1516,59 +1553,89 @@ third_store (const ThirdArgs & a, int y, int x0, const int32_t (&acc)[8])
   }
 }
 
-template <int PB>
+/* Input row 3 @y0 - 1 + @j of a thread's kThirdRows periods from @y0,
+ * clamped into the plane. */
+__device__ __forceinline__ const uint8_t *
+third_row (const ThirdArgs & a, int y0, int j)
+{
+  const int yi = min (max (3 * y0 - 1 + j, 0), a.g.in_height - 1);
+
+  return a.g.src + (size_t) yi * a.g.src_pitch;
+}
+
+template <int PB, int P>
 __global__ void __launch_bounds__ (kThirdThreads, kThirdMinBlocks)
 third_kernel (ThirdArgs a)
 {
+  constexpr int J = 3 * kThirdRows + 2, K = P * kThirdRows;
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int xi = 24 * t, x0 = 8 * t;
-  const int y0 = blockIdx.y * kThirdRows;
+  const int xi = 24 / P * t, x0 = 8 * t;
+  const int y0 = blockIdx.y * kThirdRows;       /* in periods */
+  const int lane = threadIdx.x % 32;
 
   /* whole warps stay (the shuffles); their lanes past the row load its
    * last pixel and store nothing */
-  if (24 * (t & ~31) >= a.g.in_bytes)
+  if (24 / P * (t & ~31) >= a.g.in_bytes)
     return;
-  int32_t acc[2][8];
+  /* every row's loads first, all in flight at once */
+  ThirdRow<P> rows[J];
 
-  /* input row 3 y0 - 1 + j feeds output rows y0 + k with tap j - 3 k */
 #pragma unroll
-  for (int j = 0; j < 3 * kThirdRows + 2; j++) {
-    const int yi = min (max (3 * y0 - 1 + j, 0), a.g.in_height - 1);
+  for (int j = 0; j < J; j++)
+    third_load<PB, P> (a, third_row (a, y0, j), xi, rows[j]);
+  /* then the pixels before and after each row's words: the shuffles wait
+   * for the loads above, the loads at the warp's ends do not */
+#pragma unroll
+  for (int j = 0; j < J; j++)
+    neighbour_pixels<PB> (third_row (a, y0, j), xi, 24 / P, a.g.in_bytes,
+        lane, rows[j].w[0], rows[j].w[6 / P - 1], rows[j].left,
+        rows[j].right);
+  int32_t acc[K][8];
+
+  /* input row j feeds output row P y0 + k (period n = k / P, phase k % P)
+   * with tap j - 3 n, from its phase's first tap to its last */
+#pragma unroll
+  for (int j = 0; j < J; j++) {
     int32_t h[8];
 
-    third_row<PB> (a, a.g.src + (size_t) yi * a.g.src_pitch, xi,
-        threadIdx.x % 32, h);
+    third_sums<PB, P> (a, rows[j], h);
 #pragma unroll
-    for (int k = 0; k < kThirdRows; k++) {
-      const int tap = j - 3 * k;
+    for (int k = 0; k < K; k++) {
+      const int ph = k % P, tap = j - 3 * (k / P);
 
-      if (tap < 0 || tap > 4)
+      if (tap < third_tap_lo (P, ph) || tap > third_tap_hi (P, ph))
         continue;
 #pragma unroll
       for (int c = 0; c < 8; c++)
-        acc[k % 2][c] = (tap ? acc[k % 2][c] : 0) + a.wy[tap] * h[c];
-      if (tap == 4 && y0 + k < a.g.out_height && x0 < a.g.out_bytes)
-        third_store (a, y0 + k, x0, acc[k % 2]);
+        acc[k][c] = (tap != third_tap_lo (P, ph) ? acc[k][c] : 0) +
+            a.wy[ph][tap] * h[c];
+      if (tap == third_tap_hi (P, ph) && P * y0 + k < a.g.out_height &&
+          x0 < a.g.out_bytes)
+        third_store (a, P * y0 + k, x0, acc[k]);
     }
   }
 }
 
-/* third_kernel ()'s grid of kThirdThreads-thread blocks on plane @g. */
+/* third_kernel<PB, P> ()'s grid of kThirdThreads-thread blocks on plane
+ * @g: a thread takes 24 / P input bytes of kThirdRows periods of P output
+ * rows. */
+template <int P>
 inline dim3
 third_grid (const FixedPlane & g)
 {
-  const int threads = (g.in_bytes + 23) / 24;
+  const int threads = (g.in_bytes + 24 / P - 1) / (24 / P);
+  const int periods = (g.out_height + P - 1) / P;
 
   return { (unsigned) ((threads + kThirdThreads - 1) / kThirdThreads),
-    (unsigned) ((g.out_height + kThirdRows - 1) / kThirdRows), 1 };
+    (unsigned) ((periods + kThirdRows - 1) / kThirdRows), 1 };
 }
 
-/* Launches third_kernel () on plane @a. */
-template <int PB>
+/* Launches third_kernel<PB, P> () on plane @a. */
+template <int PB, int P>
 void
 launch_third (const ThirdArgs & a, cudaStream_t stream)
 {
-  third_kernel<PB><<<third_grid (a.g), kThirdThreads, 0, stream>>> (a);
+  third_kernel<PB, P><<<third_grid<P> (a.g), kThirdThreads, 0, stream>>> (a);
 }
 
 /* ------------------------------------------------------------ fused */
@@ -1955,8 +2022,9 @@ struct PlaneTables {
   bool halve;                   /* halve_kernel () takes 16-byte aligned
                                  * launches (halve_plane ()) */
   HalveArgs halve_args;         /* its weights, rounding and shift */
-  bool third;                   /* third_kernel () takes 8-byte aligned
-                                 * launches (third_plane ()) */
+  int third;                    /* third_kernel<PB, third> () takes
+                                 * launches aligned to 8 / third bytes
+                                 * (third_plane ()), 0: not */
   ThirdArgs third_args;         /* its weights */
   int direct_tx, direct_ty;     /* direct: the taps' buckets */
   int direct_step;              /* direct: S (kStripSteps), 0 for rows */
@@ -2050,58 +2118,63 @@ line_of (const CfResizeAxis * axis)
   return Line { axis->first[0], step > 0 ? step : 0 };
 }
 
-/* Whether every output i of @a weighs inputs @F i - 1 .. @F i + @T - 2
- * with the same 14-bit weights @w (read off an inner output; T <= 5), the
- * taps beyond an edge folded onto it as the tables fold them: in_size =
- * F out_size, out_size >= 3. */
+/* Whether every output P m + r of @a weighs inputs @Q m - 1 .. @Q m + @T -
+ * 2 with the same 14-bit weights @w[r T + t] for each phase r (read off an
+ * inner period; T <= 5), the taps beyond an edge folded onto it as the
+ * tables fold them: P in_size = Q out_size, out_size >= 3 P. */
 bool
-fixed_axis (const CfResizeAxis * a, int F, int T, int32_t * w)
+fixed_axis (const CfResizeAxis * a, int P, int Q, int T, int32_t * w)
 {
-  const int n = a->out_size, mid = a->out_size / 2;
+  const int n = a->out_size, mid = a->out_size / P / 2;
 
-  if (a->weight_bits != CF_RESIZE_WEIGHT_BITS_8 || n < 3 ||
-      a->in_size != F * n || T > 5)
+  if (a->weight_bits != CF_RESIZE_WEIGHT_BITS_8 || n < 3 * P ||
+      (long) P * a->in_size != (long) Q * n || T > 5)
     return false;
-  /* the inner output's weights, by input sample F mid - 1 + t */
-  for (int t = 0; t < T; t++)
-    w[t] = 0;
-  for (int k = 0; k < a->taps; k++) {
-    const int32_t v = a->weights[(size_t) mid * a->taps + k];
-    const int t = a->first[mid] + k - (F * mid - 1);
+  /* the inner period's weights, by input sample Q mid - 1 + t */
+  for (int r = 0; r < P; r++) {
+    const int i = P * mid + r;
 
-    if (v && (t < 0 || t >= T))
-      return false;
-    if (v)
-      w[t] = v;
+    for (int t = 0; t < T; t++)
+      w[r * T + t] = 0;
+    for (int k = 0; k < a->taps; k++) {
+      const int32_t v = a->weights[(size_t) i * a->taps + k];
+      const int t = a->first[i] + k - (Q * mid - 1);
+
+      if (v && (t < 0 || t >= T))
+        return false;
+      if (v)
+        w[r * T + t] = v;
+    }
   }
   /* every output: its table against the pattern folded at the edges */
   for (int i = 0; i < n; i++) {
+    const int m = i / P, r = i % P;
     int32_t folded[5] = { 0, 0, 0, 0, 0 };
-    int at[5], m = 0;
+    int at[5], u_n = 0;
 
     for (int t = 0; t < T; t++) {
-      const int j = F * i - 1 + t;
+      const int j = Q * m - 1 + t;
       const int k = j < 0 ? 0 : j >= a->in_size ? a->in_size - 1 : j;
       int u = 0;
 
-      while (u < m && at[u] != k)
+      while (u < u_n && at[u] != k)
         u++;
-      if (u == m)
-        at[m++] = k;
-      folded[u] += w[t];
+      if (u == u_n)
+        at[u_n++] = k;
+      folded[u] += w[r * T + t];
     }
     for (int k = 0; k < a->taps; k++) {
       const int32_t v = a->weights[(size_t) i * a->taps + k];
       int u = 0;
 
-      while (u < m && at[u] != a->first[i] + k)
+      while (u < u_n && at[u] != a->first[i] + k)
         u++;
-      if (v != (u < m ? folded[u] : 0))
+      if (v != (u < u_n ? folded[u] : 0))
         return false;
-      if (u < m)
+      if (u < u_n)
         folded[u] = 0;          /* found */
     }
-    for (int u = 0; u < m; u++)
+    for (int u = 0; u < u_n; u++)
       if (folded[u])
         return false;           /* a weight outside the table's taps */
   }
@@ -2116,7 +2189,7 @@ halve_axis (const CfResizeAxis * a, uint32_t (&w)[4], int *bits)
 {
   int32_t want[4];
 
-  if (!fixed_axis (a, 2, 4, want))
+  if (!fixed_axis (a, 1, 2, 4, want))
     return false;
   *bits = 14;
   for (int t = 0; t < 4; t++) {
@@ -2162,22 +2235,28 @@ halve_plane (const CfResizePlan * plan, int p, HalveArgs * h)
   return true;
 }
 
-/* Whether third_kernel () scales plane @p of @plan (AUTO, 8-bit samples in
- * 1- or 2-byte pixels): both axes take a third (fixed_axis () at 3x with 5
- * taps), all five weights positive on both, as antialiased bilinear on
- * centred samples weighs them, the one pattern measured (area's three taps,
- * co-sited chroma's shifted windows and bicubic's negative taps keep the
- * direct kernel, whose results third_kernel would give too); @h gets the
- * weights. */
+/* Whether third_kernel<PB, @P> () scales plane @p of @plan (AUTO, 8-bit
+ * samples in 1- or 2-byte pixels): both axes by 3 / P with five taps a
+ * period (fixed_axis ()), each phase r's weights positive on its taps
+ * third_tap_lo (P, r) .. third_tap_hi (P, r) and 0 elsewhere, as
+ * antialiased bilinear on centred samples weighs them, the patterns
+ * measured (area, co-sited chroma's shifted windows and bicubic's negative
+ * taps keep the direct kernel, whose results third_kernel would give too);
+ * @h gets the weights. */
 bool
-third_plane (const CfResizePlan * plan, int p, ThirdArgs * h)
+third_plane (const CfResizePlan * plan, int p, int P, ThirdArgs * h)
 {
-  if (!fixed_axis (&plan->x[p], 3, 5, h->wx) ||
-      !fixed_axis (&plan->y[p], 3, 5, h->wy))
+  if (!fixed_axis (&plan->x[p], P, 3, 5, &h->wx[0][0]) ||
+      !fixed_axis (&plan->y[p], P, 3, 5, &h->wy[0][0]))
     return false;
-  for (int t = 0; t < 5; t++)
-    if (h->wx[t] <= 0 || h->wy[t] <= 0)
-      return false;
+  for (int r = 0; r < P; r++)
+    for (int t = 0; t < 5; t++) {
+      const bool on = t >= third_tap_lo (P, r) && t <= third_tap_hi (P, r);
+
+      if ((h->wx[r][t] > 0) != on || (h->wy[r][t] > 0) != on ||
+          (!on && (h->wx[r][t] || h->wy[r][t])))
+        return false;
+    }
   return true;
 }
 
@@ -2257,9 +2336,13 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
    * size (for measurements and tests) */
   const char *third_env = getenv ("CF_RESIZE_THIRD");
   const bool third_any = third_env && strcmp (third_env, "1") == 0;
-  t->third = PB <= 2 && !(third_env && strcmp (third_env, "0") == 0) &&
+  t->third = 0;
+  if (PB <= 2 && !(third_env && strcmp (third_env, "0") == 0) &&
       (third_any || (size_t) x->out_size * PB * y->out_size >=
-      kThirdMinOutput) && third_plane (plan, p, &t->third_args);
+          kThirdMinOutput))
+    for (int P = 1; P <= 2 && !t->third; P++)
+      if (third_plane (plan, p, P, &t->third_args))
+        t->third = P;
   const int strip = bucket_of (kStripBuckets, taps);
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
   t->direct_ty = bucket_of (kDirectBuckets, y->taps);
@@ -2330,7 +2413,7 @@ cf_resize_device_plan_describe (const CfResizeDevicePlan * d_plan, int p)
   if (d_plan->plane[p].halve)
     return "halve";
   if (d_plan->plane[p].third)
-    return "third";
+    return d_plan->plane[p].third == 1 ? "third" : "two thirds";
   if (d_plan->plane[p].kernel == Kernel::kDirect &&
       d_plan->plane[p].direct_step)
     return "direct strips";
@@ -2727,12 +2810,15 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
       return;
     }
     if constexpr (PB <= 2) {
-      if (t->third && aligned (src, d_src->pitch[p], 8)) {
+      if (t->third && aligned (src, d_src->pitch[p], 8 / t->third)) {
         ThirdArgs a = t->third_args;
 
         a.g = g;
         a.g.dst_aligned = aligned (dst, d_dst->pitch[p], 8);
-        launch_third<PB> (a, stream);
+        if (t->third == 1)
+          launch_third<PB, 1> (a, stream);
+        else
+          launch_third<PB, 2> (a, stream);
         return;
       }
     }

@@ -251,8 +251,8 @@ typedef enum {
    * direct kernel, where it is the cheaper (8-bit samples halved exactly
    * with four fixed small weights an axis, more than two on one, such as
    * antialiased bilinear: the halve kernel; large planes of 1- and 2-byte
-   * pixels downscaled exactly 3x with five fixed positive weights an axis,
-   * antialiased bilinear: the third kernel); other planes: one
+   * pixels downscaled exactly 3x or 1.5x with fixed positive weights an
+   * axis, antialiased bilinear: the third kernel); other planes: one
    * fused launch per plane whose tiles fit in shared memory, else the two
    * passes. The default. */
   CF_RESIZE_KERNELS_AUTO,
@@ -290,9 +290,11 @@ size_t cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan *
  * 16-bit lanes, on planes and pitches aligned to 16 bytes), "third" (an
  * exact 3x downscale of 1- or 2-byte pixels of 8-bit samples with five
  * fixed positive weights an axis, on planes of 1024 x 768 output bytes or
- * more whose source and pitch are aligned to 8 bytes), "direct", "direct
- * strips", "fused" or "two-pass" ("halve", "third", "direct" and "direct
- * strips" also where a launch on a plane not aligned as they need takes
+ * more whose source and pitch are aligned to 8 bytes), "two thirds" (the
+ * same at an exact 1.5x downscale, 3 fixed positive weights an output, on
+ * such planes aligned to 4 bytes), "direct", "direct strips", "fused" or
+ * "two-pass" ("halve", "third", "two thirds", "direct" and "direct strips"
+ * also where a launch on a plane not aligned as they need takes
  * the kernel AUTO would have chosen without them); NULL for a bad
  * plane. */
 const char *cf_resize_device_plan_describe (const CfResizeDevicePlan *

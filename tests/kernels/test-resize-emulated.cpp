@@ -18,7 +18,7 @@
  * around the output (the pitch's padding, before the plane and after it)
  * must stay as they were.
  *
- * Planes: random sizes at exactly 2x and 3x (and one pixel off), every
+ * Planes: random sizes at exactly 2x, 3x and 1.5x (and one pixel off), every
  * method, antialiased or not, every chroma siting, random pitches and
  * output addresses; then the GPU tests' own sizes. Which planes a kernel
  * takes is third_plane () and halve_plane () itself; the size threshold of
@@ -224,23 +224,24 @@ run_halve (const HalveArgs & args, uint8_t * scratch)
       [](HalveArgs a) { halve_kernel<PB, S::V, S::R, S::kMinBlocks> (a); });
 }
 
-template <int PB>
+template <int PB, int P>
 static void
 run_third (const ThirdArgs & args, uint8_t * scratch)
 {
-  run_grid (args, third_grid (args.g), kThirdThreads, scratch,
-      [](ThirdArgs a) { third_kernel<PB> (a); });
+  run_grid (args, third_grid<P> (args.g), kThirdThreads, scratch,
+      [](ThirdArgs a) { third_kernel<PB, P> (a); });
 }
 
-/* Kernel runs, by kernel (0 halve, 1 third) and pixel bytes. */
-static long runs[2][5];
+/* Kernel runs, by kernel (0 halve, 1 third, 2 two thirds) and pixel
+ * bytes. */
+static long runs[3][5];
 
 static void
 print_runs (const char *what)
 {
   printf ("%s: halve %ld / %ld / %ld planes (1- / 2- / 4-byte pixels), third "
-      "%ld / %ld\n", what, runs[0][1], runs[0][2], runs[0][4], runs[1][1],
-      runs[1][2]);
+      "%ld / %ld, two thirds %ld / %ld\n", what, runs[0][1], runs[0][2],
+      runs[0][4], runs[1][1], runs[1][2], runs[2][1], runs[2][2]);
 }
 
 /* Plane @p of @plan, taken by halve_kernel or third_kernel, run on the
@@ -255,7 +256,12 @@ check_plane (const CfResizePlan * plan, int p, const CfImage * src,
   HalveArgs h = { };
   ThirdArgs t = { };
   const bool halve = halve_plane (plan, p, &h);
-  const bool third = !halve && PB <= 2 && third_plane (plan, p, &t);
+  int P = 0;                    /* third_kernel<PB, P>, or 0 */
+
+  for (int q = 1; q <= 2 && !halve && PB <= 2 && !P; q++)
+    if (third_plane (plan, p, q, &t))
+      P = q;
+  const bool third = P != 0;
 
   if (!halve && !third)
     return;
@@ -274,8 +280,8 @@ check_plane (const CfResizePlan * plan, int p, const CfImage * src,
     pitch, in_w * PB, in_h, out_bytes, out_h, false
   };
   char *what = g_strdup_printf ("%s %s plane %d, %d x %d to %d x %d",
-      halve ? "halve" : "third", cf_format_info (f)->name, p, in_w, in_h,
-      out_w, out_h);
+      halve ? "halve" : P == 1 ? "third" : "two thirds",
+      cf_format_info (f)->name, p, in_w, in_h, out_w, out_h);
 
   io.src = g.src;
   io.src_pitch = g.src_pitch;
@@ -299,12 +305,16 @@ check_plane (const CfResizePlan * plan, int p, const CfImage * src,
   } else {
     t.g = g;
     t.g.dst_aligned = (((uintptr_t) d | pitch) % 8) == 0;
-    if (PB == 1)
-      run_third<1> (t, scratch.data () + 64);
+    if (PB == 1 && P == 1)
+      run_third<1, 1> (t, scratch.data () + 64);
+    else if (PB == 2 && P == 1)
+      run_third<2, 1> (t, scratch.data () + 64);
+    else if (PB == 1)
+      run_third<1, 2> (t, scratch.data () + 64);
     else
-      run_third<2> (t, scratch.data () + 64);
+      run_third<2, 2> (t, scratch.data () + 64);
   }
-  runs[third][PB]++;
+  runs[halve ? 0 : P][PB]++;
   if (io.bad_loads || io.bad_stores)
     g_error ("%s: %ld bad loads, %ld bad stores", what, io.bad_loads,
         io.bad_stores);
@@ -382,15 +392,23 @@ test_random (void)
   for (int i = 0; i < 1500; i++) {
     const CfFormat f = formats[g_rand_int_range (rand, 0,
             G_N_ELEMENTS (formats))];
-    const int factor = g_rand_int_range (rand, 2, 4);
+    /* 2x, 3x or 1.5x */
+    const int factor = g_rand_int_range (rand, 2, 5);
     const int shape = g_rand_int_range (rand, 0, 3);
-    const int ow = 1 + g_rand_int_range (rand, 0, shape == 0 ? 12 :
+    int ow = 1 + g_rand_int_range (rand, 0, shape == 0 ? 12 :
         shape == 1 ? 400 : 1500);
-    const int oh = 1 + g_rand_int_range (rand, 0, shape == 0 ? 12 : 30);
+    int oh = 1 + g_rand_int_range (rand, 0, shape == 0 ? 12 : 30);
     CfResizeMethod m = (CfResizeMethod) g_rand_int_range (rand, 0,
         CF_RESIZE_METHOD_COUNT);
     int aa = g_rand_boolean (rand), siting = g_rand_int_range (rand, 0, 4);
     int iw = factor * ow, ih = factor * oh;
+
+    if (factor == 4) {          /* 1.5x: even output sizes */
+      ow += ow % 2;
+      oh += oh % 2;
+      iw = 3 * ow / 2;
+      ih = 3 * oh / 2;
+    }
 
     if (g_rand_int_range (rand, 0, 10) == 0) {
       iw += g_rand_int_range (rand, 0, 2);
@@ -408,7 +426,7 @@ test_random (void)
   print_runs ("random sizes");
 }
 
-/* The sizes of /resize/cuda/halve and /resize/cuda/third
+/* The sizes of /resize/cuda/halve, third and two-thirds
  * (resize-fixed-sizes.h), every format above, method and antialiasing, at
  * the siting gpu_check_all () gives them (index % 4); and 4K to 1080p and
  * to 720p. */
@@ -427,13 +445,14 @@ static void
 test_gpu_sizes (void)
 {
   static const int uhd[][4] = { {3840, 2160, 1920, 1080},
-  {3840, 2160, 1280, 720}
+  {3840, 2160, 1280, 720}, {1920, 1080, 1280, 720}
   };
   GRand *rand = g_rand_new_with_seed (cf_test_seed () + 1);
 
   memset (runs, 0, sizeof (runs));
   check_sizes (cf_halve_sizes, G_N_ELEMENTS (cf_halve_sizes), rand);
   check_sizes (cf_third_sizes, G_N_ELEMENTS (cf_third_sizes), rand);
+  check_sizes (cf_two_thirds_sizes, G_N_ELEMENTS (cf_two_thirds_sizes), rand);
   for (guint s = 0; s < G_N_ELEMENTS (uhd); s++)
     for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
       check_size (formats[f], CF_RESIZE_BILINEAR, 1, 0, uhd[s][0], uhd[s][1],
@@ -447,6 +466,8 @@ test_gpu_sizes (void)
   g_assert_cmpint (runs[0][4], >, 0);
   g_assert_cmpint (runs[1][1], >, 0);
   g_assert_cmpint (runs[1][2], >, 0);
+  g_assert_cmpint (runs[2][1], >, 0);
+  g_assert_cmpint (runs[2][2], >, 0);
 }
 
 int

@@ -1096,8 +1096,11 @@ test_cuda_kernels (void)
     {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1280, 720}, "fused", "direct",
         "third"},
     /* other downscales with few taps: rows */
+    /* antialiased bilinear at exactly 1.5x: third_kernel's two thirds on
+     * 1- and 2-byte pixels of large planes (/resize/cuda/two-thirds;
+     * NV12's chroma is too small) */
     {CF_RESIZE_BILINEAR, 1, {1920, 1080, 1280, 720}, "fused", "direct",
-        "direct"},
+        "two thirds"},
     {CF_RESIZE_AREA, 1, {3840, 2160, 1280, 720}, "fused", "direct", "direct"},
     /* 16 taps along y: fused */
     {CF_RESIZE_BICUBIC, 1, {3840, 2160, 1920, 540}, "fused", "fused", "fused"},
@@ -1591,6 +1594,74 @@ test_cuda_third (void)
   gpu_end ();
 }
 
+/* Exact 1.5x downscales, which third_kernel<PB, 2> takes where both axes
+ * weigh three fixed positive taps for each of a period's two outputs
+ * (antialiased bilinear on centred samples), on 8-bit planes of 1- or
+ * 2-byte pixels of 1024 x 768 output bytes or more (CF_RESIZE_THIRD=1 at
+ * any size): which planes take it, then gpu_check_fixed () at sizes whose
+ * rows end inside a thread's 12 bytes or a warp, of one thread's 4 rows or
+ * a number of rows that is not a multiple of them, and 1080p to 720p. */
+static void
+test_cuda_two_thirds (void)
+{
+  const int (*sizes)[4] = cf_two_thirds_sizes;  /* resize-fixed-sizes.h */
+  static const int hd[4] = { 1920, 1080, 1280, 720 };
+  static const int not_15[][4] = {
+    {965, 726, 644, 484}, {966, 727, 644, 484}, {6, 6, 4, 4},
+    {966, 726, 322, 484},
+  };
+  static const PlaneKernel at_966[] = {
+    {CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
+    {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
+    {CF_FORMAT_RGBA, 0, FALSE}, {CF_FORMAT_RGB, 0, FALSE},
+    {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE},
+  };
+  gchar *saved = g_strdup (g_getenv ("CF_RESIZE_THIRD"));
+  guint s, aa;
+
+  gpu_begin ();
+  /* by default, large planes only: 1080p to 720p's luma, not its chroma */
+  g_unsetenv ("CF_RESIZE_THIRD");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE, hd,
+          0, 0), ==, "two thirds");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE, hd,
+          0, 1), !=, "two thirds");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
+          sizes[5], 0, 0), !=, "two thirds");
+  /* at any size from here on */
+  g_setenv ("CF_RESIZE_THIRD", "1", TRUE);
+  /* co-sited chroma at 1.5x keeps three positive taps a phase in the same
+   * windows: it takes the kernel too */
+  assert_plane_kernels ("two thirds", at_966, G_N_ELEMENTS (at_966),
+      sizes[5], 4);
+  for (s = 0; s < G_N_ELEMENTS (cf_two_thirds_sizes); s++)
+    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
+            sizes[s], 0, 0), ==, "two thirds");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
+          sizes[0], 0, 1), ==, "two thirds");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
+          sizes[4], 0, 1), ==, "two thirds");
+  /* two taps (area), one (nearest), more (bicubic), or not 1.5x: not */
+  for (aa = 0; aa < 2; aa++)
+    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_AREA, aa,
+            sizes[5], 0, 0), !=, "two thirds");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BICUBIC, TRUE,
+          sizes[5], 0, 0), !=, "two thirds");
+  for (s = 0; s < G_N_ELEMENTS (not_15); s++)
+    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
+            not_15[s], 0, 0), !=, "two thirds");
+
+  gpu_check_fixed (sizes, G_N_ELEMENTS (cf_two_thirds_sizes), hd,
+      CF_RESIZE_BILINEAR, 0, not_15, G_N_ELEMENTS (not_15), CF_FORMAT_GRAY8);
+  g_unsetenv ("CF_RESIZE_THIRD");
+  gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, hd, 0, RANDOM_ALIGNED,
+      CF_RESIZE_KERNELS_AUTO);
+  if (saved)
+    g_setenv ("CF_RESIZE_THIRD", saved, TRUE);
+  g_free (saved);
+  gpu_end ();
+}
+
 /* One thread of test_cuda_shared_plan (): its own stream and frames, the
  * shared plan. */
 typedef struct
@@ -2024,6 +2095,7 @@ main (int argc, char **argv)
     g_test_add_func ("/resize/cuda/strips", test_cuda_strips);
     g_test_add_func ("/resize/cuda/halve", test_cuda_halve);
     g_test_add_func ("/resize/cuda/third", test_cuda_third);
+    g_test_add_func ("/resize/cuda/two-thirds", test_cuda_two_thirds);
     g_test_add_func ("/resize/cuda/shared-plan", test_cuda_shared_plan);
     g_test_add_func ("/resize/cuda/invalid", test_cuda_invalid);
   }
