@@ -1199,21 +1199,43 @@ row_end_word (const uint8_t * row, int at, int in_bytes)
   return w;
 }
 
-/* The pixels before and after a thread's @n bytes of @row from @xi (words
- * @first and @last the first and last of them), in the low bytes: from the
- * neighbouring lanes, or loaded at the warp's ends and the row's. */
+/* Whether this lane loads the pixels before (@left) and after (@right) its
+ * @n bytes from @xi itself: at the warp's ends and the row's; the other
+ * lanes take them from their neighbours (lane_pixels ()). */
+__device__ __forceinline__ void
+own_edges (int lane, int xi, int n, int in_bytes, bool & left, bool & right)
+{
+  left = lane == 0;
+  right = lane == 31 || xi + n >= in_bytes;
+}
+
+/* The pixels before and after a thread's @n bytes of @row from @xi, in the
+ * low bytes, loaded into @left and @right where own_edges () says this lane
+ * loads them (the others are left as they are). */
 template <int PB>
 __device__ __forceinline__ void
-neighbour_pixels (const uint8_t * row, int xi, int n, int in_bytes,
-    int lane, uint32_t first, uint32_t last, uint32_t & left,
+edge_pixels (const uint8_t * row, int xi, int n, int in_bytes, int lane,
+    uint32_t & left, uint32_t & right)
+{
+  bool own_left, own_right;
+
+  own_edges (lane, xi, n, in_bytes, own_left, own_right);
+  if (own_left)
+    left = ld_pixel<PB> (row + max (xi - PB, 0));
+  if (own_right)
+    right = ld_pixel<PB> (row + min (xi + n, in_bytes - PB));
+}
+
+/* The pixels before and after a thread's bytes (words @first and @last the
+ * first and last of them) from the neighbouring lanes, in the low bytes:
+ * right for every lane but those of own_edges (). */
+template <int PB>
+__device__ __forceinline__ void
+lane_pixels (uint32_t first, uint32_t last, uint32_t & left,
     uint32_t & right)
 {
   left = __shfl_up_sync (0xffffffffu, last, 1) >> (8 * (4 - PB));
   right = __shfl_down_sync (0xffffffffu, first, 1);
-  if (lane == 0)
-    left = ld_pixel<PB> (row + max (xi - PB, 0));
-  if (lane == 31 || xi + n >= in_bytes)
-    right = ld_pixel<PB> (row + min (xi + n, in_bytes - PB));
 }
 
 /* The packed horizontal sums of the thread's 8 V output bytes in input row
@@ -1245,8 +1267,8 @@ halve_row (const HalveArgs & a, const uint8_t * row, int xi, int lane,
   }
   uint32_t left, right;
 
-  neighbour_pixels<PB> (row, xi, 16 * V, a.g.in_bytes, lane, w[0],
-      w[4 * V - 1], left, right);
+  lane_pixels<PB> (w[0], w[4 * V - 1], left, right);
+  edge_pixels<PB> (row, xi, 16 * V, a.g.in_bytes, lane, left, right);
   uint32_t tap[4 * V][4];       /* [output word][tap] */
 
   if constexpr (PB == 1) {
@@ -1460,8 +1482,9 @@ struct ThirdArgs {
   int32_t wx[2][5], wy[2][5];   /* [phase][tap], phases 0 .. P - 1 */
 };
 
-/* One input row's words for a thread, its 24 / P bytes from @xi, and the
- * pixels before and after them (neighbour_pixels ()). */
+/* One input row's loads for a thread: its 24 / P bytes from @xi, and the
+ * pixels before and after them where this lane loads them itself
+ * (edge_pixels ()). */
 template <int P>
 struct ThirdRow {
   uint32_t w[6 / P];
@@ -1470,7 +1493,7 @@ struct ThirdRow {
 
 template <int PB, int P>
 __device__ __forceinline__ void
-third_load (const ThirdArgs & a, const uint8_t * row, int xi,
+third_load (const ThirdArgs & a, const uint8_t * row, int xi, int lane,
     ThirdRow<P> & r)
 {
   constexpr int kBytes = 24 / P;
@@ -1492,16 +1515,27 @@ third_load (const ThirdArgs & a, const uint8_t * row, int xi,
     for (int v = 0; v < 6 / P; v++)
       r.w[v] = row_end_word<PB> (row, xi + 4 * v, a.g.in_bytes);
   }
+  r.left = r.right = 0;
+  edge_pixels<PB> (row, xi, kBytes, a.g.in_bytes, lane, r.left, r.right);
 }
 
 /* The horizontal sums (I fraction bits) of the thread's 8 output bytes in
  * the loaded row @r. */
 template <int PB, int P>
 __device__ __forceinline__ void
-third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int32_t (&h)[8])
+third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
+    int32_t (&h)[8])
 {
   constexpr int kBytes = 24 / P;
-  const uint32_t left = r.left, right = r.right;
+  uint32_t left, right;
+  bool own_left, own_right;
+
+  lane_pixels<PB> (r.w[0], r.w[6 / P - 1], left, right);
+  own_edges (lane, xi, kBytes, a.g.in_bytes, own_left, own_right);
+  if (own_left)
+    left = r.left;
+  if (own_right)
+    right = r.right;
   /* b[PB + i]: byte xi + i; the pixel before in b[0 .. PB - 1], the one
    * after from b[PB + kBytes] */
   int32_t b[kBytes + 2 * PB];
@@ -1582,14 +1616,7 @@ third_kernel (ThirdArgs a)
 
 #pragma unroll
   for (int j = 0; j < J; j++)
-    third_load<PB, P> (a, third_row (a, y0, j), xi, rows[j]);
-  /* then the pixels before and after each row's words: the shuffles wait
-   * for the loads above, the loads at the warp's ends do not */
-#pragma unroll
-  for (int j = 0; j < J; j++)
-    neighbour_pixels<PB> (third_row (a, y0, j), xi, 24 / P, a.g.in_bytes,
-        lane, rows[j].w[0], rows[j].w[6 / P - 1], rows[j].left,
-        rows[j].right);
+    third_load<PB, P> (a, third_row (a, y0, j), xi, lane, rows[j]);
   int32_t acc[K][8];
 
   /* input row j feeds output row P y0 + k (period n = k / P, phase k % P)
@@ -1598,7 +1625,7 @@ third_kernel (ThirdArgs a)
   for (int j = 0; j < J; j++) {
     int32_t h[8];
 
-    third_sums<PB, P> (a, rows[j], h);
+    third_sums<PB, P> (a, rows[j], xi, lane, h);
 #pragma unroll
     for (int k = 0; k < K; k++) {
       const int ph = k % P, tap = j - 3 * (k / P);
