@@ -1451,15 +1451,16 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
 constexpr int kThirdRows = 2;   /* periods of output rows a thread */
 constexpr int kThirdThreads = 256;
 constexpr int kThirdMinBlocks = 0;
-/* The output bytes from which a plane takes it: small planes take it
- * nearly as long as large ones, and the direct kernel was faster on smaller ones: GRAY8
- * 2880 x 1620 to 960 x 540 (518 400 bytes) 10.9 us against 8.4, 1920 x
- * 1080 to 640 x 360 9.7 against 6.3, 960 x 540 to 640 x 360 6.7 against
- * 5.4; at 4K to 720p and 1080p to 720p (921 600 bytes) it wins (above).
- * Loading every row first did not remove that floor, so the reads were
- * not its cause; the likely one (not profiled) is a thread's long serial
- * work on planes too small to give each scheduler more than a warp or two
- * (the 3x kernel with 1 row a thread: 7.1 us at 1080p to 360p). The
+/* The output bytes from which a plane takes it. Below some size the
+ * kernel takes about as long as on a large plane (a floor of 6.7 to 11
+ * us), and the direct kernel is faster: GRAY8 2880 x 1620 to 960 x 540
+ * (518 400 bytes) 10.9 us against 8.4, 1920 x 1080 to 640 x 360 9.7
+ * against 6.3, 960 x 540 to 640 x 360 6.7 against 5.4; at 4K to 720p and
+ * 1080p to 720p (921 600 bytes) the kernel wins (above). Loading every
+ * row first did not lower that floor, so the reads are not its cause; the
+ * likely one (not profiled) is a thread's long serial work on planes too
+ * small to give each scheduler more than a warp or two (the 3x kernel
+ * with 1 row a thread, in a prototype: 7.2 us at 1080p to 360p). The
  * threshold, 1024 x 768, lies between the sizes measured. */
 constexpr size_t kThirdMinOutput = 1024 * 768;
 
