@@ -1509,6 +1509,57 @@ test_cuda_halve (void)
   gpu_end ();
 }
 
+/* The planes that third_kernel takes at both of its ratios (at 966 x 726
+ * input): 8-bit samples in 1- and 2-byte pixels, never 4-byte or 16-bit
+ * ones. */
+static const PlaneKernel third_planes[] = {
+  {CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
+  {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
+  {CF_FORMAT_RGBA, 0, FALSE}, {CF_FORMAT_RGB, 0, FALSE},
+  {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE},
+};
+
+/* The end of test_cuda_third () and test_cuda_two_thirds (), with
+ * CF_RESIZE_THIRD=1: that third_kernel's @kernel ("third", "two thirds")
+ * takes GRAY8 antialiased bilinear at each of @sizes, and NV12's centred
+ * chroma at sizes 0 and 4, but not area, bicubic or bilinear without
+ * antialiasing at size 5 (other taps), nor @not_sizes (not its ratio);
+ * then gpu_check_fixed () at them, and NV12 at @frame with the default
+ * choice; then CF_RESIZE_THIRD back to @saved (freed). */
+static void
+check_third_kernel (const char *kernel, const int (*sizes)[4], guint n,
+    const int *frame, const int (*not_sizes)[4], guint n_not, gchar * saved)
+{
+  guint s, aa;
+
+  for (s = 0; s < n; s++)
+    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
+            sizes[s], 0, 0), ==, kernel);
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
+          sizes[0], 0, 1), ==, kernel);
+  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
+          sizes[4], 0, 1), ==, kernel);
+  for (aa = 0; aa < 2; aa++)
+    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_AREA, aa,
+            sizes[5], 0, 0), !=, kernel);
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, FALSE,
+          sizes[5], 0, 0), !=, kernel);
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BICUBIC, TRUE,
+          sizes[5], 0, 0), !=, kernel);
+  for (s = 0; s < n_not; s++)
+    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
+            not_sizes[s], 0, 0), !=, kernel);
+
+  gpu_check_fixed (sizes, n, frame, CF_RESIZE_BILINEAR, 0, not_sizes, n_not,
+      CF_FORMAT_GRAY8);
+  g_unsetenv ("CF_RESIZE_THIRD");
+  gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, frame, 0, RANDOM_ALIGNED,
+      CF_RESIZE_KERNELS_AUTO);
+  if (saved)
+    g_setenv ("CF_RESIZE_THIRD", saved, TRUE);
+  g_free (saved);
+}
+
 /* Exact 3x downscales, which third_kernel takes where both axes weigh five
  * fixed taps, more than the middle three on one (antialiased bilinear), on
  * 8-bit planes of 1- or 2-byte pixels of 1024 x 768 output bytes or more
@@ -1525,15 +1576,8 @@ test_cuda_third (void)
     {965, 726, 322, 242}, {966, 727, 322, 242}, {6, 6, 2, 2},
     {966, 726, 483, 242},
   };
-  static const PlaneKernel at_966[] = {
-    {CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
-    {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
-    {CF_FORMAT_RGBA, 0, FALSE}, {CF_FORMAT_RGB, 0, FALSE},
-    {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE},
-  };
   static const int small_3x[4] = { 1920, 1080, 640, 360 };
   gchar *saved = g_strdup (g_getenv ("CF_RESIZE_THIRD"));
-  guint s, aa;
   int c;
 
   gpu_begin ();
@@ -1555,42 +1599,17 @@ test_cuda_third (void)
   g_setenv ("CF_RESIZE_THIRD", "1", TRUE);
   /* which planes: antialiased bilinear on centred samples (co-sited
    * chroma's window is shifted: the direct kernel) */
-  assert_plane_kernels ("third", at_966, G_N_ELEMENTS (at_966), sizes[5], 1);
+  assert_plane_kernels ("third", third_planes, G_N_ELEMENTS (third_planes),
+      sizes[5], 1);
   for (c = 1; c < 4; c++)
     g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
             sizes[5], c, 1), !=, "third");
-  /* the kernel takes every size below (so gpu_check_all () runs it where
-   * the layout is aligned), and the centred chroma at sizes 0 and 4 */
-  for (s = 0; s < G_N_ELEMENTS (cf_third_sizes); s++)
-    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
-            sizes[s], 0, 0), ==, "third");
-  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
-          sizes[0], 0, 1), ==, "third");
-  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
-          sizes[4], 0, 1), ==, "third");
-  /* three taps (area), one (without antialiasing: nearest), eleven
-   * (bicubic), or not 3x: not */
-  for (aa = 0; aa < 2; aa++)
-    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_AREA, aa,
-            sizes[5], 0, 0), !=, "third");
-  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, FALSE,
-          sizes[5], 0, 0), !=, "third");
-  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BICUBIC, TRUE,
-          sizes[5], 0, 0), !=, "third");
-  for (s = 0; s < G_N_ELEMENTS (not_3x); s++)
-    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
-            not_3x[s], 0, 0), !=, "third");
-
-  gpu_check_fixed (sizes, G_N_ELEMENTS (cf_third_sizes), uhd,
-      CF_RESIZE_BILINEAR, 0, not_3x, G_N_ELEMENTS (not_3x), CF_FORMAT_GRAY8);
-  /* and the default again on 4K, luma third and chroma direct */
-  g_unsetenv ("CF_RESIZE_THIRD");
-  gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
-      CF_RESIZE_KERNELS_AUTO);
-  /* the caller's setting back */
-  if (saved)
-    g_setenv ("CF_RESIZE_THIRD", saved, TRUE);
-  g_free (saved);
+  /* the kernel takes every size checked (so gpu_check_all () runs it
+   * where the layout is aligned); three taps (area), one (bilinear without
+   * antialiasing: nearest), eleven (bicubic), or not 3x: not; then the
+   * checks, and the default again on 4K (luma third, chroma direct) */
+  check_third_kernel ("third", sizes, G_N_ELEMENTS (cf_third_sizes), uhd,
+      not_3x, G_N_ELEMENTS (not_3x), saved);
   gpu_end ();
 }
 
@@ -1610,14 +1629,7 @@ test_cuda_two_thirds (void)
     {965, 726, 644, 484}, {966, 727, 644, 484}, {6, 6, 4, 4},
     {966, 726, 322, 484},
   };
-  static const PlaneKernel at_966[] = {
-    {CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
-    {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
-    {CF_FORMAT_RGBA, 0, FALSE}, {CF_FORMAT_RGB, 0, FALSE},
-    {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE},
-  };
   gchar *saved = g_strdup (g_getenv ("CF_RESIZE_THIRD"));
-  guint s, aa;
 
   gpu_begin ();
   /* by default, large planes only: 1080p to 720p's luma, not its chroma */
@@ -1632,33 +1644,14 @@ test_cuda_two_thirds (void)
   g_setenv ("CF_RESIZE_THIRD", "1", TRUE);
   /* co-sited chroma at 1.5x keeps three positive taps a phase in the same
    * windows: it takes the kernel too */
-  assert_plane_kernels ("two thirds", at_966, G_N_ELEMENTS (at_966),
-      sizes[5], 4);
-  for (s = 0; s < G_N_ELEMENTS (cf_two_thirds_sizes); s++)
-    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
-            sizes[s], 0, 0), ==, "two thirds");
-  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
-          sizes[0], 0, 1), ==, "two thirds");
-  g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
-          sizes[4], 0, 1), ==, "two thirds");
-  /* two taps (area), one (nearest), more (bicubic), or not 1.5x: not */
-  for (aa = 0; aa < 2; aa++)
-    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_AREA, aa,
-            sizes[5], 0, 0), !=, "two thirds");
-  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BICUBIC, TRUE,
-          sizes[5], 0, 0), !=, "two thirds");
-  for (s = 0; s < G_N_ELEMENTS (not_15); s++)
-    g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
-            not_15[s], 0, 0), !=, "two thirds");
-
-  gpu_check_fixed (sizes, G_N_ELEMENTS (cf_two_thirds_sizes), hd,
-      CF_RESIZE_BILINEAR, 0, not_15, G_N_ELEMENTS (not_15), CF_FORMAT_GRAY8);
-  g_unsetenv ("CF_RESIZE_THIRD");
-  gpu_check (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, hd, 0, RANDOM_ALIGNED,
-      CF_RESIZE_KERNELS_AUTO);
-  if (saved)
-    g_setenv ("CF_RESIZE_THIRD", saved, TRUE);
-  g_free (saved);
+  assert_plane_kernels ("two thirds", third_planes,
+      G_N_ELEMENTS (third_planes), sizes[5], 4);
+  /* the kernel takes every size checked; two taps (area, bilinear without
+   * antialiasing), more (bicubic), or not 1.5x: not; then the checks, and
+   * the default again on 1080p (luma two thirds, chroma direct) */
+  check_third_kernel ("two thirds", sizes,
+      G_N_ELEMENTS (cf_two_thirds_sizes), hd, not_15, G_N_ELEMENTS (not_15),
+      saved);
   gpu_end ();
 }
 
