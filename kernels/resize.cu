@@ -1477,6 +1477,15 @@ third_tap_hi (int P, int r)
   return P == 1 ? 4 : 2 * r + 2;
 }
 
+/* Whether third_kernel<PB, P> is compiled and chosen: 1- and 2-byte pixels
+ * at both ratios, 4-byte pixels at 1.5x only (at 3x they were slower than
+ * the direct kernel). */
+__host__ __device__ constexpr bool
+third_takes (int PB, int P)
+{
+  return PB <= 2 || (PB == 4 && P == 2);
+}
+
 struct ThirdArgs {
   FixedPlane g;                 /* source base and pitch multiples of the
                                  * loads, 8 / P bytes */
@@ -2365,11 +2374,11 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   const char *third_env = getenv ("CF_RESIZE_THIRD");
   const bool third_any = third_env && strcmp (third_env, "1") == 0;
   t->third = 0;
-  if (PB <= 2 && !(third_env && strcmp (third_env, "0") == 0) &&
+  if (!(third_env && strcmp (third_env, "0") == 0) &&
       (third_any || (size_t) x->out_size * PB * y->out_size >=
           kThirdMinOutput))
     for (int P = 1; P <= 2 && !t->third; P++)
-      if (third_plane (plan, p, P, &t->third_args))
+      if (third_takes (PB, P) && third_plane (plan, p, P, &t->third_args))
         t->third = P;
   const int strip = bucket_of (kStripBuckets, taps);
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
@@ -2837,18 +2846,16 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
       launch_halve<PB> (a, stream);
       return;
     }
-    if constexpr (PB <= 2) {
-      if (t->third && aligned (src, d_src->pitch[p], 8 / t->third)) {
-        ThirdArgs a = t->third_args;
+    if (t->third && aligned (src, d_src->pitch[p], 8 / t->third)) {
+      ThirdArgs a = t->third_args;
 
-        a.g = g;
-        a.g.dst_aligned = aligned (dst, d_dst->pitch[p], 8);
+      a.g = g;
+      a.g.dst_aligned = aligned (dst, d_dst->pitch[p], 8);
+      if constexpr (third_takes (PB, 1))
         if (t->third == 1)
-          launch_third<PB, 1> (a, stream);
-        else
-          launch_third<PB, 2> (a, stream);
-        return;
-      }
+          return launch_third<PB, 1> (a, stream);
+      if constexpr (third_takes (PB, 2))
+        return launch_third<PB, 2> (a, stream);
     }
   }
   if (kernel == Kernel::kNearest) {

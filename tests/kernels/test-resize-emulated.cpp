@@ -240,8 +240,9 @@ static void
 print_runs (const char *what)
 {
   printf ("%s: halve %ld / %ld / %ld planes (1- / 2- / 4-byte pixels), third "
-      "%ld / %ld, two thirds %ld / %ld\n", what, runs[0][1], runs[0][2],
-      runs[0][4], runs[1][1], runs[1][2], runs[2][1], runs[2][2]);
+      "%ld / %ld, two thirds %ld / %ld / %ld\n", what, runs[0][1],
+      runs[0][2], runs[0][4], runs[1][1], runs[1][2], runs[2][1], runs[2][2],
+      runs[2][4]);
 }
 
 /* Plane @p of @plan, taken by halve_kernel or third_kernel, run on the
@@ -258,8 +259,8 @@ check_plane (const CfResizePlan * plan, int p, const CfImage * src,
   const bool halve = halve_plane (plan, p, &h);
   int P = 0;                    /* third_kernel<PB, P>, or 0 */
 
-  for (int q = 1; q <= 2 && !halve && PB <= 2 && !P; q++)
-    if (third_plane (plan, p, q, &t))
+  for (int q = 1; q <= 2 && !halve && !P; q++)
+    if (third_takes (PB, q) && third_plane (plan, p, q, &t))
       P = q;
   const bool third = P != 0;
 
@@ -311,8 +312,10 @@ check_plane (const CfResizePlan * plan, int p, const CfImage * src,
       run_third<2, 1> (t, scratch.data () + 64);
     else if (PB == 1)
       run_third<1, 2> (t, scratch.data () + 64);
-    else
+    else if (PB == 2)
       run_third<2, 2> (t, scratch.data () + 64);
+    else
+      run_third<4, 2> (t, scratch.data () + 64);
   }
   runs[halve ? 0 : P][PB]++;
   if (io.bad_loads || io.bad_stores)
@@ -468,6 +471,7 @@ test_gpu_sizes (void)
   g_assert_cmpint (runs[1][2], >, 0);
   g_assert_cmpint (runs[2][1], >, 0);
   g_assert_cmpint (runs[2][2], >, 0);
+  g_assert_cmpint (runs[2][4], >, 0);
 }
 
 int
