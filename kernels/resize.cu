@@ -1546,29 +1546,68 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
     left = r.left;
   if (own_right)
     right = r.right;
-  /* b[PB + i]: byte xi + i; the pixel before in b[0 .. PB - 1], the one
-   * after from b[PB + kBytes] */
-  int32_t b[kBytes + 2 * PB];
+  constexpr int kRound =
+      1 << (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS - 1);
+
+  if constexpr (PB == 1) {
+    /* 1-byte pixels: an output's first four taps are four neighbouring
+     * bytes, one word (one byte permute, none where it is aligned), two
+     * dp2a, and its fifth tap (or third) one multiply-add. w[k]: bytes xi
+     * + 4 k - 4 .. xi + 4 k - 1, the pixel before in w[0]'s top byte. */
+    constexpr int kWords = kBytes / 4 + 2;
+    uint32_t w[kWords];
+
+    w[0] = left << 24;
+#pragma unroll
+    for (int v = 0; v < kBytes / 4; v++)
+      w[v + 1] = r.w[v];
+    w[kWords - 1] = right;
+#pragma unroll
+    for (int o = 0; o < 8; o++) {
+      const int m = o / P, ph = o % P;
+      const int lo = third_tap_lo (P, ph), hi = third_tap_hi (P, ph);
+      const int at = 3 * m - 1 + lo + 4;        /* byte of w */
+      const int k = at % 4;
+      const uint32_t x = k ? __byte_perm (w[at / 4], w[at / 4 + 1],
+          0x3210 + 0x1111 * k) : w[at / 4];
+      int32_t sum = dot2<false> (weight_pair (a.wx[ph][lo],
+              a.wx[ph][lo + 1]), x, kRound);
+
+      if (hi - lo == 4) {
+        sum = dot2<true> (weight_pair (a.wx[ph][lo + 2], a.wx[ph][lo + 3]),
+            x, sum);
+        sum += a.wx[ph][hi] * (int32_t) ((w[(at + 4) / 4] >>
+                (8 * ((at + 4) % 4))) & 0xff);
+      } else {
+        sum += a.wx[ph][hi] * (int32_t) ((x >> 16) & 0xff);
+      }
+      h[o] = sum >> (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS);
+    }
+  } else {
+    /* 2-byte pixels: b[PB + i] is byte xi + i; the pixel before in b[0 ..
+     * PB - 1], the one after from b[PB + kBytes] */
+    int32_t b[kBytes + 2 * PB];
 
 #pragma unroll
-  for (int i = 0; i < PB; i++) {
-    b[i] = (left >> (8 * i)) & 0xff;
-    b[PB + kBytes + i] = (right >> (8 * i)) & 0xff;
-  }
+    for (int i = 0; i < PB; i++) {
+      b[i] = (left >> (8 * i)) & 0xff;
+      b[PB + kBytes + i] = (right >> (8 * i)) & 0xff;
+    }
 #pragma unroll
-  for (int i = 0; i < kBytes; i++)
-    b[PB + i] = (r.w[i / 4] >> (8 * (i % 4))) & 0xff;
-  /* output byte o: sample o % PB of output pixel q = o / PB, phase q % P of
-   * period q / P, from pixels 3 (q / P) - 1 + t */
+    for (int i = 0; i < kBytes; i++)
+      b[PB + i] = (r.w[i / 4] >> (8 * (i % 4))) & 0xff;
+    /* output byte o: sample o % PB of output pixel q = o / PB, phase q %
+     * P of period q / P, from pixels 3 (q / P) - 1 + t */
 #pragma unroll
-  for (int o = 0; o < 8; o++) {
-    const int q = o / PB, m = q / P, ph = q % P;
-    int32_t sum = 1 << (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS - 1);
+    for (int o = 0; o < 8; o++) {
+      const int q = o / PB, m = q / P, ph = q % P;
+      int32_t sum = kRound;
 
 #pragma unroll
-    for (int t = third_tap_lo (P, ph); t <= third_tap_hi (P, ph); t++)
-      sum += a.wx[ph][t] * b[PB * (3 * m + t) + o % PB];
-    h[o] = sum >> (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS);
+      for (int t = third_tap_lo (P, ph); t <= third_tap_hi (P, ph); t++)
+        sum += a.wx[ph][t] * b[PB * (3 * m + t) + o % PB];
+      h[o] = sum >> (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS);
+    }
   }
 }
 

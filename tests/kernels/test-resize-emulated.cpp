@@ -94,6 +94,26 @@ __byte_perm (uint32_t x, uint32_t y, uint32_t s)
   return r;
 }
 
+/* resize.cu's dot2 (): PTX dp2a.lo / dp2a.hi.s32.u32, c + the two signed
+ * 16-bit halves of @w times bytes 0 and 1 (HI false) or 2 and 3 of @b,
+ * unsigned; and weight_pair (), which packs them (both live in the direct
+ * kernel's section, which this test does not take) */
+template <bool HI>
+static int32_t
+dot2 (uint32_t w, uint32_t b, int32_t c)
+{
+  const int sh = HI ? 16 : 0;
+
+  return c + (int16_t) (w & 0xffff) * (int32_t) ((b >> sh) & 0xff) +
+      (int16_t) (w >> 16) * (int32_t) ((b >> (sh + 8)) & 0xff);
+}
+
+static uint32_t
+weight_pair (int32_t w0, int32_t w1)
+{
+  return ((uint32_t) w0 & 0xffff) | (uint32_t) w1 << 16;
+}
+
 /* The warp's lanes, run one after the other twice (see above). */
 static struct
 {
