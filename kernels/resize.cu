@@ -8,9 +8,10 @@
  * is made, or, at an exact 2x downscale of 8-bit samples whose weights are
  * four fixed small multiples of a power of two (antialiased bilinear), by
  * halve_kernel (): sums of two samples in the 16-bit lanes of a word,
- * which give the same integers; at an exact 3x or 1.5x downscale of 1- and
- * 2-byte pixels with fixed positive weights an axis (antialiased bilinear)
- * on a large plane, by third_kernel () (see there):
+ * which give the same integers; at an exact 3x downscale of 1- and 2-byte
+ * pixels or an exact 1.5x of 1-, 2- and 4-byte pixels with fixed positive
+ * weights an axis (antialiased bilinear) on a large plane, by
+ * third_kernel () (see there):
  *
  * 1. nearest_kernel (method nearest, one tap per axis): a gather. A one-tap
  *    weight is exactly 1, so output = the input sample at (first x, first
@@ -1424,8 +1425,9 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
 /* ------------------------------------------------------------ third */
 
 /* third_kernel<PB, P>: a downscale of 8-bit samples in 1- or 2-byte pixels
- * (gray and luma planes, NV12's chroma pairs) by 3 / P, P outputs a period
- * of 3 inputs, whose axes weigh the same five weights w[r][t] for phase r
+ * (gray and luma planes, NV12's chroma pairs), and at P = 2 in 4-byte ones
+ * (RGBA; third_takes ()), by 3 / P, P outputs a period of 3 inputs, whose
+ * axes weigh the same five weights w[r][t] for phase r
  * of every period: output P m + r from input 3 m - 1 + t, t in
  * third_tap_lo (P, r) .. third_tap_hi (P, r), the taps beyond an edge
  * folded onto it (third_plane () checks the tables):
@@ -1584,8 +1586,8 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
       h[o] = sum >> (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS);
     }
   } else {
-    /* 2-byte pixels: b[PB + i] is byte xi + i; the pixel before in b[0 ..
-     * PB - 1], the one after from b[PB + kBytes] */
+    /* 2- and 4-byte pixels: b[PB + i] is byte xi + i; the pixel before
+     * in b[0 .. PB - 1], the one after from b[PB + kBytes] */
     int32_t b[kBytes + 2 * PB];
 
 #pragma unroll
@@ -2312,7 +2314,7 @@ halve_plane (const CfResizePlan * plan, int p, HalveArgs * h)
 }
 
 /* Whether third_kernel<PB, @P> () scales plane @p of @plan (AUTO, 8-bit
- * samples in 1- or 2-byte pixels): both axes by 3 / P with five taps a
+ * samples in pixels third_takes ()): both axes by 3 / P with five taps a
  * period (fixed_axis ()), each phase r's weights positive on its taps
  * third_tap_lo (P, r) .. third_tap_hi (P, r) and 0 elsewhere, as
  * antialiased bilinear on centred samples weighs them, the patterns

@@ -1048,7 +1048,8 @@ test_cuda_no_antialias (void)
  * sharing them (downscales; 1-byte pixels in strips up to 4 taps only;
  * at an exact 2x of antialiased bilinear: halve_kernel, /resize/cuda/halve;
  * at 3x, on 1- and 2-byte pixels of large planes: third_kernel,
- * /resize/cuda/third);
+ * /resize/cuda/third; at 1.5x, on 1-, 2- and 4-byte ones: its two thirds,
+ * /resize/cuda/two-thirds);
  * the fused kernel for the other video sizes; the two passes where a tile's
  * footprint is too large for shared memory (so that the matrix above
  * exercises each for each layout). CF_RESIZE_KERNELS_FUSED takes the fused
@@ -1622,9 +1623,9 @@ test_cuda_third (void)
 
 /* Exact 1.5x downscales, which third_kernel<PB, 2> takes where both axes
  * weigh three fixed positive taps for each of a period's two outputs
- * (antialiased bilinear on centred samples), on 8-bit planes of 1- or
- * 2-byte pixels of 1024 x 768 output bytes or more (CF_RESIZE_THIRD=1 at
- * any size): which planes take it, then gpu_check_fixed () at sizes whose
+ * (antialiased bilinear on centred samples), on 8-bit planes of 1-, 2-
+ * or 4-byte pixels of 1024 x 768 output bytes or more (CF_RESIZE_THIRD=1
+ * at any size): which planes take it, then gpu_check_fixed () at sizes whose
  * rows end inside a thread's 12 bytes or a warp, of one thread's 4 rows or
  * a number of rows that is not a multiple of them, and 1080p to 720p. */
 static void
