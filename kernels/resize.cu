@@ -1585,9 +1585,48 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
       }
       h[o] = sum >> (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS);
     }
+  } else if constexpr (PB == 4) {
+    /* 4-byte pixels: a tap pair's two pixels interleaved by two byte
+     * permutes, then one dp2a a channel (the direct kernel's way). px[k]:
+     * pixel xi / 4 - 1 + k. A phase's odd last tap pairs with 0. */
+    constexpr int kPixels = kBytes / 4 + 2;
+    uint32_t px[kPixels];
+
+    px[0] = left;
+#pragma unroll
+    for (int v = 0; v < kBytes / 4; v++)
+      px[v + 1] = r.w[v];
+    px[kPixels - 1] = right;
+#pragma unroll
+    for (int q = 0; q < 2; q++) {
+      const int m = q / P, ph = q % P;
+      const int lo = third_tap_lo (P, ph), hi = third_tap_hi (P, ph);
+      int32_t sum[4] = { kRound, kRound, kRound, kRound };
+
+#pragma unroll
+      for (int t = lo; t <= hi; t += 2) {
+        const bool pair = t + 1 <= hi;
+        const uint32_t p0 = px[3 * m + t];
+        const uint32_t p1 = pair ? px[3 * m + t + 1] : 0;
+        const uint32_t wp = weight_pair (a.wx[ph][t],
+            pair ? a.wx[ph][t + 1] : 0);
+        /* channels 0 and 1 of both pixels, then 2 and 3 */
+        const uint32_t lo2 = __byte_perm (p0, p1, 0x5140);
+        const uint32_t hi2 = __byte_perm (p0, p1, 0x7362);
+
+        sum[0] = dot2<false> (wp, lo2, sum[0]);
+        sum[1] = dot2<true> (wp, lo2, sum[1]);
+        sum[2] = dot2<false> (wp, hi2, sum[2]);
+        sum[3] = dot2<true> (wp, hi2, sum[3]);
+      }
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        h[4 * q + c] = sum[c] >> (CF_RESIZE_WEIGHT_BITS_8 -
+            CF_RESIZE_INTER_BITS);
+    }
   } else {
-    /* 2- and 4-byte pixels: b[PB + i] is byte xi + i; the pixel before
-     * in b[0 .. PB - 1], the one after from b[PB + kBytes] */
+    /* 2-byte pixels: b[PB + i] is byte xi + i; the pixel before in b[0 ..
+     * PB - 1], the one after from b[PB + kBytes] */
     int32_t b[kBytes + 2 * PB];
 
 #pragma unroll
