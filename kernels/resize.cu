@@ -1550,25 +1550,29 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
     right = r.right;
   constexpr int kRound =
       1 << (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS - 1);
+  constexpr int kShift = CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS;
+  /* the thread's bytes as one stream of words: w[k] holds bytes xi + 4 k -
+   * 4 .. xi + 4 k - 1, the pixel before them at the top of w[0], the one
+   * after at the bottom of the last word; so pixel j (from -1) starts at
+   * stream byte PB j + 4 */
+  constexpr int kWords = kBytes / 4 + 2;
+  uint32_t w[kWords];
+
+  w[0] = left << (32 - 8 * PB);
+#pragma unroll
+  for (int v = 0; v < kBytes / 4; v++)
+    w[v + 1] = r.w[v];
+  w[kWords - 1] = right;
 
   if constexpr (PB == 1) {
     /* 1-byte pixels: an output's first four taps are four neighbouring
      * bytes, one word (one byte permute, none where it is aligned), two
-     * dp2a, and its fifth tap (or third) one multiply-add. w[k]: bytes xi
-     * + 4 k - 4 .. xi + 4 k - 1, the pixel before in w[0]'s top byte. */
-    constexpr int kWords = kBytes / 4 + 2;
-    uint32_t w[kWords];
-
-    w[0] = left << 24;
-#pragma unroll
-    for (int v = 0; v < kBytes / 4; v++)
-      w[v + 1] = r.w[v];
-    w[kWords - 1] = right;
+     * dp2a, and its fifth tap (or third) one multiply-add */
 #pragma unroll
     for (int o = 0; o < 8; o++) {
       const int m = o / P, ph = o % P;
       const int lo = third_tap_lo (P, ph), hi = third_tap_hi (P, ph);
-      const int at = 3 * m - 1 + lo + 4;        /* byte of w */
+      const int at = 3 * m - 1 + lo + 4;        /* stream byte */
       const int k = at % 4;
       const uint32_t x = k ? __byte_perm (w[at / 4], w[at / 4 + 1],
           0x3210 + 0x1111 * k) : w[at / 4];
@@ -1583,71 +1587,47 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
       } else {
         sum += a.wx[ph][hi] * (int32_t) ((x >> 16) & 0xff);
       }
-      h[o] = sum >> (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS);
-    }
-  } else if constexpr (PB == 4) {
-    /* 4-byte pixels: a tap pair's two pixels interleaved by two byte
-     * permutes, then one dp2a a channel (the direct kernel's way). px[k]:
-     * pixel xi / 4 - 1 + k. A phase's odd last tap pairs with 0. */
-    constexpr int kPixels = kBytes / 4 + 2;
-    uint32_t px[kPixels];
-
-    px[0] = left;
-#pragma unroll
-    for (int v = 0; v < kBytes / 4; v++)
-      px[v + 1] = r.w[v];
-    px[kPixels - 1] = right;
-#pragma unroll
-    for (int q = 0; q < 2; q++) {
-      const int m = q / P, ph = q % P;
-      const int lo = third_tap_lo (P, ph), hi = third_tap_hi (P, ph);
-      int32_t sum[4] = { kRound, kRound, kRound, kRound };
-
-#pragma unroll
-      for (int t = lo; t <= hi; t += 2) {
-        const bool pair = t + 1 <= hi;
-        const uint32_t p0 = px[3 * m + t];
-        const uint32_t p1 = pair ? px[3 * m + t + 1] : 0;
-        const uint32_t wp = weight_pair (a.wx[ph][t],
-            pair ? a.wx[ph][t + 1] : 0);
-        /* channels 0 and 1 of both pixels, then 2 and 3 */
-        const uint32_t lo2 = __byte_perm (p0, p1, 0x5140);
-        const uint32_t hi2 = __byte_perm (p0, p1, 0x7362);
-
-        sum[0] = dot2<false> (wp, lo2, sum[0]);
-        sum[1] = dot2<true> (wp, lo2, sum[1]);
-        sum[2] = dot2<false> (wp, hi2, sum[2]);
-        sum[3] = dot2<true> (wp, hi2, sum[3]);
-      }
-#pragma unroll
-      for (int c = 0; c < 4; c++)
-        h[4 * q + c] = sum[c] >> (CF_RESIZE_WEIGHT_BITS_8 -
-            CF_RESIZE_INTER_BITS);
+      h[o] = sum >> kShift;
     }
   } else {
-    /* 2-byte pixels: b[PB + i] is byte xi + i; the pixel before in b[0 ..
-     * PB - 1], the one after from b[PB + kBytes] */
-    int32_t b[kBytes + 2 * PB];
+    /* 2- and 4-byte pixels: a tap pair's two pixels interleaved by byte
+     * permutes, samples 0 and 1 of both in e[0], 2 and 3 in e[1], then one
+     * dp2a a sample (the direct kernel's way); a phase's odd last tap pairs
+     * with the next pixel at weight 0 */
+#pragma unroll
+    for (int q = 0; q < 8 / PB; q++) {
+      const int m = q / P, ph = q % P;
+      const int lo = third_tap_lo (P, ph), hi = third_tap_hi (P, ph);
+      int32_t sum[PB];
 
 #pragma unroll
-    for (int i = 0; i < PB; i++) {
-      b[i] = (left >> (8 * i)) & 0xff;
-      b[PB + kBytes + i] = (right >> (8 * i)) & 0xff;
-    }
+      for (int c = 0; c < PB; c++)
+        sum[c] = kRound;
 #pragma unroll
-    for (int i = 0; i < kBytes; i++)
-      b[PB + i] = (r.w[i / 4] >> (8 * (i % 4))) & 0xff;
-    /* output byte o: sample o % PB of output pixel q = o / PB, phase q %
-     * P of period q / P, from pixels 3 (q / P) - 1 + t */
-#pragma unroll
-    for (int o = 0; o < 8; o++) {
-      const int q = o / PB, m = q / P, ph = q % P;
-      int32_t sum = kRound;
+      for (int t = lo; t <= hi; t += 2) {
+        const int at = PB * (3 * m - 1 + t) + 4;        /* stream byte */
+        const uint32_t wp = weight_pair (a.wx[ph][t],
+            t < hi ? a.wx[ph][t + 1] : 0);
+        /* the words of the pair; past a phase's last tap, 0 (the stream
+         * may end there) */
+        const uint32_t w0 = w[at / 4], w1 = t < hi ? w[at / 4 + 1] : 0;
+        uint32_t e[PB / 2];
 
+        if constexpr (PB == 2) {
+          e[0] = at % 4 ? __byte_perm (w0, w1, 0x5342) :
+              __byte_perm (w0, 0, 0x3120);
+        } else {
+          e[0] = __byte_perm (w0, w1, 0x5140);
+          e[1] = __byte_perm (w0, w1, 0x7362);
+        }
 #pragma unroll
-      for (int t = third_tap_lo (P, ph); t <= third_tap_hi (P, ph); t++)
-        sum += a.wx[ph][t] * b[PB * (3 * m + t) + o % PB];
-      h[o] = sum >> (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS);
+        for (int c = 0; c < PB; c++)
+          sum[c] = c % 2 ? dot2<true> (wp, e[c / 2], sum[c]) :
+              dot2<false> (wp, e[c / 2], sum[c]);
+      }
+#pragma unroll
+      for (int c = 0; c < PB; c++)
+        h[PB * q + c] = sum[c] >> kShift;
     }
   }
 }
