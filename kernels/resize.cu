@@ -1451,8 +1451,8 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * 7.7, 4K to 1440p 11.4 against 17.3. 4-byte pixels were slower than the
  * direct kernel at 3x (RGBA 19.9 against 16.6), so they keep it. */
 constexpr int kThirdRows = 2;   /* periods of output rows a thread */
-constexpr int kThirdThreads = 256;
-constexpr int kThirdMinBlocks = 0;
+constexpr int kThirdThreads = 256;   /* no launch bound: 80 to 98
+                                         * registers at P = 1 */
 /* The output bytes from which a plane takes it. Below some size the
  * kernel takes about as long as on a large plane (a floor of 6.7 to 11
  * us), and the direct kernel is faster: GRAY8 2880 x 1620 to 960 x 540
@@ -1668,7 +1668,7 @@ third_row (const ThirdArgs & a, int y0, int j)
 }
 
 template <int PB, int P>
-__global__ void __launch_bounds__ (kThirdThreads, kThirdMinBlocks)
+__global__ void __launch_bounds__ (kThirdThreads)
 third_kernel (ThirdArgs a)
 {
   constexpr int J = 3 * kThirdRows + 2, K = P * kThirdRows;
@@ -2350,11 +2350,22 @@ third_plane (const CfResizePlan * plan, int p, int P, ThirdArgs * h)
     for (int t = 0; t < 5; t++) {
       const bool on = t >= third_tap_lo (P, r) && t <= third_tap_hi (P, r);
 
-      if ((h->wx[r][t] > 0) != on || (h->wy[r][t] > 0) != on ||
-          (!on && (h->wx[r][t] || h->wy[r][t])))
+      if (on ? h->wx[r][t] <= 0 || h->wy[r][t] <= 0 :
+          h->wx[r][t] || h->wy[r][t])
         return false;
     }
   return true;
+}
+
+/* The P of the third_kernel<@PB, P> () that scales plane @p of @plan
+ * (third_takes (), third_plane ()), with its weights in @h; 0 for none. */
+int
+third_ratio (const CfResizePlan * plan, int p, int PB, ThirdArgs * h)
+{
+  for (int P = 1; P <= 2; P++)
+    if (third_takes (PB, P) && third_plane (plan, p, P, h))
+      return P;
+  return 0;
 }
 
 /* Chooses @t's kernel: the gather for nearest; else the fused kernel with
@@ -2432,14 +2443,12 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
    * CF_RESIZE_THIRD=0 in the environment turns it off, =1 takes it at any
    * size (for measurements and tests) */
   const char *third_env = getenv ("CF_RESIZE_THIRD");
+  const bool third_off = third_env && strcmp (third_env, "0") == 0;
   const bool third_any = third_env && strcmp (third_env, "1") == 0;
-  t->third = 0;
-  if (!(third_env && strcmp (third_env, "0") == 0) &&
-      (third_any || (size_t) x->out_size * PB * y->out_size >=
-          kThirdMinOutput))
-    for (int P = 1; P <= 2 && !t->third; P++)
-      if (third_takes (PB, P) && third_plane (plan, p, P, &t->third_args))
-        t->third = P;
+  const bool third_size = (size_t) x->out_size * PB * y->out_size >=
+      kThirdMinOutput;
+  t->third = !third_off && (third_any || third_size) ?
+      third_ratio (plan, p, PB, &t->third_args) : 0;
   const int strip = bucket_of (kStripBuckets, taps);
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
   t->direct_ty = bucket_of (kDirectBuckets, y->taps);

@@ -3,7 +3,7 @@
 kernels/resize.cu that test-resize-emulated.cpp runs on the host:
   fixed-halve.inc  the halve section (halve_kernel and its helpers),
   fixed-third.inc  the third section (third_kernel and its helpers),
-  fixed-host.inc   fixed_axis () .. third_plane () (which planes they take),
+  fixed-host.inc   fixed_axis () .. third_ratio () (which planes they take),
 with each vector store of the output wrapped in checked_store<T> () and the
 launch functions (<<< >>>) left out. It fails loudly when a marker it looks
 for is gone, so that a change to resize.cu's layout breaks the build, not

@@ -21,10 +21,10 @@
  * Planes: random sizes at exactly 2x, 3x and 1.5x (and one pixel off), every
  * method, antialiased or not, every chroma siting, random pitches and
  * output addresses; then the GPU tests' own sizes. Which planes a kernel
- * takes is third_plane () and halve_plane () itself; the size threshold of
- * third_kernel is not applied (CF_RESIZE_THIRD=1's choice). The second
- * test fails unless each kernel ran on planes of each pixel size it
- * takes. */
+ * takes is halve_plane () and third_ratio () themselves; the size
+ * threshold of third_kernel is not applied (CF_RESIZE_THIRD=1's choice).
+ * The second test fails unless each kernel ran on planes of each pixel
+ * size it takes. */
 #undef HAVE_CUDA                /* cf-test.h without the CUDA runtime: the
                                  * stand-ins below are CUDA's names */
 #include <stdint.h>
@@ -74,7 +74,7 @@ static dim3 blockIdx, threadIdx, blockDim;
 #define __host__
 #define __global__
 #define __forceinline__ inline
-#define __launch_bounds__(threads, blocks)
+#define __launch_bounds__(...)
 typedef void *cudaStream_t;
 
 /* PTX prmt's default mode: byte i of the result is byte (s >> 4 i) & 7 of
@@ -277,11 +277,8 @@ check_plane (const CfResizePlan * plan, int p, const CfImage * src,
   HalveArgs h = { };
   ThirdArgs t = { };
   const bool halve = halve_plane (plan, p, &h);
-  int P = 0;                    /* third_kernel<PB, P>, or 0 */
-
-  for (int q = 1; q <= 2 && !halve && !P; q++)
-    if (third_takes (PB, q) && third_plane (plan, p, q, &t))
-      P = q;
+  /* third_kernel<PB, P>, or 0 */
+  const int P = halve ? 0 : third_ratio (plan, p, PB, &t);
   const bool third = P != 0;
 
   if (!halve && !third)
