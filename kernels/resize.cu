@@ -1548,48 +1548,53 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
     left = r.left;
   if (own_right)
     right = r.right;
+#ifndef THIRD_DP2A_MIN_PB
+#define THIRD_DP2A_MIN_PB 2
+#endif
   constexpr int kRound =
       1 << (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS - 1);
   constexpr int kShift = CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS;
-  /* the thread's bytes as one stream of words: w[k] holds bytes xi + 4 k -
-   * 4 .. xi + 4 k - 1, the pixel before them at the top of w[0], the one
-   * after at the bottom of the last word; so pixel j (from -1) starts at
-   * stream byte PB j + 4 */
-  constexpr int kWords = kBytes / 4 + 2;
-  uint32_t w[kWords];
 
-  w[0] = left << (32 - 8 * PB);
+  if constexpr (PB < THIRD_DP2A_MIN_PB) {
+    /* one byte extraction and one multiply-add a tap; b[PB + i]: byte
+     * xi + i, the pixel before in b[0 .. PB - 1], the one after from
+     * b[PB + kBytes] */
+    int32_t b[kBytes + 2 * PB];
+
 #pragma unroll
-  for (int v = 0; v < kBytes / 4; v++)
-    w[v + 1] = r.w[v];
-  w[kWords - 1] = right;
-
-  if constexpr (PB == 1) {
-    /* 1-byte pixels: an output's first four taps are four neighbouring
-     * bytes, one word (one byte permute, none where it is aligned), two
-     * dp2a, and its fifth tap (or third) one multiply-add */
+    for (int i = 0; i < PB; i++) {
+      b[i] = (left >> (8 * i)) & 0xff;
+      b[PB + kBytes + i] = (right >> (8 * i)) & 0xff;
+    }
+#pragma unroll
+    for (int i = 0; i < kBytes; i++)
+      b[PB + i] = (r.w[i / 4] >> (8 * (i % 4))) & 0xff;
+    /* output byte o: sample o % PB of output pixel q = o / PB, phase q % P
+     * of period q / P, from pixels 3 (q / P) - 1 + t */
 #pragma unroll
     for (int o = 0; o < 8; o++) {
-      const int m = o / P, ph = o % P;
-      const int lo = third_tap_lo (P, ph), hi = third_tap_hi (P, ph);
-      const int at = 3 * m - 1 + lo + 4;        /* stream byte */
-      const int k = at % 4;
-      const uint32_t x = k ? __byte_perm (w[at / 4], w[at / 4 + 1],
-          0x3210 + 0x1111 * k) : w[at / 4];
-      int32_t sum = dot2<false> (weight_pair (a.wx[ph][lo],
-              a.wx[ph][lo + 1]), x, kRound);
+      const int q = o / PB, m = q / P, ph = q % P;
+      int32_t sum = kRound;
 
-      if (hi - lo == 4) {
-        sum = dot2<true> (weight_pair (a.wx[ph][lo + 2], a.wx[ph][lo + 3]),
-            x, sum);
-        sum += a.wx[ph][hi] * (int32_t) ((w[(at + 4) / 4] >>
-                (8 * ((at + 4) % 4))) & 0xff);
-      } else {
-        sum += a.wx[ph][hi] * (int32_t) ((x >> 16) & 0xff);
-      }
+#pragma unroll
+      for (int t = third_tap_lo (P, ph); t <= third_tap_hi (P, ph); t++)
+        sum += a.wx[ph][t] * b[PB * (3 * m + t) + o % PB];
       h[o] = sum >> kShift;
     }
   } else {
+    /* the thread's bytes as one stream of words: w[k] holds bytes xi + 4 k -
+     * 4 .. xi + 4 k - 1, the pixel before them at the top of w[0], the one
+     * after at the bottom of the last word; so pixel j (from -1) starts at
+     * stream byte PB j + 4 */
+    constexpr int kWords = kBytes / 4 + 2;
+    uint32_t w[kWords];
+
+    w[0] = left << (32 - 8 * PB);
+#pragma unroll
+    for (int v = 0; v < kBytes / 4; v++)
+      w[v + 1] = r.w[v];
+    w[kWords - 1] = right;
+
     /* 2- and 4-byte pixels: a tap pair's two pixels interleaved by byte
      * permutes, samples 0 and 1 of both in e[0], 2 and 3 in e[1], then one
      * dp2a a sample (the direct kernel's way); a phase's odd last tap pairs
