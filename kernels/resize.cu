@@ -1449,7 +1449,9 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * beyond L2), bilinear: GRAY8 4K to 720p 8.5 us against the direct
  * kernel's 12.5 (read row by row: 8.6); GRAY8 1080p to 720p 5.6 against
  * 7.7, 4K to 1440p 11.4 against 17.3. 4-byte pixels were slower than the
- * direct kernel at 3x (RGBA 19.9 against 16.6), so they keep it. */
+ * direct kernel at 3x (RGBA 19.9 against 16.6), so they keep it there; at
+ * 1.5x, with dp2a sums (third_sums ()), RGBA 1080p to 720p took 10.0
+ * against 10.8. */
 constexpr int kThirdRows = 2;   /* periods of output rows a thread */
 constexpr int kThirdThreads = 256;   /* no launch bound: 80 to 98
                                          * registers at P = 1 */
@@ -1548,17 +1550,15 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
     left = r.left;
   if (own_right)
     right = r.right;
-#ifndef THIRD_DP2A_MIN_PB
-#define THIRD_DP2A_MIN_PB 2
-#endif
   constexpr int kRound =
       1 << (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS - 1);
   constexpr int kShift = CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS;
 
-  if constexpr (PB < THIRD_DP2A_MIN_PB) {
-    /* one byte extraction and one multiply-add a tap; b[PB + i]: byte
-     * xi + i, the pixel before in b[0 .. PB - 1], the one after from
-     * b[PB + kBytes] */
+  if constexpr (PB < 4) {
+    /* 1- and 2-byte pixels: one byte extraction and one multiply-add a tap
+     * (dp2a pairs, as below, took longer on the H200: GRAY8 4K -> 720p 9.5
+     * against 8.8 us; NV12's chroma no faster); b[PB + i]: byte xi + i, the
+     * pixel before in b[0 .. PB - 1], the one after from b[PB + kBytes] */
     int32_t b[kBytes + 2 * PB];
 
 #pragma unroll
@@ -1582,49 +1582,38 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
       h[o] = sum >> kShift;
     }
   } else {
-    /* the thread's bytes as one stream of words: w[k] holds bytes xi + 4 k -
-     * 4 .. xi + 4 k - 1, the pixel before them at the top of w[0], the one
-     * after at the bottom of the last word; so pixel j (from -1) starts at
-     * stream byte PB j + 4 */
-    constexpr int kWords = kBytes / 4 + 2;
-    uint32_t w[kWords];
+    /* 4-byte pixels (P = 2): the thread's 3 pixels and the one either
+     * side, px[j + 1] holding pixel j from -1; an output pixel's taps in pairs, the
+     * pair's two pixels interleaved by two byte permutes (samples 0 and 1
+     * of both in e[0], 2 and 3 in e[1]), then one dp2a a sample (the direct
+     * kernel's way); a phase's odd last tap pairs with a zero pixel at
+     * weight 0 */
+    uint32_t px[kBytes / 4 + 2];
 
-    w[0] = left << (32 - 8 * PB);
+    px[0] = left;
 #pragma unroll
     for (int v = 0; v < kBytes / 4; v++)
-      w[v + 1] = r.w[v];
-    w[kWords - 1] = right;
-
-    /* 2- and 4-byte pixels: a tap pair's two pixels interleaved by byte
-     * permutes, samples 0 and 1 of both in e[0], 2 and 3 in e[1], then one
-     * dp2a a sample (the direct kernel's way); a phase's odd last tap pairs
-     * with the next pixel at weight 0 */
+      px[v + 1] = r.w[v];
+    px[kBytes / 4 + 1] = right;
 #pragma unroll
     for (int q = 0; q < 8 / PB; q++) {
       const int m = q / P, ph = q % P;
       const int lo = third_tap_lo (P, ph), hi = third_tap_hi (P, ph);
-      int32_t sum[PB];
+      int32_t sum[4];
 
 #pragma unroll
-      for (int c = 0; c < PB; c++)
+      for (int c = 0; c < 4; c++)
         sum[c] = kRound;
 #pragma unroll
       for (int t = lo; t <= hi; t += 2) {
-        const int at = PB * (3 * m - 1 + t) + 4;        /* stream byte */
+        const int j = 3 * m + t;        /* tap t's pixel, 3 m - 1 + t */
         const uint32_t wp = weight_pair (a.wx[ph][t],
             t < hi ? a.wx[ph][t + 1] : 0);
-        /* the words of the pair; past a phase's last tap, 0 (the stream
-         * may end there) */
-        const uint32_t w0 = w[at / 4], w1 = t < hi ? w[at / 4 + 1] : 0;
-        uint32_t e[PB / 2];
+        const uint32_t p0 = px[j], p1 = t < hi ? px[j + 1] : 0;
+        const uint32_t e[2] = { __byte_perm (p0, p1, 0x5140),
+          __byte_perm (p0, p1, 0x7362)
+        };
 
-        if constexpr (PB == 2) {
-          e[0] = at % 4 ? __byte_perm (w0, w1, 0x5342) :
-              __byte_perm (w0, 0, 0x3120);
-        } else {
-          e[0] = __byte_perm (w0, w1, 0x5140);
-          e[1] = __byte_perm (w0, w1, 0x7362);
-        }
 #pragma unroll
         for (int c = 0; c < PB; c++)
           sum[c] = c % 2 ? dot2<true> (wp, e[c / 2], sum[c]) :
