@@ -71,7 +71,7 @@ static GOptionEntry entries[] = {
   {"no-pipeline", 0, 0, G_OPTION_ARG_NONE, &opt_no_pipeline, "Skip the GStreamer sections", NULL},
   {"no-kernel", 0, 0, G_OPTION_ARG_NONE, &opt_no_kernel, "Skip the kernel and ceiling section", NULL},
   {"cpu-only", 0, 0, G_OPTION_ARG_NONE, &opt_cpu_only, "Only the cpu rows (videoscale, backend=cpu): no CUDA device needed", NULL},
-  {"size", 0, 0, G_OPTION_ARG_STRING, &opt_size, "Only this size in the kernel section, as the rows print it (e.g. 3840x2160>1920x1080)", "WxH>WxH"},
+  {"size", 0, 0, G_OPTION_ARG_STRING, &opt_size, "Only this size in the kernel section, as the rows print it (e.g. 3840x2160>1920x1080); one not in the table is timed alone", "WxH>WxH"},
   {"format", 0, 0, G_OPTION_ARG_STRING, &opt_format, "Only this format in the kernel section (RGBA, NV12, GRAY8)", "FORMAT"},
   {NULL}
 };
@@ -530,12 +530,16 @@ bench_pipelines (GRand * rand, int frames, int cpu_frames, guint default_fif)
 int
 main (int argc, char **argv)
 {
-  static const struct {
+  typedef struct {
     int in_w, in_h, out_w, out_h;
-  } sizes[] = {
+  } Size;
+  static const Size sizes[] = {
     {3840, 2160, 1920, 1080}, {1920, 1080, 3840, 2160}, {1920, 1080, 1280, 720},
     {3840, 2160, 1280, 720},
   };
+  Size custom;
+  const Size *size_list = sizes;
+  guint n_sizes = G_N_ELEMENTS (sizes);
   /* RGBA: the peers' format; NV12: its luma (1-byte pixels) and chroma
    * pairs; GRAY8: the luma alone */
   static const CfFormat formats[] = { CF_FORMAT_RGBA, CF_FORMAT_NV12,
@@ -553,6 +557,29 @@ main (int argc, char **argv)
   iters = opt_iters > 0 ? opt_iters : opt_quick ? 20 : 200;
   warmup = opt_quick ? 3 : 20;
   frames = opt_frames > 0 ? opt_frames : opt_quick ? 40 : 600;
+  if (opt_size) {
+    int d[4];
+    char end;
+
+    if (sscanf (opt_size, "%dx%d>%dx%d%c", &d[0], &d[1], &d[2], &d[3],
+            &end) != 4 || d[0] < 1 || d[1] < 1 || d[2] < 1 || d[3] < 1 ||
+        d[0] > 16384 || d[1] > 16384 || d[2] > 16384 || d[3] > 16384) {
+      fprintf (stderr, "bench-resize: --size %s is not WxH>WxH (1 to 16384)\n",
+          opt_size);
+      return 1;
+    }
+    /* a size the table lacks: that one alone (the filter below takes it) */
+    custom.in_w = d[0];
+    custom.in_h = d[1];
+    custom.out_w = d[2];
+    custom.out_h = d[3];
+    n_sizes = 1;
+    for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+      if (memcmp (&sizes[s], &custom, sizeof (custom)) == 0)
+        n_sizes = G_N_ELEMENTS (sizes);
+    if (n_sizes == 1)
+      size_list = &custom;
+  }
 
   bench_cpu_only = opt_cpu_only;
   if (!bench_open ("bench-resize", opt_no_pipeline ? NULL : "cudaresize", opt_csv))
@@ -575,11 +602,11 @@ main (int argc, char **argv)
   }
 
   if (!opt_no_kernel && !opt_cpu_only)
-    for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (guint s = 0; s < n_sizes; s++)
       for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
-        bench_kernel_case (formats[f], sizes[s].in_w, sizes[s].in_h,
-            sizes[s].out_w, sizes[s].out_h, prop.l2CacheSize, rand, iters,
-            warmup);
+        bench_kernel_case (formats[f], size_list[s].in_w, size_list[s].in_h,
+            size_list[s].out_w, size_list[s].out_h, prop.l2CacheSize, rand,
+            iters, warmup);
   if (!opt_no_pipeline) {
     char size[40];
 

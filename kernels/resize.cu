@@ -8,9 +8,10 @@
  * is made, or, at an exact 2x downscale of 8-bit samples whose weights are
  * four fixed small multiples of a power of two (antialiased bilinear), by
  * halve_kernel (): sums of two samples in the 16-bit lanes of a word,
- * which give the same integers; at an exact 3x or 1.5x downscale of 1- and
- * 2-byte pixels with fixed positive weights an axis (antialiased bilinear)
- * on a large plane, by third_kernel () (see there):
+ * which give the same integers; at an exact 3x downscale of 1- and 2-byte
+ * pixels or an exact 1.5x of 1-, 2- and 4-byte pixels with fixed positive
+ * weights an axis (antialiased bilinear) on a large plane, by
+ * third_kernel () (see there):
  *
  * 1. nearest_kernel (method nearest, one tap per axis): a gather. A one-tap
  *    weight is exactly 1, so output = the input sample at (first x, first
@@ -1424,8 +1425,9 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
 /* ------------------------------------------------------------ third */
 
 /* third_kernel<PB, P>: a downscale of 8-bit samples in 1- or 2-byte pixels
- * (gray and luma planes, NV12's chroma pairs) by 3 / P, P outputs a period
- * of 3 inputs, whose axes weigh the same five weights w[r][t] for phase r
+ * (gray and luma planes, NV12's chroma pairs), and at P = 2 in 4-byte ones
+ * (RGBA; third_takes ()), by 3 / P, P outputs a period of 3 inputs, whose
+ * axes weigh the same five weights w[r][t] for phase r
  * of every period: output P m + r from input 3 m - 1 + t, t in
  * third_tap_lo (P, r) .. third_tap_hi (P, r), the taps beyond an edge
  * folded onto it (third_plane () checks the tables):
@@ -1447,7 +1449,9 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * beyond L2), bilinear: GRAY8 4K to 720p 8.5 us against the direct
  * kernel's 12.5 (read row by row: 8.6); GRAY8 1080p to 720p 5.6 against
  * 7.7, 4K to 1440p 11.4 against 17.3. 4-byte pixels were slower than the
- * direct kernel at 3x (RGBA 19.9 against 16.6), so they keep it. */
+ * direct kernel at 3x (RGBA 19.9 against 16.6), so they keep it there; at
+ * 1.5x, with dp2a sums (third_sums ()), RGBA 1080p to 720p took 10.0
+ * against 10.8. */
 constexpr int kThirdRows = 2;   /* periods of output rows a thread */
 constexpr int kThirdThreads = 256;   /* no launch bound: 80 to 98
                                          * registers at P = 1 */
@@ -1475,6 +1479,15 @@ __host__ __device__ constexpr int
 third_tap_hi (int P, int r)
 {
   return P == 1 ? 4 : 2 * r + 2;
+}
+
+/* Whether third_kernel<PB, P> is compiled and chosen: 1- and 2-byte pixels
+ * at both ratios, 4-byte pixels at 1.5x only (at 3x they were slower than
+ * the direct kernel). */
+__host__ __device__ constexpr bool
+third_takes (int PB, int P)
+{
+  return PB <= 2 || (PB == 4 && P == 2);
 }
 
 struct ThirdArgs {
@@ -1537,29 +1550,79 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
     left = r.left;
   if (own_right)
     right = r.right;
-  /* b[PB + i]: byte xi + i; the pixel before in b[0 .. PB - 1], the one
-   * after from b[PB + kBytes] */
-  int32_t b[kBytes + 2 * PB];
+  constexpr int kRound =
+      1 << (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS - 1);
+  constexpr int kShift = CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS;
+
+  if constexpr (PB < 4) {
+    /* 1- and 2-byte pixels: one byte extraction and one multiply-add a tap
+     * (dp2a pairs, as below, took longer on the H200: GRAY8 4K -> 720p 9.5
+     * against 8.8 us; NV12's chroma no faster); b[PB + i]: byte xi + i, the
+     * pixel before in b[0 .. PB - 1], the one after from b[PB + kBytes] */
+    int32_t b[kBytes + 2 * PB];
 
 #pragma unroll
-  for (int i = 0; i < PB; i++) {
-    b[i] = (left >> (8 * i)) & 0xff;
-    b[PB + kBytes + i] = (right >> (8 * i)) & 0xff;
-  }
+    for (int i = 0; i < PB; i++) {
+      b[i] = (left >> (8 * i)) & 0xff;
+      b[PB + kBytes + i] = (right >> (8 * i)) & 0xff;
+    }
 #pragma unroll
-  for (int i = 0; i < kBytes; i++)
-    b[PB + i] = (r.w[i / 4] >> (8 * (i % 4))) & 0xff;
-  /* output byte o: sample o % PB of output pixel q = o / PB, phase q % P of
-   * period q / P, from pixels 3 (q / P) - 1 + t */
+    for (int i = 0; i < kBytes; i++)
+      b[PB + i] = (r.w[i / 4] >> (8 * (i % 4))) & 0xff;
+    /* output byte o: sample o % PB of output pixel q = o / PB, phase q % P
+     * of period q / P, from pixels 3 (q / P) - 1 + t */
 #pragma unroll
-  for (int o = 0; o < 8; o++) {
-    const int q = o / PB, m = q / P, ph = q % P;
-    int32_t sum = 1 << (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS - 1);
+    for (int o = 0; o < 8; o++) {
+      const int q = o / PB, m = q / P, ph = q % P;
+      int32_t sum = kRound;
 
 #pragma unroll
-    for (int t = third_tap_lo (P, ph); t <= third_tap_hi (P, ph); t++)
-      sum += a.wx[ph][t] * b[PB * (3 * m + t) + o % PB];
-    h[o] = sum >> (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS);
+      for (int t = third_tap_lo (P, ph); t <= third_tap_hi (P, ph); t++)
+        sum += a.wx[ph][t] * b[PB * (3 * m + t) + o % PB];
+      h[o] = sum >> kShift;
+    }
+  } else {
+    /* 4-byte pixels (P = 2): the thread's 3 pixels and the one either
+     * side, px[j + 1] holding pixel j from -1; an output pixel's taps in pairs, the
+     * pair's two pixels interleaved by two byte permutes (samples 0 and 1
+     * of both in e[0], 2 and 3 in e[1]), then one dp2a a sample (the direct
+     * kernel's way); a phase's odd last tap pairs with a zero pixel at
+     * weight 0 */
+    uint32_t px[kBytes / 4 + 2];
+
+    px[0] = left;
+#pragma unroll
+    for (int v = 0; v < kBytes / 4; v++)
+      px[v + 1] = r.w[v];
+    px[kBytes / 4 + 1] = right;
+#pragma unroll
+    for (int q = 0; q < 8 / PB; q++) {
+      const int m = q / P, ph = q % P;
+      const int lo = third_tap_lo (P, ph), hi = third_tap_hi (P, ph);
+      int32_t sum[4];
+
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        sum[c] = kRound;
+#pragma unroll
+      for (int t = lo; t <= hi; t += 2) {
+        const int j = 3 * m + t;        /* tap t's pixel, 3 m - 1 + t */
+        const uint32_t wp = weight_pair (a.wx[ph][t],
+            t < hi ? a.wx[ph][t + 1] : 0);
+        const uint32_t p0 = px[j], p1 = t < hi ? px[j + 1] : 0;
+        const uint32_t e[2] = { __byte_perm (p0, p1, 0x5140),
+          __byte_perm (p0, p1, 0x7362)
+        };
+
+#pragma unroll
+        for (int c = 0; c < PB; c++)
+          sum[c] = c % 2 ? dot2<true> (wp, e[c / 2], sum[c]) :
+              dot2<false> (wp, e[c / 2], sum[c]);
+      }
+#pragma unroll
+      for (int c = 0; c < PB; c++)
+        h[PB * q + c] = sum[c] >> kShift;
+    }
   }
 }
 
@@ -2264,7 +2327,7 @@ halve_plane (const CfResizePlan * plan, int p, HalveArgs * h)
 }
 
 /* Whether third_kernel<PB, @P> () scales plane @p of @plan (AUTO, 8-bit
- * samples in 1- or 2-byte pixels): both axes by 3 / P with five taps a
+ * samples in pixels third_takes ()): both axes by 3 / P with five taps a
  * period (fixed_axis ()), each phase r's weights positive on its taps
  * third_tap_lo (P, r) .. third_tap_hi (P, r) and 0 elsewhere, as
  * antialiased bilinear on centred samples weighs them, the patterns
@@ -2289,15 +2352,12 @@ third_plane (const CfResizePlan * plan, int p, int P, ThirdArgs * h)
 }
 
 /* The P of the third_kernel<@PB, P> () that scales plane @p of @plan
- * (third_plane (); 1- and 2-byte pixels), with its weights in @h; 0 for
- * none. */
+ * (third_takes (), third_plane ()), with its weights in @h; 0 for none. */
 int
 third_ratio (const CfResizePlan * plan, int p, int PB, ThirdArgs * h)
 {
-  if (PB > 2)
-    return 0;
   for (int P = 1; P <= 2; P++)
-    if (third_plane (plan, p, P, h))
+    if (third_takes (PB, P) && third_plane (plan, p, P, h))
       return P;
   return 0;
 }
@@ -2849,18 +2909,16 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
       launch_halve<PB> (a, stream);
       return;
     }
-    if constexpr (PB <= 2) {
-      if (t->third && aligned (src, d_src->pitch[p], 8 / t->third)) {
-        ThirdArgs a = t->third_args;
+    if (t->third && aligned (src, d_src->pitch[p], 8 / t->third)) {
+      ThirdArgs a = t->third_args;
 
-        a.g = g;
-        a.g.dst_aligned = aligned (dst, d_dst->pitch[p], 8);
+      a.g = g;
+      a.g.dst_aligned = aligned (dst, d_dst->pitch[p], 8);
+      if constexpr (third_takes (PB, 1))
         if (t->third == 1)
-          launch_third<PB, 1> (a, stream);
-        else
-          launch_third<PB, 2> (a, stream);
-        return;
-      }
+          return launch_third<PB, 1> (a, stream);
+      if constexpr (third_takes (PB, 2))
+        return launch_third<PB, 2> (a, stream);
     }
   }
   if (kernel == Kernel::kNearest) {

@@ -94,6 +94,26 @@ __byte_perm (uint32_t x, uint32_t y, uint32_t s)
   return r;
 }
 
+/* resize.cu's dot2 (): PTX dp2a.lo / dp2a.hi.s32.u32, c + the two signed
+ * 16-bit halves of @w times bytes 0 and 1 (HI false) or 2 and 3 of @b,
+ * unsigned; and weight_pair (), which packs them (both live in the direct
+ * kernel's section, which this test does not take) */
+template <bool HI>
+static int32_t
+dot2 (uint32_t w, uint32_t b, int32_t c)
+{
+  const int sh = HI ? 16 : 0;
+
+  return c + (int16_t) (w & 0xffff) * (int32_t) ((b >> sh) & 0xff) +
+      (int16_t) (w >> 16) * (int32_t) ((b >> (sh + 8)) & 0xff);
+}
+
+static uint32_t
+weight_pair (int32_t w0, int32_t w1)
+{
+  return ((uint32_t) w0 & 0xffff) | (uint32_t) w1 << 16;
+}
+
 /* The warp's lanes, run one after the other twice (see above). */
 static struct
 {
@@ -240,8 +260,9 @@ static void
 print_runs (const char *what)
 {
   printf ("%s: halve %ld / %ld / %ld planes (1- / 2- / 4-byte pixels), third "
-      "%ld / %ld, two thirds %ld / %ld\n", what, runs[0][1], runs[0][2],
-      runs[0][4], runs[1][1], runs[1][2], runs[2][1], runs[2][2]);
+      "%ld / %ld, two thirds %ld / %ld / %ld\n", what, runs[0][1],
+      runs[0][2], runs[0][4], runs[1][1], runs[1][2], runs[2][1], runs[2][2],
+      runs[2][4]);
 }
 
 /* Plane @p of @plan, taken by halve_kernel or third_kernel, run on the
@@ -308,8 +329,10 @@ check_plane (const CfResizePlan * plan, int p, const CfImage * src,
       run_third<2, 1> (t, scratch.data () + 64);
     else if (PB == 1)
       run_third<1, 2> (t, scratch.data () + 64);
-    else
+    else if (PB == 2)
       run_third<2, 2> (t, scratch.data () + 64);
+    else
+      run_third<4, 2> (t, scratch.data () + 64);
   }
   runs[halve ? 0 : P][PB]++;
   if (io.bad_loads || io.bad_stores)
@@ -465,6 +488,7 @@ test_gpu_sizes (void)
   g_assert_cmpint (runs[1][2], >, 0);
   g_assert_cmpint (runs[2][1], >, 0);
   g_assert_cmpint (runs[2][2], >, 0);
+  g_assert_cmpint (runs[2][4], >, 0);
 }
 
 int

@@ -1048,7 +1048,8 @@ test_cuda_no_antialias (void)
  * sharing them (downscales; 1-byte pixels in strips up to 4 taps only;
  * at an exact 2x of antialiased bilinear: halve_kernel, /resize/cuda/halve;
  * at 3x, on 1- and 2-byte pixels of large planes: third_kernel,
- * /resize/cuda/third);
+ * /resize/cuda/third; at 1.5x, on 1-, 2- and 4-byte ones: its two thirds,
+ * /resize/cuda/two-thirds);
  * the fused kernel for the other video sizes; the two passes where a tile's
  * footprint is too large for shared memory (so that the matrix above
  * exercises each for each layout). CF_RESIZE_KERNELS_FUSED takes the fused
@@ -1066,6 +1067,8 @@ test_cuda_kernels (void)
     const char *kernel_direct;  /* planes the direct kernel takes */
     const char *kernel_luma;    /* the same of 1-byte pixels (NV12's luma):
                                  * strips up to 4 taps only */
+    const char *kernel_4;       /* the same of 4-byte pixels (RGBA) where
+                                 * not kernel_direct */
   } cases[] = {
     /* antialiased bilinear at exactly 2x: halve_kernel (/resize/cuda/halve)
      * on every 8-bit plane */
@@ -1097,10 +1100,10 @@ test_cuda_kernels (void)
         "third"},
     /* other downscales with few taps: rows */
     /* antialiased bilinear at exactly 1.5x: third_kernel's two thirds on
-     * 1- and 2-byte pixels of large planes (/resize/cuda/two-thirds;
+     * 1-, 2- and 4-byte pixels of large planes (/resize/cuda/two-thirds;
      * NV12's chroma is too small) */
     {CF_RESIZE_BILINEAR, 1, {1920, 1080, 1280, 720}, "fused", "direct",
-        "two thirds"},
+        "two thirds", "two thirds"},
     {CF_RESIZE_AREA, 1, {3840, 2160, 1280, 720}, "fused", "direct", "direct"},
     /* 16 taps along y: fused */
     {CF_RESIZE_BICUBIC, 1, {3840, 2160, 1920, 540}, "fused", "fused", "fused"},
@@ -1142,7 +1145,8 @@ test_cuda_kernels (void)
       for (p = 0; p < info->n_planes; p++)
         want[p] = info->plane[p].sample_bytes != 1 ? cases[i].kernel :
             info->plane[p].pixel_bytes == 1 ? cases[i].kernel_luma :
-            cases[i].kernel_direct;
+            info->plane[p].pixel_bytes == 4 && cases[i].kernel_4 ?
+            cases[i].kernel_4 : cases[i].kernel_direct;
       CHECK_CUDA (cf_resize_device_plan_new (&plan, CF_RESIZE_KERNELS_AUTO,
               &d_plan));
       for (p = 0; p < info->n_planes; p++)
@@ -1509,14 +1513,18 @@ test_cuda_halve (void)
   gpu_end ();
 }
 
-/* The planes that third_kernel takes at both of its ratios (at 966 x 726
- * input): 8-bit samples in 1- and 2-byte pixels, never 4-byte or 16-bit
- * ones. */
-static const PlaneKernel third_planes[] = {
-  {CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
-  {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
-  {CF_FORMAT_RGBA, 0, FALSE}, {CF_FORMAT_RGB, 0, FALSE},
-  {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE},
+/* The planes that third_kernel takes (at 966 x 726 input), [0] at 3x,
+ * [1] at 1.5x: 8-bit samples in 1- and 2-byte pixels, and 4-byte ones at
+ * 1.5x only; never 3-byte pixels or 16-bit samples. */
+static const PlaneKernel third_planes[2][8] = {
+  {{CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
+        {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
+        {CF_FORMAT_RGBA, 0, FALSE}, {CF_FORMAT_RGB, 0, FALSE},
+      {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE}},
+  {{CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
+        {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
+        {CF_FORMAT_RGBA, 0, TRUE}, {CF_FORMAT_RGB, 0, FALSE},
+      {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE}},
 };
 
 /* The end of test_cuda_third () and test_cuda_two_thirds (), with
@@ -1599,8 +1607,8 @@ test_cuda_third (void)
   g_setenv ("CF_RESIZE_THIRD", "1", TRUE);
   /* which planes: antialiased bilinear on centred samples (co-sited
    * chroma's window is shifted: the direct kernel) */
-  assert_plane_kernels ("third", third_planes, G_N_ELEMENTS (third_planes),
-      sizes[5], 1);
+  assert_plane_kernels ("third", third_planes[0],
+      G_N_ELEMENTS (third_planes[0]), sizes[5], 1);
   for (c = 1; c < 4; c++)
     g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
             sizes[5], c, 1), !=, "third");
@@ -1615,9 +1623,9 @@ test_cuda_third (void)
 
 /* Exact 1.5x downscales, which third_kernel<PB, 2> takes where both axes
  * weigh three fixed positive taps for each of a period's two outputs
- * (antialiased bilinear on centred samples), on 8-bit planes of 1- or
- * 2-byte pixels of 1024 x 768 output bytes or more (CF_RESIZE_THIRD=1 at
- * any size): which planes take it, then gpu_check_fixed () at sizes whose
+ * (antialiased bilinear on centred samples), on 8-bit planes of 1-, 2-
+ * or 4-byte pixels of 1024 x 768 output bytes or more (CF_RESIZE_THIRD=1
+ * at any size): which planes take it, then gpu_check_fixed () at sizes whose
  * rows end inside a thread's 12 bytes or a warp, of one thread's 4 rows or
  * a number of rows that is not a multiple of them, and 1080p to 720p. */
 static void
@@ -1644,8 +1652,8 @@ test_cuda_two_thirds (void)
   g_setenv ("CF_RESIZE_THIRD", "1", TRUE);
   /* co-sited chroma at 1.5x keeps three positive taps a phase in the same
    * windows: it takes the kernel too */
-  assert_plane_kernels ("two thirds", third_planes,
-      G_N_ELEMENTS (third_planes), sizes[5], 4);
+  assert_plane_kernels ("two thirds", third_planes[1],
+      G_N_ELEMENTS (third_planes[1]), sizes[5], 4);
   /* the kernel takes every size checked; two taps (area, bilinear without
    * antialiasing), more (bicubic), or not 1.5x: not; then the checks, and
    * the default again on 1080p (luma two thirds, chroma direct) */
