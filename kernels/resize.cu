@@ -1465,8 +1465,18 @@ constexpr int kThirdThreads = 256;   /* no launch bound: 80 to 98
  * likely one (not profiled) is a thread's long serial work on planes too
  * small to give each scheduler more than a warp or two (the 3x kernel
  * with 1 row a thread, in a prototype: 7.2 us at 1080p to 360p). The
- * threshold, 1024 x 768, lies between the sizes measured. */
-constexpr size_t kThirdMinOutput = 1024 * 768;
+ * threshold, 1024 x 768, lies between the sizes measured. 4-byte pixels
+ * (RGBA, two thirds only) tie with the direct kernel or lose by 0.1 us up
+ * to 1440 x 810 to 960 x 540 (2 073 600 bytes: 7.5 us against 7.4; 960 x
+ * 540 to 640 x 360 6.0 against 5.9) and win from 1080p to 720p (3 686 400
+ * bytes: 9.2 against 9.9; 2880 x 1620 to 1080p 14.3 against 16.4, 4K to
+ * 1440p 20.9 against 25.9; H200, 1fba55e), so theirs lies between those,
+ * at 3 MiB. */
+__host__ __device__ constexpr size_t
+third_min_output (int PB)
+{
+  return PB == 4 ? 3 * 1024 * 1024 : 1024 * 768;
+}
 
 /* The taps of phase @r of a period of @P outputs: [lo, hi] of 0 .. 4. */
 __host__ __device__ constexpr int
@@ -2433,14 +2443,14 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   const char *halve_env = getenv ("CF_RESIZE_HALVE");
   t->halve = !(halve_env && strcmp (halve_env, "0") == 0) &&
       halve_plane (plan, p, &t->halve_args);
-  /* third_kernel on planes of kThirdMinOutput output bytes or more;
+  /* third_kernel on planes of third_min_output () output bytes or more;
    * CF_RESIZE_THIRD=0 in the environment turns it off, =1 takes it at any
    * size (for measurements and tests) */
   const char *third_env = getenv ("CF_RESIZE_THIRD");
   const bool third_off = third_env && strcmp (third_env, "0") == 0;
   const bool third_any = third_env && strcmp (third_env, "1") == 0;
   const bool third_size = (size_t) x->out_size * PB * y->out_size >=
-      kThirdMinOutput;
+      third_min_output (PB);
   t->third = !third_off && (third_any || third_size) ?
       third_ratio (plan, p, PB, &t->third_args) : 0;
   const int strip = bucket_of (kStripBuckets, taps);

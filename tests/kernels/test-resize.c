@@ -1624,8 +1624,8 @@ test_cuda_third (void)
 /* Exact 1.5x downscales, which third_kernel<PB, 2> takes where both axes
  * weigh three fixed positive taps for each of a period's two outputs
  * (antialiased bilinear on centred samples), on 8-bit planes of 1-, 2-
- * or 4-byte pixels of 1024 x 768 output bytes or more (CF_RESIZE_THIRD=1
- * at any size): which planes take it, then gpu_check_fixed () at sizes whose
+ * or 4-byte pixels of 1024 x 768 output bytes or more (4-byte pixels:
+ * 3 MiB; CF_RESIZE_THIRD=1 at any size): which planes take it, then gpu_check_fixed () at sizes whose
  * rows end inside a thread's 12 bytes or a warp, of one thread's 4 rows or
  * a number of rows that is not a multiple of them, and 1080p to 720p. */
 static void
@@ -1633,6 +1633,8 @@ test_cuda_two_thirds (void)
 {
   const int (*sizes)[4] = cf_two_thirds_sizes;  /* resize-fixed-sizes.h */
   static const int hd[4] = { 1920, 1080, 1280, 720 };
+  static const int rgba_2mb[4] = { 1440, 810, 960, 540 };
+  static const int gray_2mb[4] = { 2880, 1620, 1920, 1080 };
   static const int not_15[][4] = {
     {965, 726, 644, 484}, {966, 727, 644, 484}, {6, 6, 4, 4},
     {966, 726, 322, 484},
@@ -1648,6 +1650,14 @@ test_cuda_two_thirds (void)
           0, 1), !=, "two thirds");
   g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
           sizes[5], 0, 0), !=, "two thirds");
+  /* 4-byte pixels from 3 MiB of output: RGBA 1080p to 720p, not 1440 x 810
+   * to 960 x 540 (2 MB, which 1- and 2-byte pixels would take) */
+  g_assert_cmpstr (kernel_of (CF_FORMAT_RGBA, CF_RESIZE_BILINEAR, TRUE, hd,
+          0, 0), ==, "two thirds");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_RGBA, CF_RESIZE_BILINEAR, TRUE,
+          rgba_2mb, 0, 0), !=, "two thirds");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
+          gray_2mb, 0, 0), ==, "two thirds");
   /* at any size from here on */
   g_setenv ("CF_RESIZE_THIRD", "1", TRUE);
   /* co-sited chroma at 1.5x keeps three positive taps a phase in the same
