@@ -558,27 +558,31 @@ main (int argc, char **argv)
   warmup = opt_quick ? 3 : 20;
   frames = opt_frames > 0 ? opt_frames : opt_quick ? 40 : 600;
   if (opt_size) {
-    int d[4];
-    char end;
+    int d[4] = { 0, 0, 0, 0 };
+    char end, canon[64];
 
-    if (sscanf (opt_size, "%dx%d>%dx%d%c", &d[0], &d[1], &d[2], &d[3],
-            &end) != 4 || d[0] < 1 || d[1] < 1 || d[2] < 1 || d[3] < 1 ||
-        d[0] > 16384 || d[1] > 16384 || d[2] > 16384 || d[3] > 16384) {
-      fprintf (stderr, "bench-resize: --size %s is not WxH>WxH (1 to 16384)\n",
-          opt_size);
+    /* as the rows print it (they are filtered by that string), each side
+     * 1 to 16384 */
+    if (sscanf (opt_size, "%5dx%5d>%5dx%5d%c", &d[0], &d[1], &d[2], &d[3],
+            &end) == 4)
+      snprintf (canon, sizeof (canon), "%dx%d>%dx%d", d[0], d[1], d[2],
+          d[3]);
+    else
+      canon[0] = '\0';
+    if (strcmp (canon, opt_size) != 0 || d[0] < 1 || d[1] < 1 || d[2] < 1
+        || d[3] < 1 || d[0] > 16384 || d[1] > 16384 || d[2] > 16384 ||
+        d[3] > 16384) {
+      fprintf (stderr, "bench-resize: --size %s is not WxH>WxH, each 1 to "
+          "16384 without signs, spaces or leading zeros\n", opt_size);
       return 1;
     }
-    /* a size the table lacks: that one alone (the filter below takes it) */
+    /* that size alone, in the table or not */
     custom.in_w = d[0];
     custom.in_h = d[1];
     custom.out_w = d[2];
     custom.out_h = d[3];
+    size_list = &custom;
     n_sizes = 1;
-    for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
-      if (memcmp (&sizes[s], &custom, sizeof (custom)) == 0)
-        n_sizes = G_N_ELEMENTS (sizes);
-    if (n_sizes == 1)
-      size_list = &custom;
   }
 
   bench_cpu_only = opt_cpu_only;

@@ -1436,7 +1436,8 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * - P = 2, 1.5x: the antialiased bilinear, (1820 9103 5461) on taps 0 .. 2
  *   and (5461 9103 1820) on taps 2 .. 4.
  * Those weights are no multiples of a power of two, so the sums are
- * cf_resize_cpu ()'s in 32-bit words, one multiply-add a tap, h = (sum w_x
+ * cf_resize_cpu ()'s in 32-bit words, one multiply-add a tap (on 4-byte
+ * pixels one dp2a a tap pair, third_sums ()), h = (sum w_x
  * in + 2^7) >> 8 and out = clamp ((sum w_y h + 2^19) >> 20); what the
  * direct kernel's tables cost (a weight load a tap, each output row's own
  * input rows) it does not.
@@ -1451,7 +1452,7 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * 7.7, 4K to 1440p 11.4 against 17.3. 4-byte pixels were slower than the
  * direct kernel at 3x (RGBA 19.9 against 16.6), so they keep it there; at
  * 1.5x, with dp2a sums (third_sums ()), RGBA 1080p to 720p took 10.0
- * against 10.8. */
+ * against 10.8 (an A/B run at a6e3d35; see also third_min_output ()). */
 constexpr int kThirdRows = 2;   /* periods of output rows a thread */
 constexpr int kThirdThreads = 256;   /* no launch bound: 80 to 98
                                          * registers at P = 1 */
@@ -1470,8 +1471,8 @@ constexpr int kThirdThreads = 256;   /* no launch bound: 80 to 98
  * to 1440 x 810 to 960 x 540 (2 073 600 bytes: 7.5 us against 7.4; 960 x
  * 540 to 640 x 360 6.0 against 5.9) and win from 1080p to 720p (3 686 400
  * bytes: 9.2 against 9.9; 2880 x 1620 to 1080p 14.3 against 16.4, 4K to
- * 1440p 20.9 against 25.9; H200, 1fba55e), so theirs lies between those,
- * at 3 MiB. */
+ * 1440p 20.9 against 25.9; medians of three rounds, H200, 1fba55e), so
+ * theirs lies between those, at 3 MiB. */
 __host__ __device__ constexpr size_t
 third_min_output (int PB)
 {
@@ -1593,11 +1594,11 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
     }
   } else {
     /* 4-byte pixels (P = 2): the thread's 3 pixels and the one either
-     * side, px[j + 1] holding pixel j from -1; an output pixel's taps in pairs, the
-     * pair's two pixels interleaved by two byte permutes (samples 0 and 1
-     * of both in e[0], 2 and 3 in e[1]), then one dp2a a sample (the direct
-     * kernel's way); a phase's odd last tap pairs with a zero pixel at
-     * weight 0 */
+     * side, px[i] holding pixel i - 1 (pixel -1 is the one before); an
+     * output pixel's taps in pairs, the pair's two pixels interleaved by
+     * two byte permutes (samples 0 and 1 of both in e[0], 2 and 3 in
+     * e[1]), then one dp2a a sample (the direct kernel's way); a phase's
+     * odd last tap pairs with a zero pixel at weight 0 */
     uint32_t px[kBytes / 4 + 2];
 
     px[0] = left;
@@ -1616,10 +1617,10 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
         sum[c] = kRound;
 #pragma unroll
       for (int t = lo; t <= hi; t += 2) {
-        const int j = 3 * m + t;        /* tap t's pixel, 3 m - 1 + t */
+        const int i = 3 * m + t;        /* tap t's pixel, 3 m - 1 + t */
         const uint32_t wp = weight_pair (a.wx[ph][t],
             t < hi ? a.wx[ph][t + 1] : 0);
-        const uint32_t p0 = px[j], p1 = t < hi ? px[j + 1] : 0;
+        const uint32_t p0 = px[i], p1 = t < hi ? px[i + 1] : 0;
         const uint32_t e[2] = { __byte_perm (p0, p1, 0x5140),
           __byte_perm (p0, p1, 0x7362)
         };
@@ -2928,7 +2929,8 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
         if (t->third == 1)
           return launch_third<PB, 1> (a, stream);
       if constexpr (third_takes (PB, 2))
-        return launch_third<PB, 2> (a, stream);
+        if (t->third == 2)
+          return launch_third<PB, 2> (a, stream);
     }
   }
   if (kernel == Kernel::kNearest) {

@@ -4,8 +4,9 @@
  *
  * Their own device code is taken from kernels/resize.cu at build time
  * (resize-fixed-sections.py) and compiled here as C++ with host stand-ins
- * for what CUDA provides: the vector types, __byte_perm (), ld () and the
- * warp shuffles. Each warp of the grid runs lane after lane twice: the first
+ * for what CUDA provides: the vector types, __byte_perm (), ld (), the
+ * warp shuffles, and the direct kernel's dot2 () (dp2a) and
+ * weight_pair (). Each warp of the grid runs lane after lane twice: the first
  * pass records what every lane hands to __shfl_up_sync () and
  * __shfl_down_sync (), the second gives each lane its neighbour's recorded
  * value (the kernels shuffle on every lane alike, so both passes make the
@@ -331,8 +332,10 @@ check_plane (const CfResizePlan * plan, int p, const CfImage * src,
       run_third<1, 2> (t, scratch.data () + 64);
     else if (PB == 2)
       run_third<2, 2> (t, scratch.data () + 64);
-    else
+    else {
+      g_assert_cmpint (P, ==, 2);       /* third_takes (4, 1) is false */
       run_third<4, 2> (t, scratch.data () + 64);
+    }
   }
   runs[halve ? 0 : P][PB]++;
   if (io.bad_loads || io.bad_stores)

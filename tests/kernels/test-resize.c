@@ -1625,9 +1625,10 @@ test_cuda_third (void)
  * weigh three fixed positive taps for each of a period's two outputs
  * (antialiased bilinear on centred samples), on 8-bit planes of 1-, 2-
  * or 4-byte pixels of 1024 x 768 output bytes or more (4-byte pixels:
- * 3 MiB; CF_RESIZE_THIRD=1 at any size): which planes take it, then gpu_check_fixed () at sizes whose
- * rows end inside a thread's 12 bytes or a warp, of one thread's 4 rows or
- * a number of rows that is not a multiple of them, and 1080p to 720p. */
+ * 3 MiB; CF_RESIZE_THIRD=1 at any size): which planes take it, then
+ * gpu_check_fixed () at sizes whose rows end inside a thread's 12 bytes or
+ * a warp, of one thread's 4 rows or a number of rows that is not a
+ * multiple of them, and 1080p to 720p. */
 static void
 test_cuda_two_thirds (void)
 {
@@ -1658,8 +1659,10 @@ test_cuda_two_thirds (void)
           rgba_2mb, 0, 0), !=, "two thirds");
   g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
           gray_2mb, 0, 0), ==, "two thirds");
-  /* at any size from here on */
+  /* at any size from here on: the 2 MB RGBA plane takes it too */
   g_setenv ("CF_RESIZE_THIRD", "1", TRUE);
+  g_assert_cmpstr (kernel_of (CF_FORMAT_RGBA, CF_RESIZE_BILINEAR, TRUE,
+          rgba_2mb, 0, 0), ==, "two thirds");
   /* co-sited chroma at 1.5x keeps three positive taps a phase in the same
    * windows: it takes the kernel too */
   assert_plane_kernels ("two thirds", third_planes[1],
