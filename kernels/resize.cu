@@ -1454,7 +1454,7 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * 1.5x, with dp2a sums (third_sums ()), RGBA 1080p to 720p took 10.0
  * against 10.8 (an A/B run at a6e3d35; see also third_min_output ()). */
 constexpr int kThirdRows = 2;   /* periods of output rows a thread */
-constexpr int kThirdThreads = 256;   /* no launch bound: 80 to 98
+constexpr int kThirdThreads = 64;   /* no launch bound: 80 to 98
                                          * registers at P = 1 */
 /* The output bytes from which a plane takes it. Below some size the
  * kernel takes about as long as on a large plane (a floor of 6.7 to 11
