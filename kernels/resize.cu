@@ -1454,8 +1454,17 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * 1.5x, with dp2a sums (third_sums ()), RGBA 1080p to 720p took 10.0
  * against 10.8 (an A/B run at a6e3d35; see also third_min_output ()). */
 constexpr int kThirdRows = 2;   /* periods of output rows a thread */
-constexpr int kThirdThreads = 64;   /* no launch bound: 80 to 98
-                                         * registers at P = 1 */
+/* Threads a block (no launch bound: 80 to 98 registers at P = 1). A row of
+ * a 4K plane's 1-byte pixels is 160 threads at 3x and 1080p's at 1.5x;
+ * blocks of 32 at 1.5x were faster than of 256 on an H200 (5a53bb4's A/B:
+ * RGBA 1080p to 720p 9.5 / 9.6 against 10.1 / 10.2, GRAY8 6.2 / 6.2
+ * against 6.4 / 6.5), but not at 3x (GRAY8 4K to 720p 8.9 / 9.0 against
+ * 8.8 / 8.9; 64: 9.4 / 9.5). */
+__host__ __device__ constexpr int
+third_threads (int P)
+{
+  return P == 1 ? 256 : 32;
+}
 /* The output bytes from which a plane takes it. Below some size the
  * kernel takes about as long as on a large plane (a floor of 6.7 to 11
  * us), and the direct kernel is faster: GRAY8 2880 x 1620 to 960 x 540
@@ -1673,7 +1682,7 @@ third_row (const ThirdArgs & a, int y0, int j)
 }
 
 template <int PB, int P>
-__global__ void __launch_bounds__ (kThirdThreads)
+__global__ void __launch_bounds__ (third_threads (P))
 third_kernel (ThirdArgs a)
 {
   constexpr int J = 3 * kThirdRows + 2, K = P * kThirdRows;
@@ -1718,7 +1727,7 @@ third_kernel (ThirdArgs a)
   }
 }
 
-/* third_kernel<PB, P> ()'s grid of kThirdThreads-thread blocks on plane
+/* third_kernel<PB, P> ()'s grid of third_threads (P)-thread blocks on plane
  * @g: a thread takes 24 / P input bytes of kThirdRows periods of P output
  * rows. */
 template <int P>
@@ -1728,7 +1737,7 @@ third_grid (const FixedPlane & g)
   const int threads = (g.in_bytes + 24 / P - 1) / (24 / P);
   const int periods = (g.out_height + P - 1) / P;
 
-  return { (unsigned) ((threads + kThirdThreads - 1) / kThirdThreads),
+  return { (unsigned) ((threads + third_threads (P) - 1) / third_threads (P)),
     (unsigned) ((periods + kThirdRows - 1) / kThirdRows), 1 };
 }
 
@@ -1737,7 +1746,8 @@ template <int PB, int P>
 void
 launch_third (const ThirdArgs & a, cudaStream_t stream)
 {
-  third_kernel<PB, P><<<third_grid<P> (a.g), kThirdThreads, 0, stream>>> (a);
+  third_kernel<PB, P><<<third_grid<P> (a.g), third_threads (P), 0,
+      stream>>> (a);
 }
 
 /* ------------------------------------------------------------ fused */
