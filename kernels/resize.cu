@@ -1239,6 +1239,27 @@ lane_pixels (uint32_t first, uint32_t last, uint32_t & left,
   right = __shfl_down_sync (0xffffffffu, first, 1);
 }
 
+/* Output row @y's 4 @W bytes from @x0 (bytes), the words @v, in one
+ * vector store where the plane allows it, else byte by byte up to the
+ * row's end (the fixed-pattern kernels' last thread of a row). */
+template <int W>
+__device__ __forceinline__ void
+fixed_store (const FixedPlane & g, int y, int x0, const uint32_t (&v)[W])
+{
+  static_assert (W == 2 || W == 4, "8 or 16 bytes");
+  uint8_t *d = g.dst + (size_t) y * g.dst_pitch + x0;
+
+  if (g.dst_aligned && x0 + 4 * W <= g.out_bytes) {
+    if constexpr (W == 4)
+      *(uint4 *) d = make_uint4 (v[0], v[1], v[2], v[3]);
+    else
+      *(uint2 *) d = make_uint2 (v[0], v[1]);
+  } else {
+    for (int i = 0; i < 4 * W && x0 + i < g.out_bytes; i++)
+      d[i] = (uint8_t) (v[i / 4] >> (8 * (i % 4)));
+  }
+}
+
 /* The packed horizontal sums of the thread's 8 V output bytes in input row
  * @row (bytes @xi .. @xi + 16 V - 1, @xi a multiple of 16 V): h[j], lanes
  * as halve_store () takes them. */
@@ -1348,17 +1369,7 @@ halve_store (const HalveArgs & a, int y, int x0, const uint32_t (&acc)[4 * V])
 #pragma unroll
   for (int i = 0; i < 2 * V; i++)
     v[i] = __byte_perm (r[2 * i], r[2 * i + 1], kJoin);
-  uint8_t *d = a.g.dst + (size_t) y * a.g.dst_pitch + x0;
-
-  if (a.g.dst_aligned && x0 + 8 * V <= a.g.out_bytes) {
-    if constexpr (V == 2)
-      *(uint4 *) d = make_uint4 (v[0], v[1], v[2], v[3]);
-    else
-      *(uint2 *) d = make_uint2 (v[0], v[1]);
-  } else {
-    for (int i = 0; i < 8 * V && x0 + i < a.g.out_bytes; i++)
-      d[i] = (uint8_t) (v[i / 4] >> (8 * (i % 4)));
-  }
+  fixed_store (a.g, y, x0, v);
 }
 
 template <int PB, int V, int R, int MIN_BLOCKS>
@@ -1659,16 +1670,7 @@ third_store (const ThirdArgs & a, int y, int x0, const int32_t (&acc)[8])
 
     v[o / 4] |= (uint32_t) min (max (out, 0), 255) << (8 * (o % 4));
   }
-  uint8_t *d = a.g.dst + (size_t) y * a.g.dst_pitch + x0;
-
-  if (a.g.dst_aligned && x0 + 8 <= a.g.out_bytes) {
-    *(uint2 *) d = make_uint2 (v[0], v[1]);
-  } else {
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-      if (x0 + i < a.g.out_bytes)
-        d[i] = (uint8_t) (v[i / 4] >> (8 * (i % 4)));
-  }
+  fixed_store (a.g, y, x0, v);
 }
 
 /* Input row 3 @y0 - 1 + @j of a thread's kThirdRows periods from @y0,
