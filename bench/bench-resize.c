@@ -334,9 +334,9 @@ bench_kernel_case (CfFormat format, int in_w, int in_h, int out_w, int out_h,
   int n;
 
   snprintf (size, sizeof (size), "%dx%d>%dx%d", in_w, in_h, out_w, out_h);
-  /* --size, --format */
-  if ((opt_size && strcmp (opt_size, size) != 0) || (opt_format &&
-          g_ascii_strcasecmp (opt_format, cf_format_info (format)->name) != 0))
+  /* --format (--size chose the sizes, main ()) */
+  if (opt_format &&
+      g_ascii_strcasecmp (opt_format, cf_format_info (format)->name) != 0)
     return;
   bench_frames_layout (&src, format, in_w, in_h);
   bench_frames_layout (&dst, format, out_w, out_h);
@@ -561,8 +561,7 @@ main (int argc, char **argv)
     int d[4] = { 0, 0, 0, 0 };
     char end, canon[64];
 
-    /* as the rows print it (they are filtered by that string), each side
-     * 1 to 16384 */
+    /* as the rows print it, each side 1 to 16384 */
     if (sscanf (opt_size, "%5dx%5d>%5dx%5d%c", &d[0], &d[1], &d[2], &d[3],
             &end) == 4)
       snprintf (canon, sizeof (canon), "%dx%d>%dx%d", d[0], d[1], d[2],

@@ -1438,8 +1438,8 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
 /* third_kernel<PB, P>: a downscale of 8-bit samples in 1- or 2-byte pixels
  * (gray and luma planes, NV12's chroma pairs), and at P = 2 in 4-byte ones
  * (RGBA; third_takes ()), by 3 / P, P outputs a period of 3 inputs, whose
- * axes weigh the same five weights w[r][t] for phase r
- * of every period: output P m + r from input 3 m - 1 + t, t in
+ * axes weigh the same five weights w[r][t] for phase r of every period:
+ * output P m + r from input 3 m - 1 + t, t in
  * third_tap_lo (P, r) .. third_tap_hi (P, r), the taps beyond an edge
  * folded onto it (third_plane () checks the tables):
  * - P = 1, 3x: the antialiased bilinear, 2^14 (1 2 3 2 1) / 9 as the tables
@@ -1448,8 +1448,8 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  *   and (5461 9103 1820) on taps 2 .. 4.
  * Those weights are no multiples of a power of two, so the sums are
  * cf_resize_cpu ()'s in 32-bit words, one multiply-add a tap (on 4-byte
- * pixels one dp2a a tap pair, third_sums ()), h = (sum w_x
- * in + 2^7) >> 8 and out = clamp ((sum w_y h + 2^19) >> 20); what the
+ * pixels one dp2a a tap pair, third_sums ()), h = (sum w_x in + 2^7) >> 8
+ * and out = clamp ((sum w_y h + 2^19) >> 20); what the
  * direct kernel's tables cost (a weight load a tap, each output row's own
  * input rows) it does not.
  *

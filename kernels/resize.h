@@ -293,11 +293,11 @@ size_t cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan *
  * more whose source and pitch are aligned to 8 bytes), "two thirds" (the
  * same at an exact 1.5x downscale, 3 fixed positive weights an output, of
  * 1-, 2- or 4-byte pixels, on planes of 1024 x 768 output bytes or more
- * (3 MiB for 4-byte pixels) aligned to 4 bytes),
- * "direct", "direct strips", "fused" or "two-pass" ("halve", "third", "two
- * thirds", "direct" and "direct strips" also where a launch on a plane not
- * aligned as they need takes the kernel AUTO would have chosen without
- * them); NULL for a bad plane. */
+ * (3 MiB for 4-byte pixels) aligned to 4 bytes), "direct", "direct
+ * strips", "fused" or "two-pass" ("halve", "third", "two thirds", "direct"
+ * and "direct strips" also where a launch on a plane not aligned as they
+ * need takes the kernel AUTO would have chosen without them); NULL for a
+ * bad plane. */
 const char *cf_resize_device_plan_describe (const CfResizeDevicePlan *
     d_plan, int p);
 

@@ -404,9 +404,9 @@ static const CfFormat formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_NV12,
   CF_FORMAT_BGRX
 };
 
-/* Random sizes at exactly 2x and 3x, some one pixel off, of every method,
- * antialiased or not, at every siting; most antialiased bilinear, the
- * pattern the kernels are for. */
+/* Random sizes at exactly 2x, 3x and 1.5x, some one pixel off, of every
+ * method, antialiased or not, at every siting; most antialiased bilinear,
+ * the pattern the kernels are for. */
 static void
 test_random (void)
 {
