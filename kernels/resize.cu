@@ -1239,6 +1239,27 @@ lane_pixels (uint32_t first, uint32_t last, uint32_t & left,
   right = __shfl_down_sync (0xffffffffu, first, 1);
 }
 
+/* Output row @y's 4 @W bytes from @x0 (bytes), the words @v, in one
+ * vector store where the plane allows it, else byte by byte up to the
+ * row's end (the fixed-pattern kernels' last thread of a row). */
+template <int W>
+__device__ __forceinline__ void
+fixed_store (const FixedPlane & g, int y, int x0, const uint32_t (&v)[W])
+{
+  static_assert (W == 2 || W == 4, "8 or 16 bytes");
+  uint8_t *d = g.dst + (size_t) y * g.dst_pitch + x0;
+
+  if (g.dst_aligned && x0 + 4 * W <= g.out_bytes) {
+    if constexpr (W == 4)
+      *(uint4 *) d = make_uint4 (v[0], v[1], v[2], v[3]);
+    else
+      *(uint2 *) d = make_uint2 (v[0], v[1]);
+  } else {
+    for (int i = 0; i < 4 * W && x0 + i < g.out_bytes; i++)
+      d[i] = (uint8_t) (v[i / 4] >> (8 * (i % 4)));
+  }
+}
+
 /* The packed horizontal sums of the thread's 8 V output bytes in input row
  * @row (bytes @xi .. @xi + 16 V - 1, @xi a multiple of 16 V): h[j], lanes
  * as halve_store () takes them. */
@@ -1348,17 +1369,7 @@ halve_store (const HalveArgs & a, int y, int x0, const uint32_t (&acc)[4 * V])
 #pragma unroll
   for (int i = 0; i < 2 * V; i++)
     v[i] = __byte_perm (r[2 * i], r[2 * i + 1], kJoin);
-  uint8_t *d = a.g.dst + (size_t) y * a.g.dst_pitch + x0;
-
-  if (a.g.dst_aligned && x0 + 8 * V <= a.g.out_bytes) {
-    if constexpr (V == 2)
-      *(uint4 *) d = make_uint4 (v[0], v[1], v[2], v[3]);
-    else
-      *(uint2 *) d = make_uint2 (v[0], v[1]);
-  } else {
-    for (int i = 0; i < 8 * V && x0 + i < a.g.out_bytes; i++)
-      d[i] = (uint8_t) (v[i / 4] >> (8 * (i % 4)));
-  }
+  fixed_store (a.g, y, x0, v);
 }
 
 template <int PB, int V, int R, int MIN_BLOCKS>
@@ -1454,8 +1465,17 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * 1.5x, with dp2a sums (third_sums ()), RGBA 1080p to 720p took 10.0
  * against 10.8 (an A/B run at a6e3d35; see also third_min_output ()). */
 constexpr int kThirdRows = 2;   /* periods of output rows a thread */
-constexpr int kThirdThreads = 256;   /* no launch bound: 80 to 98
-                                         * registers at P = 1 */
+/* Threads a block (no launch bound: 80 to 98 registers at P = 1). A row of
+ * a 4K plane's 1-byte pixels is 160 threads at 3x and 1080p's at 1.5x;
+ * blocks of 32 at 1.5x were faster than of 256 on an H200 (5a53bb4's A/B:
+ * RGBA 1080p to 720p 9.5 / 9.6 against 10.1 / 10.2, GRAY8 6.2 / 6.2
+ * against 6.4 / 6.5), but not at 3x (GRAY8 4K to 720p 8.9 / 9.0 against
+ * 8.8 / 8.9; 64: 9.4 / 9.5). */
+__host__ __device__ constexpr int
+third_threads (int P)
+{
+  return P == 1 ? 256 : 32;
+}
 /* The output bytes from which a plane takes it. Below some size the
  * kernel takes about as long as on a large plane (a floor of 6.7 to 11
  * us), and the direct kernel is faster: GRAY8 2880 x 1620 to 960 x 540
@@ -1650,16 +1670,7 @@ third_store (const ThirdArgs & a, int y, int x0, const int32_t (&acc)[8])
 
     v[o / 4] |= (uint32_t) min (max (out, 0), 255) << (8 * (o % 4));
   }
-  uint8_t *d = a.g.dst + (size_t) y * a.g.dst_pitch + x0;
-
-  if (a.g.dst_aligned && x0 + 8 <= a.g.out_bytes) {
-    *(uint2 *) d = make_uint2 (v[0], v[1]);
-  } else {
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-      if (x0 + i < a.g.out_bytes)
-        d[i] = (uint8_t) (v[i / 4] >> (8 * (i % 4)));
-  }
+  fixed_store (a.g, y, x0, v);
 }
 
 /* Input row 3 @y0 - 1 + @j of a thread's kThirdRows periods from @y0,
@@ -1673,7 +1684,7 @@ third_row (const ThirdArgs & a, int y0, int j)
 }
 
 template <int PB, int P>
-__global__ void __launch_bounds__ (kThirdThreads)
+__global__ void __launch_bounds__ (third_threads (P))
 third_kernel (ThirdArgs a)
 {
   constexpr int J = 3 * kThirdRows + 2, K = P * kThirdRows;
@@ -1718,7 +1729,7 @@ third_kernel (ThirdArgs a)
   }
 }
 
-/* third_kernel<PB, P> ()'s grid of kThirdThreads-thread blocks on plane
+/* third_kernel<PB, P> ()'s grid of third_threads (P)-thread blocks on plane
  * @g: a thread takes 24 / P input bytes of kThirdRows periods of P output
  * rows. */
 template <int P>
@@ -1728,7 +1739,7 @@ third_grid (const FixedPlane & g)
   const int threads = (g.in_bytes + 24 / P - 1) / (24 / P);
   const int periods = (g.out_height + P - 1) / P;
 
-  return { (unsigned) ((threads + kThirdThreads - 1) / kThirdThreads),
+  return { (unsigned) ((threads + third_threads (P) - 1) / third_threads (P)),
     (unsigned) ((periods + kThirdRows - 1) / kThirdRows), 1 };
 }
 
@@ -1737,7 +1748,8 @@ template <int PB, int P>
 void
 launch_third (const ThirdArgs & a, cudaStream_t stream)
 {
-  third_kernel<PB, P><<<third_grid<P> (a.g), kThirdThreads, 0, stream>>> (a);
+  third_kernel<PB, P><<<third_grid<P> (a.g), third_threads (P), 0,
+      stream>>> (a);
 }
 
 /* ------------------------------------------------------------ fused */
