@@ -1465,8 +1465,9 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * 1.5x, with dp2a sums (third_sums ()), RGBA 1080p to 720p took 10.0
  * against 10.8 (an A/B run at a6e3d35; see also third_min_output ()). */
 constexpr int kThirdRows = 2;   /* periods of output rows a thread */
-/* Threads a block (no launch bound: 80 to 98 registers at P = 1). A row of
- * a 4K plane's 1-byte pixels is 160 threads at 3x and 1080p's at 1.5x;
+/* Threads a block (the launch bound names no minimum of blocks: 80 to 98
+ * registers at P = 1). A row of a 4K plane's 1-byte pixels is 160 threads
+ * at 3x and 1080p's at 1.5x;
  * blocks of 32 at 1.5x were faster than of 256 on an H200 (5a53bb4's A/B:
  * RGBA 1080p to 720p 9.5 / 9.6 against 10.1 / 10.2, GRAY8 6.2 / 6.2
  * against 6.4 / 6.5), but not at 3x (GRAY8 4K to 720p 8.9 / 9.0 against
