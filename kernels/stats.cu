@@ -96,22 +96,27 @@ lane_offset (int c, int lane)
   return c < 0 ? -1 : c * kBins * kLanes + lane;
 }
 
-/* The same for 8-bit planes, whose padding bytes (the x of RGBx) are
- * counted too, with no branch: as value 0 into a word of the lane past the
- * histograms (@n_channels of them), which nothing reads. @mask gets the
- * byte's mask: 0xff, or 0 for padding. */
-__device__ __forceinline__ int
-lane_offset8 (int c, int lane, int n_channels, unsigned int *mask)
+/* For 8-bit planes: the byte offset of channel @c's histograms (the lane's
+ * word is added at the count, count_bytes ()). Padding bytes (the x of
+ * RGBx) are counted too, with no branch: as value 0 into the lane's word
+ * past the histograms (@n_channels of them), which nothing reads. @mask
+ * gets the byte's mask, shifted to a bin's place in a byte offset
+ * (kLanes * 4 bytes a bin): 0xff << 7, or 0 for padding. */
+__device__ __forceinline__ unsigned int
+channel_bytes8 (int c, int n_channels, unsigned int *mask)
 {
-  *mask = c < 0 ? 0u : 0xffu;
-  return (c < 0 ? n_channels : c) * kBins * kLanes + lane;
+  static_assert (kLanes * 4 == 1 << 7, "a bin's lanes are 128 bytes");
+  *mask = c < 0 ? 0u : 0xffu << 7;
+  return (unsigned int) ((c < 0 ? n_channels : c) * kBins * kLanes * 4);
 }
 
-/* Vector @i of plane @p: its row, and its index @col within the row. */
+/* Vector @i of plane @p: its row, and its index @col within the row.
+ * DENSE: p.rows == 1, the plane one row (no division). */
+template <bool DENSE = false>
 __device__ __forceinline__ const uint4 *
 vector_at (const PlaneArgs & p, unsigned int i, unsigned int *col)
 {
-  const unsigned int row = p.rows == 1 ? 0 : i / p.vecs_per_row;
+  const unsigned int row = DENSE || p.rows == 1 ? 0 : i / p.vecs_per_row;
   *col = i - row * p.vecs_per_row;
   return p.data + row * p.pitch_vecs + *col;
 }
@@ -158,10 +163,13 @@ prefetch_first_round (const PlaneArgs & p)
 }
 
 /* Loads this thread's vectors of plane @p, round_vectors () in flight, and
- * hands each to @count (vector, its index within its row). */
-template <int UNROLL, typename Count>
+ * hands each to @count (vector, its index within its row). A dense plane
+ * (p.rows == 1) takes a loop of its own, without the division by the
+ * row's vectors, which the compiler would otherwise issue (predicated) for
+ * every vector. */
+template <int UNROLL, bool DENSE, typename Count>
 __device__ __forceinline__ void
-for_each_vector (const PlaneArgs & p, Count count)
+for_each_vector_in (const PlaneArgs & p, Count count)
 {
   const unsigned int per = round_vectors<UNROLL> (p);
   const unsigned int stride = gridDim.x * kThreads * per;
@@ -172,7 +180,7 @@ for_each_vector (const PlaneArgs & p, Count count)
 #pragma unroll
     for (int u = 0; u < UNROLL; u++) {
       const unsigned int i = base + u * kThreads;
-      const uint4 *at = vector_at (p, i, &col[u]);
+      const uint4 *at = vector_at<DENSE> (p, i, &col[u]);
       if (u < per && i < p.n_vecs)
         v[u] = __ldcs (at);
     }
@@ -184,25 +192,40 @@ for_each_vector (const PlaneArgs & p, Count count)
   }
 }
 
-/* Counts the 8-bit samples of one vector; @off[j] is the histogram offset of
- * the vector's j-th byte modulo the pixel size, @mask[j] its mask (0 for
- * padding, lane_offset8 ()): one shift, one mask, one address and one
- * atomic a byte, no branch. Without PAD (no padding byte in the pixel) the
- * masks are all 0xff and left out. Only the first @valid bytes are samples
- * when TAIL. */
+template <int UNROLL, typename Count>
+__device__ __forceinline__ void
+for_each_vector (const PlaneArgs & p, Count count)
+{
+  if (p.rows == 1)
+    for_each_vector_in<UNROLL, true> (p, count);
+  else
+    for_each_vector_in<UNROLL, false> (p, count);
+}
+
+/* Counts the 8-bit samples of one vector into the histograms at @hist
+ * (bytes); @off[j] is the byte offset of the histograms of the vector's
+ * j-th byte modulo the pixel size, @mask[j] its mask (channel_bytes8 ()),
+ * @lane4 this lane's word in a bin (lane x 4): a shift, an and-or that
+ * puts the bin and the lane together, and the atomic at that plus the
+ * channel's offset, a byte. Without PAD (no padding byte in the pixel) the
+ * masks are all 0xff << 7 and left out. Only the first @valid bytes are
+ * samples when TAIL. */
 template <int PB, bool PAD, bool TAIL>
 __device__ __forceinline__ void
-count_bytes (unsigned int *s_hist, uint4 v, const int (&off)[4],
-    const unsigned int (&mask)[4], int valid)
+count_bytes (uint8_t *hist, uint4 v, const unsigned int (&off)[4],
+    const unsigned int (&mask)[4], unsigned int lane4, int valid)
 {
   const unsigned int w[4] = { v.x, v.y, v.z, v.w };
 #pragma unroll
   for (int k = 0; k < 16; k++) {
     if (TAIL && k >= valid)
       break;
-    const unsigned int b = (w[k / 4] >> (8 * (k % 4))) &
-        (PAD ? mask[k % PB] : 0xffu);
-    atomicAdd (&s_hist[off[k % PB] + b * kLanes], 1u);
+    /* byte k % 4 of its word, shifted to bit 7: the bin times 128 */
+    const int shift = 8 * (k % 4) - 7;
+    const unsigned int x = shift < 0 ? w[k / 4] << -shift :
+        w[k / 4] >> shift;
+    const unsigned int at = (x & (PAD ? mask[k % PB] : 0xffu << 7)) | lane4;
+    atomicAdd ((unsigned int *) (hist + off[k % PB] + at), 1u);
   }
 }
 
@@ -210,11 +233,12 @@ count_bytes (unsigned int *s_hist, uint4 v, const int (&off)[4],
  * is a row's samples, and which channel each byte belongs to. */
 template <int PB, bool PAD>
 __device__ __forceinline__ void
-count_vector (unsigned int *s_hist, const PlaneArgs & p, const int (&off)[4],
-    const unsigned int (&mask)[4], unsigned int row_vec, uint4 v)
+count_vector (uint8_t *hist, const PlaneArgs & p, const unsigned int (&off)[4],
+    const unsigned int (&mask)[4], unsigned int lane4, unsigned int row_vec,
+    uint4 v)
 {
   const unsigned int start = row_vec * 16;
-  int rot[4] = { off[0], off[1], off[2], off[3] };
+  unsigned int rot[4] = { off[0], off[1], off[2], off[3] };
   unsigned int rmask[4] = { mask[0], mask[1], mask[2], mask[3] };
   if (PB == 3) {
     /* 16 = 1 (mod 3): the vector starts at byte (row_vec mod 3) of a pixel */
@@ -228,9 +252,10 @@ count_vector (unsigned int *s_hist, const PlaneArgs & p, const int (&off)[4],
     rmask[2] = mask[j2];
   }
   if (p.row_bytes - start >= 16)
-    count_bytes<PB, PAD, false> (s_hist, v, rot, rmask, 16);
+    count_bytes<PB, PAD, false> (hist, v, rot, rmask, lane4, 16);
   else
-    count_bytes<PB, PAD, true> (s_hist, v, rot, rmask, p.row_bytes - start);
+    count_bytes<PB, PAD, true> (hist, v, rot, rmask, lane4,
+        p.row_bytes - start);
 }
 
 template <int PB, bool PAD>
@@ -238,15 +263,15 @@ __device__ __forceinline__ void
 count_plane (unsigned int *s_hist, const PlaneArgs & p, int n_channels,
     int lane)
 {
-  int off[4];
-  unsigned int mask[4];
+  unsigned int off[4], mask[4];
 #pragma unroll
   for (int j = 0; j < 4; j++)
-    off[j] = lane_offset8 (j < PB ? p.chan[j] : -1, lane, n_channels,
-        &mask[j]);
+    off[j] = channel_bytes8 (j < PB ? p.chan[j] : -1, n_channels, &mask[j]);
+  uint8_t *hist = (uint8_t *) s_hist;
+  const unsigned int lane4 = 4 * lane;
 
   for_each_vector<kUnroll> (p, [&] (uint4 v, unsigned int row_vec) {
-        count_vector<PB, PAD> (s_hist, p, off, mask, row_vec, v);
+        count_vector<PB, PAD> (hist, p, off, mask, lane4, row_vec, v);
       });
 }
 
@@ -601,7 +626,7 @@ cf_stats_cuda (const CfImage * d_image, void *d_workspace, CfStats * d_result,
     if (err != cudaSuccess)
       return err;
   }
-  /* the histograms, and the padding bytes' word per lane (lane_offset8 ()) */
+  /* the histograms, and the padding bytes' word per lane (channel_bytes8 ()) */
   const size_t smem = ((size_t) a.n_channels * kBins + 1) * kLanes *
       sizeof (unsigned int);
   /* above 48 KiB of shared memory a kernel must opt in, once per CUDA
