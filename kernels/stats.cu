@@ -96,8 +96,9 @@ lane_offset (int c, int lane)
   return c < 0 ? -1 : c * kBins * kLanes + lane;
 }
 
-/* For 8-bit planes: the byte offset of channel @c's histograms (the lane's
- * word is added at the count, count_bytes ()). Padding bytes (the x of
+/* For 8-bit planes: the byte offset of channel @c's histograms, a multiple
+ * of 2^15 (count_plane () puts the lane's word, below bit 7, into it).
+ * Padding bytes (the x of
  * RGBx) are counted too, with no branch: as value 0 into the lane's word
  * past the histograms (@n_channels of them), which nothing reads. @mask
  * gets the byte's mask, shifted to a bin's place in a byte offset
@@ -105,7 +106,8 @@ lane_offset (int c, int lane)
 __device__ __forceinline__ unsigned int
 channel_bytes8 (int c, int n_channels, unsigned int *mask)
 {
-  static_assert (kLanes * 4 == 1 << 7, "a bin's lanes are 128 bytes");
+  static_assert (kLanes * 4 == 1 << 7 && kBins * kLanes * 4 == 1 << 15,
+      "a bin's lanes are bits 2 .. 6 of the offset, the bin bits 7 .. 14");
   *mask = c < 0 ? 0u : 0xffu << 7;
   return (unsigned int) ((c < 0 ? n_channels : c) * kBins * kLanes * 4);
 }
@@ -203,17 +205,16 @@ for_each_vector (const PlaneArgs & p, Count count)
 }
 
 /* Counts the 8-bit samples of one vector into the histograms at @hist
- * (bytes); @off[j] is the byte offset of the histograms of the vector's
- * j-th byte modulo the pixel size, @mask[j] its mask (channel_bytes8 ()),
- * @lane4 this lane's word in a bin (lane x 4): a shift, an and-or that
- * puts the bin and the lane together, and the atomic at that plus the
- * channel's offset, a byte. Without PAD (no padding byte in the pixel) the
- * masks are all 0xff << 7 and left out. Only the first @valid bytes are
- * samples when TAIL. */
+ * (shared memory); @off[j] is this lane's word of bin 0 of the histograms
+ * of the vector's j-th byte modulo the pixel size (a byte offset), @mask[j]
+ * its mask (channel_bytes8 ()): a shift, an and-or that puts the bin into
+ * the offset (the bin's bits, 7 .. 14, are 0 in it), and the atomic, a
+ * byte. Without PAD (no padding byte in the pixel) the masks are all 0xff
+ * << 7 and left out. Only the first @valid bytes are samples when TAIL. */
 template <int PB, bool PAD, bool TAIL>
 __device__ __forceinline__ void
 count_bytes (uint8_t *hist, uint4 v, const unsigned int (&off)[4],
-    const unsigned int (&mask)[4], unsigned int lane4, int valid)
+    const unsigned int (&mask)[4], int valid)
 {
   const unsigned int w[4] = { v.x, v.y, v.z, v.w };
 #pragma unroll
@@ -224,8 +225,9 @@ count_bytes (uint8_t *hist, uint4 v, const unsigned int (&off)[4],
     const int shift = 8 * (k % 4) - 7;
     const unsigned int x = shift < 0 ? w[k / 4] << -shift :
         w[k / 4] >> shift;
-    const unsigned int at = (x & (PAD ? mask[k % PB] : 0xffu << 7)) | lane4;
-    atomicAdd ((unsigned int *) (hist + off[k % PB] + at), 1u);
+    const unsigned int at = (x & (PAD ? mask[k % PB] : 0xffu << 7)) |
+        off[k % PB];
+    atomicAdd ((unsigned int *) (hist + at), 1u);
   }
 }
 
@@ -234,8 +236,7 @@ count_bytes (uint8_t *hist, uint4 v, const unsigned int (&off)[4],
 template <int PB, bool PAD>
 __device__ __forceinline__ void
 count_vector (uint8_t *hist, const PlaneArgs & p, const unsigned int (&off)[4],
-    const unsigned int (&mask)[4], unsigned int lane4, unsigned int row_vec,
-    uint4 v)
+    const unsigned int (&mask)[4], unsigned int row_vec, uint4 v)
 {
   const unsigned int start = row_vec * 16;
   unsigned int rot[4] = { off[0], off[1], off[2], off[3] };
@@ -252,10 +253,9 @@ count_vector (uint8_t *hist, const PlaneArgs & p, const unsigned int (&off)[4],
     rmask[2] = mask[j2];
   }
   if (p.row_bytes - start >= 16)
-    count_bytes<PB, PAD, false> (hist, v, rot, rmask, lane4, 16);
+    count_bytes<PB, PAD, false> (hist, v, rot, rmask, 16);
   else
-    count_bytes<PB, PAD, true> (hist, v, rot, rmask, lane4,
-        p.row_bytes - start);
+    count_bytes<PB, PAD, true> (hist, v, rot, rmask, p.row_bytes - start);
 }
 
 template <int PB, bool PAD>
@@ -263,15 +263,16 @@ __device__ __forceinline__ void
 count_plane (unsigned int *s_hist, const PlaneArgs & p, int n_channels,
     int lane)
 {
+  /* the channels' offsets with this lane's word in them */
   unsigned int off[4], mask[4];
 #pragma unroll
   for (int j = 0; j < 4; j++)
-    off[j] = channel_bytes8 (j < PB ? p.chan[j] : -1, n_channels, &mask[j]);
+    off[j] = channel_bytes8 (j < PB ? p.chan[j] : -1, n_channels, &mask[j])
+        | 4 * lane;
   uint8_t *hist = (uint8_t *) s_hist;
-  const unsigned int lane4 = 4 * lane;
 
   for_each_vector<kUnroll> (p, [&] (uint4 v, unsigned int row_vec) {
-        count_vector<PB, PAD> (hist, p, off, mask, lane4, row_vec, v);
+        count_vector<PB, PAD> (hist, p, off, mask, row_vec, v);
       });
 }
 
