@@ -98,11 +98,10 @@ lane_offset (int c, int lane)
 
 /* For 8-bit planes: the byte offset of channel @c's histograms, a multiple
  * of 2^15 (count_plane () puts the lane's word, below bit 7, into it).
- * Padding bytes (the x of
- * RGBx) are counted too, with no branch: as value 0 into the lane's word
- * past the histograms (@n_channels of them), which nothing reads. @mask
- * gets the byte's mask, shifted to a bin's place in a byte offset
- * (kLanes * 4 bytes a bin): 0xff << 7, or 0 for padding. */
+ * Padding bytes (the x of RGBx) are counted too, with no branch: as value
+ * 0 into the lane's word past the histograms (@n_channels of them), which
+ * nothing reads. @mask gets the byte's mask, shifted to a bin's place in a
+ * byte offset (kLanes * 4 bytes a bin): 0xff << 7, or 0 for padding. */
 __device__ __forceinline__ unsigned int
 channel_bytes8 (int c, int n_channels, unsigned int *mask)
 {
