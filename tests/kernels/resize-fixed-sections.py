@@ -2,12 +2,13 @@
 """resize-fixed-sections.py RESIZE_CU OUTDIR: writes the parts of
 kernels/resize.cu that test-resize-emulated.cpp runs on the host:
   fixed-halve.inc  the halve section (halve_kernel and its helpers),
-  fixed-third.inc  the third section (third_kernel and its helpers),
+  fixed-third.inc  the third section (third_kernel and its helpers, and
+                   the direct kernel's weight_pair ()),
   fixed-host.inc   fixed_axis () .. third_ratio () (which planes they take),
 with each vector store of the output (fixed_store ()'s two) wrapped in
-checked_store<T> () and the launch functions (<<< >>>) left out. It fails loudly when a marker it looks
-for is gone, so that a change to resize.cu's layout breaks the build, not
-the test's meaning."""
+checked_store<T> () and the launch functions (<<< >>>) left out. It fails
+loudly when a marker it looks for is gone, so that a change to resize.cu's
+layout breaks the build, not the test's meaning."""
 import os, re, sys
 
 src, out = sys.argv[1], sys.argv[2]
@@ -30,7 +31,10 @@ def for_host(t):
 
 mark = '/* ------------------------------------------------------------ %s */'
 halve, n_halve = for_host(between(mark % 'halve', mark % 'third'))
-third, n_third = for_host(between(mark % 'third', mark % 'fused'))
+# third_sums () packs its dp2a weights with the direct kernel's
+# weight_pair () (dot2 () itself is PTX: the test has a stand-in)
+pair = between('/* The int16 weights of a tap pair', '/* Adds the tap pair')
+third, n_third = for_host(pair + between(mark % 'third', mark % 'fused'))
 # both vector stores are in fixed_store () (the halve section), which
 # third_kernel calls too
 if n_halve != 2 or n_third != 0:

@@ -5,13 +5,12 @@
  * Their own device code is taken from kernels/resize.cu at build time
  * (resize-fixed-sections.py) and compiled here as C++ with host stand-ins
  * for what CUDA provides: the vector types, __byte_perm (), ld (), the
- * warp shuffles, and the direct kernel's dot2 () (dp2a) and
- * weight_pair (). Each warp of the grid runs lane after lane twice: the first
- * pass records what every lane hands to __shfl_up_sync () and
- * __shfl_down_sync (), the second gives each lane its neighbour's recorded
- * value (the kernels shuffle on every lane alike, so both passes make the
- * same calls; a difference fails the test). Only the second pass writes
- * the output.
+ * warp shuffles, and the direct kernel's dot2 () (dp2a). Each warp of the
+ * grid runs lane after lane twice: the first pass records what every lane
+ * hands to __shfl_up_sync () and __shfl_down_sync (), the second gives each
+ * lane its neighbour's recorded value (the kernels shuffle on every lane
+ * alike, so both passes make the same calls; a difference fails the test).
+ * Only the second pass writes the output.
  *
  * Every load is checked: aligned to its size, within the source plane's
  * allocation and within its row's bytes (never the padding). Every vector
@@ -97,8 +96,8 @@ __byte_perm (uint32_t x, uint32_t y, uint32_t s)
 
 /* resize.cu's dot2 (): PTX dp2a.lo / dp2a.hi.s32.u32, c + the two signed
  * 16-bit halves of @w times bytes 0 and 1 (HI false) or 2 and 3 of @b,
- * unsigned; and weight_pair (), which packs them (both live in the direct
- * kernel's section, which this test does not take) */
+ * unsigned (it lives in the direct kernel's section, which this test does
+ * not take; weight_pair (), which packs @w, comes with fixed-third.inc) */
 template <bool HI>
 static int32_t
 dot2 (uint32_t w, uint32_t b, int32_t c)
@@ -107,12 +106,6 @@ dot2 (uint32_t w, uint32_t b, int32_t c)
 
   return c + (int16_t) (w & 0xffff) * (int32_t) ((b >> sh) & 0xff) +
       (int16_t) (w >> 16) * (int32_t) ((b >> (sh + 8)) & 0xff);
-}
-
-static uint32_t
-weight_pair (int32_t w0, int32_t w1)
-{
-  return ((uint32_t) w0 & 0xffff) | (uint32_t) w1 << 16;
 }
 
 /* The warp's lanes, run one after the other twice (see above). */
