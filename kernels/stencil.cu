@@ -172,6 +172,11 @@ struct Args {
   /* the sliding-window kernel's: per axis (x, y) and channel of a pixel,
    * 2 kWinR + 1 taps (win_weights ()); and its output rows per block */
   int32_t wk[2][4][2 * kWinR + 1];
+  /* its dot-product form (kWinDot, win_weights ()): per channel, the rows'
+   * taps as the four int16 pairs win_sums_dot () takes, and the columns'
+   * taps times 4 */
+  uint32_t wpair[4][4];
+  int32_t wy4[4][2 * kWinR + 1];
   int strip;
   /* the two-pass tensor-core kernels' workspace: h's low and high byte
    * planes, each h_rows rows in quads (long_layout ()); and the k tiles of
@@ -1858,6 +1863,19 @@ UNROLL
  * take it on 16-byte aligned planes and pitches only (cf_stencil_cuda (),
  * as for the tensor cores). */
 constexpr int kWinThreads = 64;         /* a block: 64 vectors of a row */
+/* How a window kernel makes its sums:
+ * - kWinSaturating, kWinInRange: int32 multiply-adds of each sample by each
+ *   tap, the output clamped to 0 .. 255 or known to lie there
+ *   (never_saturates ());
+ * - kWinDot: known to lie there, and every rows weight 0 .. 65535 (a
+ *   copied channel's identity as 65535, which gives a byte's h exactly:
+ *   (65535 v + 2^9) >> 10 = 64 v for v <= 512): the rows pass takes dp2a,
+ *   two unsigned int16 weights times two bytes in one instruction, on
+ *   windows of four samples of a channel permuted into a word; the columns
+ *   pass sums 4 (w h) + 2^23, which holds the output in its top byte, so
+ *   that it is packed without a shift (win_sums_dot (),
+ *   win_columns_dot ()). */
+enum WinMode { kWinSaturating, kWinInRange, kWinDot };
 /* bytes of a thread's vector (one uint2 load and store): 8 measured
  * faster than 16 (80 registers a thread against 116: half again as many
  * warps to hide the loads) */
@@ -1948,16 +1966,107 @@ win_sample (const uint32_t (&x)[WinShape<PB, R>::kWords], int j)
   return (int32_t) ((x[b >> 2] >> 8 * (b & 3)) & 255);
 }
 
+/* The int32 rows pass (kWinSaturating, kWinInRange) on the extended
+ * vector @x (its halo words filled): each sample times each tap. */
+template <int PB, int R>
+__device__ __forceinline__ void
+win_sums (const Args & a, const uint32_t (&x)[WinShape<PB, R>::kWords],
+    int32_t (&h)[kWinVec])
+{
+  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
+
+UNROLL
+  for (int j = 0; j < kWinVec; j++) {
+    int32_t acc = 1 << (kShift - 1);
+UNROLL
+    for (int t = 0; t < WinShape<PB, R>::kTaps; t++)
+      acc += a.wk[0][j % PB][t] * win_sample<PB, R> (x,
+          j + (t - R) * PB);
+    h[j] = acc >> kShift;
+  }
+}
+
+/* c + the two unsigned int16 halves of @w times bytes 0 and 1 (HI false)
+ * or 2 and 3 (HI true) of @b: PTX dp2a, an exact sum. */
+template <bool HI>
+__device__ __forceinline__ uint32_t
+dot2u (uint32_t w, uint32_t b, uint32_t c)
+{
+  uint32_t d;
+  if (HI)
+    asm ("dp2a.hi.u32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
+        "r" (c));
+  else
+    asm ("dp2a.lo.u32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
+        "r" (c));
+  return d;
+}
+
+/* kWinDot's rows pass (radius 1) on the extended vector @x (its halo words
+ * filled): output samples j and j + PB of a channel share the window of
+ * four samples j - PB, j, j + PB, j + 2 PB, permuted into one word (6 to 8
+ * byte permutes for the vector's four windows), and each takes two dp2a:
+ * S_j = lo ((w0, w1), win) + hi ((w2, 0), win), S_j+PB = lo ((0, w0), win)
+ * + hi ((w1, w2), win), Args::wpair's four words; h = (S + 2^9) >> 10. */
+template <int PB>
+__device__ __forceinline__ void
+win_sums_dot (const Args & a, const uint32_t (&x)[4], int32_t (&h)[kWinVec])
+{
+  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
+  /* the windows (window byte k: row byte j + (k - 1) PB, x's byte 4 +
+   * that) and the first output sample of each */
+  uint32_t win[4];
+  int first[4];
+
+  if constexpr (PB == 1) {
+    win[0] = __byte_perm (x[0], x[1], 0x6543);
+    win[1] = __byte_perm (x[1], x[2], 0x4321);
+    win[2] = __byte_perm (x[1], x[2], 0x6543);
+    win[3] = __byte_perm (x[2], x[3], 0x4321);
+    first[0] = 0, first[1] = 2, first[2] = 4, first[3] = 6;
+  } else if constexpr (PB == 2) {
+    const uint32_t u = __byte_perm (x[1], x[2], 0x6420);
+    const uint32_t v = __byte_perm (x[1], x[2], 0x7531);
+
+    win[0] = __byte_perm (x[0], u, 0x6542);
+    win[1] = __byte_perm (x[0], v, 0x6543);
+    win[2] = __byte_perm (u, x[3], 0x4321);
+    win[3] = __byte_perm (v, x[3], 0x5321);
+    first[0] = 0, first[1] = 1, first[2] = 4, first[3] = 5;
+  } else {
+    static_assert (PB == 4, "pixels of 1, 2 or 4 bytes");
+    const uint32_t lo01 = __byte_perm (x[0], x[1], 0x5140);
+    const uint32_t lo23 = __byte_perm (x[2], x[3], 0x5140);
+    const uint32_t hi01 = __byte_perm (x[0], x[1], 0x7362);
+    const uint32_t hi23 = __byte_perm (x[2], x[3], 0x7362);
+
+    win[0] = __byte_perm (lo01, lo23, 0x5410);
+    win[1] = __byte_perm (lo01, lo23, 0x7632);
+    win[2] = __byte_perm (hi01, hi23, 0x5410);
+    win[3] = __byte_perm (hi01, hi23, 0x7632);
+    first[0] = 0, first[1] = 1, first[2] = 2, first[3] = 3;
+  }
+UNROLL
+  for (int q = 0; q < 4; q++) {
+    const uint32_t *w = a.wpair[first[q] % PB];
+    const uint32_t round = 1u << (kShift - 1);
+
+    h[first[q]] = (int32_t) (dot2u<true> (w[1], win[q],
+            dot2u<false> (w[0], win[q], round)) >> kShift);
+    h[first[q] + PB] = (int32_t) (dot2u<true> (w[3], win[q],
+            dot2u<false> (w[2], win[q], round)) >> kShift);
+  }
+}
+
 /* The rows pass of the vector in @e: its kWinVec intermediates into @h. The
  * halos of lanes that did not load theirs come from the neighbouring
  * lanes (every lane of the warp takes part in the shuffles). */
-template <int PB, int R>
+template <int PB, int R, int MODE>
 __device__ __forceinline__ void
 win_rows (const Args & a, const uint32_t (&e)[WinShape<PB, R>::kWords],
     int lane, bool edge, int32_t (&h)[kWinVec])
 {
   typedef WinShape<PB, R> W;
-  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
   uint32_t x[W::kWords];
 
 UNROLL
@@ -1973,21 +2082,17 @@ UNROLL
     if (!edge && lane != 31)
       x[W::kHalo + W::kVec + w] = right;
   }
-UNROLL
-  for (int j = 0; j < kWinVec; j++) {
-    int32_t acc = 1 << (kShift - 1);
-UNROLL
-    for (int t = 0; t < W::kTaps; t++)
-      acc += a.wk[0][j % PB][t] * win_sample<PB, R> (x,
-          j + (t - R) * PB);
-    h[j] = acc >> kShift;
-  }
+  if constexpr (MODE == kWinDot)
+    win_sums_dot<PB> (a, x, h);
+  else
+    win_sums<PB, R> (a, x, h);
 }
 
 /* The columns pass: the kWinVec output samples from the intermediates of 2 R +
- * 1 rows (@h, the ring, the oldest row at slot @first), as words. */
+ * 1 rows (@h, the ring, the oldest row at slot @first), as words; clamped
+ * to 0 .. 255 if @SAT. */
 template <int PB, int R, bool SAT>
-__host__ __device__ __forceinline__ void
+__device__ __forceinline__ void
 win_columns (const Args & a, const int32_t (&h)[2 * R + 1][kWinVec], int first,
     uint32_t (&out)[kWinVec / 4])
 {
@@ -2009,7 +2114,36 @@ UNROLL
   }
 }
 
-template <int PB, int R, bool SAT>
+/* kWinDot's columns pass, as win_columns () for outputs known to lie
+ * within 0 .. 255: 4 S = 4 (sum w h + 2^21), Args::wy4, is below 2^32, its
+ * top byte the output, packed by byte permutes without a shift. */
+template <int PB, int R>
+__device__ __forceinline__ void
+win_columns_dot (const Args & a, const int32_t (&h)[2 * R + 1][kWinVec],
+    int first, uint32_t (&out)[kWinVec / 4])
+{
+  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
+
+UNROLL
+  for (int w = 0; w < kWinVec / 4; w++) {
+    uint32_t s[4];
+
+UNROLL
+    for (int b = 0; b < 4; b++) {
+      const int j = 4 * w + b;
+
+      s[b] = 1u << (kShift + 1);
+UNROLL
+      for (int t = 0; t < 2 * R + 1; t++)
+        s[b] += (uint32_t) a.wy4[j % PB][t] *
+            (uint32_t) h[(first + t) % (2 * R + 1)][j];
+    }
+    out[w] = __byte_perm (__byte_perm (s[0], s[1], 0x73),
+        __byte_perm (s[2], s[3], 0x73), 0x5410);
+  }
+}
+
+template <int PB, int R, int MODE>
 __global__ void __launch_bounds__ (kWinThreads)
 stencil_window_kernel (Args a)
 {
@@ -2051,12 +2185,16 @@ UNROLL
       if (i + kW - 1 < n)
         win_fetch<PB, R> (a, y0 - R + i + kW - 1, x0, lane, edge, cword,
             s_off, raw[(u + kW - 1) % kW]);
-      win_rows<PB, R> (a, raw[u], lane, edge, h[u]);
+      win_rows<PB, R, MODE> (a, raw[u], lane, edge, h[u]);
       if (i >= 2 * R && x0 < row_bytes) {
         uint32_t o[kWinVec / 4];
         uint8_t *d = a.dst + (size_t) (y0 + i - 2 * R) * a.dst_pitch + x0;
 
-        win_columns<PB, R, SAT> (a, h, (u + 1) % kW, o);
+        if constexpr (MODE == kWinDot)
+          win_columns_dot<PB, R> (a, h, (u + 1) % kW, o);
+        else
+          win_columns<PB, R, MODE == kWinSaturating> (a, h, (u + 1) % kW,
+              o);
         if (x0 + kWinVec <= row_bytes)
           *(uint2 *) d = make_uint2 (o[0], o[1]);
         else
@@ -2321,22 +2459,22 @@ select_frame_kernel (int pb, int np, MmaSplit split, bool wide)
   return none;
 }
 
-template <int PB, int R, bool SAT>
+template <int PB, int R, int MODE>
 void
 launch_window (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
 {
-  stencil_window_kernel<PB, R, SAT><<<grid, kWinThreads, shared, stream>>>
+  stencil_window_kernel<PB, R, MODE><<<grid, kWinThreads, shared, stream>>>
       (a);
 }
 
-template <int PB, int R, bool SAT>
+template <int PB, int R, int MODE>
 Kernel
 window_kernel_of (int strip)
 {
   Kernel k;
 
-  k.func = (const void *) stencil_window_kernel<PB, R, SAT>;
-  k.launch = launch_window<PB, R, SAT>;
+  k.func = (const void *) stencil_window_kernel<PB, R, MODE>;
+  k.launch = launch_window<PB, R, MODE>;
   k.tile_pixels = kWinThreads * kWinVec / PB;
   k.tile_rows = strip;
   k.shared_bytes = 0;
@@ -2345,26 +2483,29 @@ window_kernel_of (int strip)
 
 template <int PB>
 Kernel
-window_kernel_of_pb (bool sat, int strip)
+window_kernel_of_pb (WinMode mode, int strip)
 {
   /* radius 2 was compiled and measured no faster than the tensor cores
    * (docs/PERFORMANCE.md) */
-  return sat ? window_kernel_of<PB, kWinR, true> (strip) :
-      window_kernel_of<PB, kWinR, false> (strip);
+  if (mode == kWinDot)
+    return window_kernel_of<PB, kWinR, kWinDot> (strip);
+  return mode == kWinSaturating ?
+      window_kernel_of<PB, kWinR, kWinSaturating> (strip) :
+      window_kernel_of<PB, kWinR, kWinInRange> (strip);
 }
 
 /* The sliding-window kernel on a plane of @pb-byte pixels of 8-bit
- * samples, saturating (@sat) or not, @strip output rows a block; func NULL
- * where it has none. */
+ * samples, making its sums as @mode says, @strip output rows a block; func
+ * NULL where it has none. */
 Kernel
-select_window_kernel (int pb, bool sat, int strip)
+select_window_kernel (int pb, WinMode mode, int strip)
 {
   Kernel none = { NULL, NULL, 0, 0, 0 };
 
   switch (pb) {
-    case 1: return window_kernel_of_pb<1> (sat, strip);
-    case 2: return window_kernel_of_pb<2> (sat, strip);
-    case 4: return window_kernel_of_pb<4> (sat, strip);
+    case 1: return window_kernel_of_pb<1> (mode, strip);
+    case 2: return window_kernel_of_pb<2> (mode, strip);
+    case 4: return window_kernel_of_pb<4> (mode, strip);
     default: return none;
   }
 }
@@ -2387,6 +2528,21 @@ win_weights (Args * a, const CfStencilPlan * plan)
       a->wk[1][k][t] = copy ? (t == kWinR) << a->bits :
           dy >= 0 && dy <= 2 * ry ? plan->weights_y[dy] : 0;
     }
+  static_assert (kWinR == 1, "win_sums_dot () takes three taps");
+  for (int k = 0; k < 4; k++) {
+    /* an identity's 2^16 as 65535 (kWinDot); win_mode () lets no other
+     * weight above 65535 through */
+    uint32_t w[3];
+
+    for (int t = 0; t < 3; t++)
+      w[t] = (uint32_t) imin (a->wk[0][k][t], 65535);
+    a->wpair[k][0] = w[0] | w[1] << 16;
+    a->wpair[k][1] = w[2];
+    a->wpair[k][2] = w[0] << 16;
+    a->wpair[k][3] = w[1] | w[2] << 16;
+    for (int t = 0; t < 3; t++)
+      a->wy4[k][t] = 4 * a->wk[1][k][t];
+  }
 }
 
 /* Output rows per block of the sliding-window kernel on a plane of
@@ -2509,6 +2665,40 @@ never_saturates (const CfStencilPlan * plan)
   }
   const int64_t h_max = (255 * gx + (1 << (shift - 1))) >> shift;
   return (gy * h_max + (INT64_C (1) << (out_shift - 1))) >> out_shift <= 255;
+}
+
+/* Whether the 2 @r + 1 weights @w are one tap of 1 << 16 and zeros. */
+bool
+win_is_identity (const int32_t * w, int r)
+{
+  int ones = 0, others = 0;
+
+  for (int t = 0; t <= 2 * r; t++) {
+    ones += w[t] == 1 << 16;
+    others += w[t] != 0 && w[t] != 1 << 16;
+  }
+  return ones == 1 && others == 0;
+}
+
+/* How the sliding window makes @plan's sums (WinMode; BOTH, radius up to
+ * kWinR, 8-bit samples, columns within int32). CF_STENCIL_WINDOW_DOT=0 in
+ * the environment keeps the int32 sums (for measurements). */
+WinMode
+win_mode (const CfStencilPlan * plan)
+{
+  const char *env = getenv ("CF_STENCIL_WINDOW_DOT");
+  bool big = false;
+
+  if (!never_saturates (plan))
+    return kWinSaturating;
+  for (int t = 0; t <= 2 * plan->radius_x; t++)
+    big = big || plan->weights_x[t] > 65535;
+  /* an identity (1 << 16 alone) is the one weight above 65535 that 65535
+   * stands in for */
+  if ((big && !win_is_identity (plan->weights_x, plan->radius_x))
+      || (env && strcmp (env, "0") == 0))
+    return kWinInRange;
+  return kWinDot;
 }
 
 /* How the tensor-core kernels can take @plan (MmaSplit): BOTH on 8-bit
@@ -2722,10 +2912,12 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
      * tensor-core kernel, both axes' taps centred in 2 kMmaR + 1; above:
      * the two passes on the tensor cores; the CUDA-core kernel stays for
      * unaligned launches */
-    const int strip = win && l->sample_bytes == 1 && split == kMmaNone ?
+    const WinMode wmode = win ? win_mode (plan) : kWinSaturating;
+    const int strip = win && l->sample_bytes == 1
+        && (split == kMmaNone || wmode == kWinDot) ?
         window_strip (a->width, a->height, l->pixel_bytes, sms) : 0;
     const Kernel wk = strip > 0 ? select_window_kernel (l->pixel_bytes,
-        !never_saturates (plan), strip) : Kernel { NULL, NULL, 0, 0, 0 };
+        wmode, strip) : Kernel { NULL, NULL, 0, 0, 0 };
     const Kernel fast = wk.func ? wk :
         select_mma_kernel (l->pixel_bytes, l->sample_bytes, split,
         two_pass ? kMmaColumns : mma_wide (mma_wide_blocks (a->width,
@@ -2737,7 +2929,8 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       dp->fb_args[p] = *a;
       dp->kernel[p] = fast;
       if (wk.func) {
-        dp->what[p] = "sliding window";
+        dp->what[p] = wmode == kWinDot ? "sliding window, dp2a" :
+            "sliding window";
         a->strip = strip;
         win_weights (a, plan);
       } else if (!two_pass) {

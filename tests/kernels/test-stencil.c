@@ -1404,12 +1404,14 @@ enum
 {
   KERNEL_CUDA_CORES,
   KERNEL_WINDOW,
+  KERNEL_WINDOW_DOT,
   KERNEL_TENSOR_CORES,
   KERNEL_TWO_PASS,
   N_KERNELS
 };
 static const char *const kernel_names[N_KERNELS] = { "cuda cores",
-  "sliding window", "tensor cores", "tensor cores, two passes"
+  "sliding window", "sliding window, dp2a", "tensor cores",
+  "tensor cores, two passes"
 };
 
 /* Filters a @width x @height picture with @s on both backends and compares
@@ -1795,10 +1797,21 @@ mild_sharpen (int r, double *t)
     t[i] = (i == r ? 1.3 : 0.0) - 0.3 / (2 * r + 1);
 }
 
+/* Taps of radius @r (at least 1), as given: a box of gain @gain. */
+static void
+box_gain (int r, double *t, double gain)
+{
+  for (int i = 0; i <= 2 * r; i++)
+    t[i] = gain / (2 * r + 1);
+}
+
 /* The sliding-window kernel (BOTH, 8-bit samples, radius 1) against
- * the CPU on 16-byte aligned planes and pitches: every format and border
- * (planes take the tensor cores instead where they can split the taps:
- * asserted for the blurs and the sharpened axis);
+ * the CPU on 16-byte aligned planes and pitches: every format and border;
+ * its sums as dp2a for blurs (an identity axis too), in int32 for a
+ * sharpened axis and for rows of gain 3.3 (weights above 65535) with
+ * columns of gain 0.3 (in range, no clamp); the other taps on the tensor
+ * cores where they can split them, else in the window's saturating int32
+ * (asserted for each kind);
  * widths inside one vector, across lanes, warps and blocks; heights below,
  * at and across the strips, whose height CF_STENCIL_WINDOW_ROWS also sets
  * to 1, 3 and 64; blurs (no saturation), a sharpened axis, signed taps and
@@ -1815,7 +1828,7 @@ test_cuda_window (void)
   static const char *const strips[] = { NULL, "1", "3", "64" };
   static const char *const names[] = { "gaussian x box", "random x "
         "gaussian", "sharpen x gaussian", "signed", "gain 1.3",
-    "derivative x box"
+    "derivative x box", "gain 3.3 x gain 0.3"
   };
   double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
   guint f, b, z, n = 0, want = 0;
@@ -1832,8 +1845,8 @@ test_cuda_window (void)
         const guint kind = n % G_N_ELEMENTS (names);
         const char *strip = strips[(n / 3) % G_N_ELEMENTS (strips)];
         const guint planes = fast_planes (f);
-        const guint before[2] = { counts[KERNEL_WINDOW],
-          counts[KERNEL_TENSOR_CORES]
+        const guint before[3] = { counts[KERNEL_WINDOW],
+          counts[KERNEL_WINDOW_DOT], counts[KERNEL_TENSOR_CORES]
         };
         gboolean nx = TRUE, ny = TRUE;
         guint runs;
@@ -1856,9 +1869,15 @@ test_cuda_window (void)
             gain_taps (ry, ty, kind == 3);
             nx = ny = FALSE;
             break;
-          default:
+          case 5:
             nx = make_taps (TAPS_DERIVATIVE, rx, tx, gpu_rand);
             make_taps (TAPS_BOX, ry, ty, gpu_rand);
+            break;
+          default:
+            /* 3.3 / 3 of 2^16 is above 65535; 255 x 3.3 x 0.3 < 255 */
+            box_gain (rx, tx, 3.3);
+            box_gain (ry, ty, 0.3);
+            nx = ny = FALSE;
             break;
         }
         s = params_of (CF_STENCIL_BOTH, rx, tx, nx, ry, ty, ny, b);
@@ -1875,27 +1894,34 @@ test_cuda_window (void)
             z == 4, what, planes, counts, cuda) / MAX (planes, 1);
         want += runs * planes;
         g_unsetenv ("CF_STENCIL_WINDOW_ROWS");
-        /* the planes in the window where a weight is above 65535 (the
-         * sharpened axis, an axis of radius 0: its one tap is 65536), on
-         * the tensor cores for blurs of radius 1 on both axes (kinds 0 and
-         * 1: gaussian, box, random positive) */
+        /* blurs (kinds 0 and 1: gaussian, box, random positive, an axis
+         * of radius 0 the identity) in the window's dp2a; the sharpened
+         * axis and the rows of gain 3.3 (each weight above 65535) in its
+         * int32 sums; the others (signed, gain 1.3, derivative) not in
+         * the dp2a */
         const guint in_window = counts[KERNEL_WINDOW] - before[0];
-        const guint in_tensor = counts[KERNEL_TENSOR_CORES] - before[1];
-        g_assert_cmpuint (in_window + in_tensor, ==, runs * planes);
-        if (kind == 2 || (kind <= 1 && (rx == 0 || ry == 0)))
+        const guint in_dot = counts[KERNEL_WINDOW_DOT] - before[1];
+        const guint in_tensor = counts[KERNEL_TENSOR_CORES] - before[2];
+        g_assert_cmpuint (in_window + in_dot + in_tensor, ==, runs * planes);
+        if (kind <= 1)
+          g_assert_cmpuint (in_dot, ==, runs * planes);
+        else if (kind == 2 || kind == 6)
           g_assert_cmpuint (in_window, ==, runs * planes);
-        else if (kind <= 1)
-          g_assert_cmpuint (in_window, ==, 0);
+        else
+          g_assert_cmpuint (in_dot, ==, 0);
         g_free (what);
       }
   }
-  g_test_message ("%u runs, %u planes in the sliding window, %u on the "
-      "tensor cores", n, counts[KERNEL_WINDOW], counts[KERNEL_TENSOR_CORES]);
-  g_assert_cmpuint (counts[KERNEL_WINDOW] + counts[KERNEL_TENSOR_CORES], ==,
-      want);
+  g_test_message ("%u runs, %u planes in the sliding window (int32), %u in "
+      "its dp2a, %u on the tensor cores", n, counts[KERNEL_WINDOW],
+      counts[KERNEL_WINDOW_DOT], counts[KERNEL_TENSOR_CORES]);
+  g_assert_cmpuint (counts[KERNEL_WINDOW] + counts[KERNEL_WINDOW_DOT] +
+      counts[KERNEL_TENSOR_CORES], ==, want);
   g_assert_cmpuint (counts[KERNEL_WINDOW], >, 0);
+  g_assert_cmpuint (counts[KERNEL_WINDOW_DOT], >, 0);
   g_assert_cmpuint (counts[KERNEL_TENSOR_CORES], >, 0);
-  g_assert_cmpuint (cuda[KERNEL_TENSOR_CORES] + cuda[KERNEL_WINDOW], ==, 0);
+  g_assert_cmpuint (cuda[KERNEL_TENSOR_CORES] + cuda[KERNEL_WINDOW] +
+      cuda[KERNEL_WINDOW_DOT], ==, 0);
 
   /* CF_STENCIL_WINDOW_ROWS=0 turns it off: a sharpened axis, which the
    * tensor cores cannot take, goes to the CUDA-core kernel instead */
