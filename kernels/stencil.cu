@@ -1880,6 +1880,10 @@ enum WinMode { kWinSaturating, kWinInRange, kWinDot };
  * faster than 16 (80 registers a thread against 116: half again as many
  * warps to hide the loads) */
 constexpr int kWinVec = 8;
+#ifndef CF_WIN_BLOCKS
+#define CF_WIN_BLOCKS 1
+#endif
+constexpr int kWinBlocks = CF_WIN_BLOCKS;
 static_assert (kWinVec == 8, "win_fetch () and the store move one uint2");
 
 /* The window of a thread: kWinVec bytes of a row (its vector) and the R PB
@@ -2143,15 +2147,98 @@ UNROLL
   }
 }
 
-template <int PB, int R, int MODE>
-__global__ void __launch_bounds__ (kWinThreads)
-stencil_window_kernel (Args a)
+/* The words of the row at @p (a vector inside the row, its halo too) into
+ * @e, as win_fetch () makes them for a row inside the picture: lanes 0 and
+ * 31 load their outer halo. */
+template <int PB, int R>
+__device__ __forceinline__ void
+win_load (const uint8_t * p, int lane, uint32_t (&e)[WinShape<PB, R>::kWords])
+{
+  typedef WinShape<PB, R> W;
+  const uint2 v = ld ((const uint2 *) p);
+
+  e[W::kHalo] = v.x;
+  e[W::kHalo + 1] = v.y;
+UNROLL
+  for (int w = 0; w < W::kHalo; w++) {
+    e[w] = lane == 0 ? ld ((const uint32_t *) (p - 4 * W::kHalo) + w) : 0;
+    e[W::kHalo + W::kVec + w] = lane == 31 ?
+        ld ((const uint32_t *) (p + kWinVec) + w) : 0;
+  }
+}
+
+/* A thread's walk down the strip (stencil_window_kernel ()): @n input rows
+ * from picture row y0 - R on. INNER: every row of the strip and every
+ * vector of the warp, halo included, lies inside the picture, so the
+ * rows are loaded through pointers that step a pitch a row (win_load ()),
+ * without the border's mapping. */
+template <int PB, int R, int MODE, bool INNER>
+__device__ __forceinline__ void
+win_walk (const Args & a, int x0, int y0, int n, int lane, bool edge,
+    uint32_t cword, const int32_t (*s_off)[kWinThreads])
 {
   typedef WinShape<PB, R> W;
   /* the rings of input rows and of their intermediates: 2 R + 1 rows (a
    * deeper input ring, loads further ahead, measured slower: its
    * registers cost more warps than it hides) */
   constexpr int kW = W::kTaps;
+  const int row_bytes = a.width * PB;
+  uint32_t raw[kW][W::kWords];
+  int32_t h[kW][kWinVec];
+  const uint8_t *src = a.src + (size_t) (y0 - R) * a.src_pitch + x0;
+  uint8_t *dst = a.dst + (size_t) y0 * a.dst_pitch + x0;
+
+UNROLL
+  for (int u = 0; u < kW - 1; u++)
+    if (u < n) {
+      if constexpr (INNER)
+        win_load<PB, R> (src + u * a.src_pitch, lane, raw[u]);
+      else
+        win_fetch<PB, R> (a, y0 - R + u, x0, lane, edge, cword, s_off,
+            raw[u]);
+    }
+  src += (kW - 1) * a.src_pitch;
+  for (int base = 0; base < n; base += kW) {
+UNROLL
+    for (int u = 0; u < kW; u++) {
+      const int i = base + u;   /* the same in every thread of the block */
+
+      if (i >= n)
+        break;
+      /* the row 2 R ahead, into the slot row i - 1 left */
+      if (i + kW - 1 < n) {
+        if constexpr (INNER)
+          win_load<PB, R> (src, lane, raw[(u + kW - 1) % kW]);
+        else
+          win_fetch<PB, R> (a, y0 - R + i + kW - 1, x0, lane, edge, cword,
+              s_off, raw[(u + kW - 1) % kW]);
+        src += a.src_pitch;
+      }
+      win_rows<PB, R, MODE> (a, raw[u], lane, edge, h[u]);
+      if (i >= 2 * R && (INNER || x0 < row_bytes)) {
+        uint32_t o[kWinVec / 4];
+
+        if constexpr (MODE == kWinDot)
+          win_columns_dot<PB, R> (a, h, (u + 1) % kW, o);
+        else
+          win_columns<PB, R, MODE == kWinSaturating> (a, h, (u + 1) % kW,
+              o);
+        if (INNER || x0 + kWinVec <= row_bytes)
+          *(uint2 *) dst = make_uint2 (o[0], o[1]);
+        else
+          for (int b = 0; b < row_bytes - x0; b++)
+            dst[b] = (uint8_t) (o[b / 4] >> 8 * (b % 4));
+        dst += a.dst_pitch;
+      }
+    }
+  }
+}
+
+template <int PB, int R, int MODE>
+__global__ void __launch_bounds__ (kWinThreads, kWinBlocks)
+stencil_window_kernel (Args a)
+{
+  typedef WinShape<PB, R> W;
   const int lane = threadIdx.x % 32;
   const int x0 = kWinVec * (blockIdx.x * kWinThreads + threadIdx.x);
   const int y0 = blockIdx.y * a.strip;
@@ -2162,47 +2249,18 @@ stencil_window_kernel (Args a)
   const bool edge = x0 < 4 * W::kHalo
       || x0 + kWinVec + 4 * W::kHalo > row_bytes;
   __shared__ int32_t s_off[4 * W::kWords][kWinThreads];
-  uint32_t raw[kW][W::kWords];
-  int32_t h[kW][kWinVec];
   uint32_t cword = 0;
 
+  /* the same for the whole warp (the shuffles need every lane) */
+  if (y0 - R >= 0 && y0 - R + n <= a.height
+      && __all_sync (0xffffffffu, !edge)) {
+    win_walk<PB, R, MODE, true> (a, x0, y0, n, lane, false, 0, s_off);
+    return;
+  }
   for (int i = 0; i < 4; i++)
     cword |= ((uint32_t) a.border_sample[i % PB] & 255) << 8 * i;
   win_offsets<PB, R> (a, x0, edge, s_off);
-UNROLL
-  for (int u = 0; u < kW - 1; u++)
-    if (u < n)
-      win_fetch<PB, R> (a, y0 - R + u, x0, lane, edge, cword, s_off,
-          raw[u]);
-  for (int base = 0; base < n; base += kW) {
-UNROLL
-    for (int u = 0; u < kW; u++) {
-      const int i = base + u;   /* the same in every thread of the block */
-
-      if (i >= n)
-        break;
-      /* the row 2 R ahead, into the slot row i - 1 left */
-      if (i + kW - 1 < n)
-        win_fetch<PB, R> (a, y0 - R + i + kW - 1, x0, lane, edge, cword,
-            s_off, raw[(u + kW - 1) % kW]);
-      win_rows<PB, R, MODE> (a, raw[u], lane, edge, h[u]);
-      if (i >= 2 * R && x0 < row_bytes) {
-        uint32_t o[kWinVec / 4];
-        uint8_t *d = a.dst + (size_t) (y0 + i - 2 * R) * a.dst_pitch + x0;
-
-        if constexpr (MODE == kWinDot)
-          win_columns_dot<PB, R> (a, h, (u + 1) % kW, o);
-        else
-          win_columns<PB, R, MODE == kWinSaturating> (a, h, (u + 1) % kW,
-              o);
-        if (x0 + kWinVec <= row_bytes)
-          *(uint2 *) d = make_uint2 (o[0], o[1]);
-        else
-          for (int b = 0; b < row_bytes - x0; b++)
-            d[b] = (uint8_t) (o[b / 4] >> 8 * (b % 4));
-      }
-    }
-  }
+  win_walk<PB, R, MODE, false> (a, x0, y0, n, lane, edge, cword, s_off);
 }
 
 /* One kernel of the family, as the host sees it. */
