@@ -2147,32 +2147,98 @@ UNROLL
   }
 }
 
-/* The words of the row at @p (a vector inside the row, its halo too) into
- * @e, as win_fetch () makes them for a row inside the picture: lanes 0 and
- * 31 load their outer halo. */
-template <int PB, int R>
+/* Rows staged ahead of a warp that walks a strip inside the picture
+ * (win_walk_staged ()), and a staged row's slot: the word left of the
+ * warp's vectors at byte 4 (lane 0 copies it), the 32 vectors from byte 8,
+ * the word right of them at byte 8 + 32 kWinVec (lane 31). */
+constexpr int kWinAhead = 8;
+constexpr int kWinSlot = 8 + 32 * kWinVec + 8;
+
+/* Copies this lane's part of the row at @p (its vector; lanes 0 and 31 the
+ * word beside the warp's) into the slot at @slot, asynchronously. */
 __device__ __forceinline__ void
-win_load (const uint8_t * p, int lane, uint32_t (&e)[WinShape<PB, R>::kWords])
+win_stage (const uint8_t * p, int lane, uint8_t * slot)
+{
+  __pipeline_memcpy_async (slot + 8 + kWinVec * lane, p, kWinVec);
+  if (lane == 0)
+    __pipeline_memcpy_async (slot + 4, p - 4, 4);
+  if (lane == 31)
+    __pipeline_memcpy_async (slot + 8 + 32 * kWinVec, p + kWinVec, 4);
+}
+
+/* The walk of a warp whose strip and vectors, halos included, lie inside
+ * the picture (stencil_window_kernel ()): its @n input rows go through
+ * @ring, kWinAhead slots, each row copied kWinAhead - 1 rows ahead of the
+ * one it makes (cp.async: the copies in flight cost no registers; loads
+ * into registers two rows ahead left the warps waiting on memory), and a
+ * lane reads its window, halo words too, from the slot. No border
+ * mapping: the rows are a pitch apart from the first on. */
+template <int PB, int R, int MODE>
+__device__ __forceinline__ void
+win_walk_staged (const Args & a, int x0, int y0, int n, int lane,
+    uint8_t * ring)
 {
   typedef WinShape<PB, R> W;
-  const uint2 v = ld ((const uint2 *) p);
+  static_assert (W::kHalo == 1 && W::kWords == 4, "one halo word a side");
+  constexpr int kW = W::kTaps;
+  const uint8_t *src = a.src + (size_t) (y0 - R) * a.src_pitch + x0;
+  uint8_t *dst = a.dst + (size_t) y0 * a.dst_pitch + x0;
+  int32_t h[kW][kWinVec];
 
-  e[W::kHalo] = v.x;
-  e[W::kHalo + 1] = v.y;
 UNROLL
-  for (int w = 0; w < W::kHalo; w++) {
-    e[w] = lane == 0 ? ld ((const uint32_t *) (p - 4 * W::kHalo) + w) : 0;
-    e[W::kHalo + W::kVec + w] = lane == 31 ?
-        ld ((const uint32_t *) (p + kWinVec) + w) : 0;
+  for (int u = 0; u < kWinAhead - 1; u++) {
+    if (u < n)
+      win_stage (src, lane, ring + u * kWinSlot);
+    /* a group for every row, empty past the strip, so that each wait
+     * below counts the same */
+    __pipeline_commit ();
+    src += a.src_pitch;
+  }
+  for (int base = 0; base < n; base += kW) {
+UNROLL
+    for (int u = 0; u < kW; u++) {
+      const int i = base + u;   /* the same in every thread of the block */
+
+      if (i >= n)
+        break;
+      /* row i has come; every lane is done with row i - 1, whose slot
+       * takes row i + kWinAhead - 1 */
+      __pipeline_wait_prior (kWinAhead - 2);
+      __syncwarp ();
+      if (i + kWinAhead - 1 < n)
+        win_stage (src, lane, ring + (i + kWinAhead - 1) % kWinAhead *
+            kWinSlot);
+      __pipeline_commit ();
+      src += a.src_pitch;
+
+      const uint8_t *s = ring + i % kWinAhead * kWinSlot + kWinVec * lane;
+      const uint2 v = *(const uint2 *) (s + 8);
+      const uint32_t x[4] = { *(const uint32_t *) (s + 4), v.x, v.y,
+        *(const uint32_t *) (s + 16)
+      };
+
+      if constexpr (MODE == kWinDot)
+        win_sums_dot<PB> (a, x, h[u]);
+      else
+        win_sums<PB, R> (a, x, h[u]);
+      if (i >= 2 * R) {
+        uint32_t o[kWinVec / 4];
+
+        if constexpr (MODE == kWinDot)
+          win_columns_dot<PB, R> (a, h, (u + 1) % kW, o);
+        else
+          win_columns<PB, R, MODE == kWinSaturating> (a, h, (u + 1) % kW,
+              o);
+        *(uint2 *) dst = make_uint2 (o[0], o[1]);
+        dst += a.dst_pitch;
+      }
+    }
   }
 }
 
 /* A thread's walk down the strip (stencil_window_kernel ()): @n input rows
- * from picture row y0 - R on. INNER: every row of the strip and every
- * vector of the warp, halo included, lies inside the picture, so the
- * rows are loaded through pointers that step a pitch a row (win_load ()),
- * without the border's mapping. */
-template <int PB, int R, int MODE, bool INNER>
+ * from picture row y0 - R on, through the border. */
+template <int PB, int R, int MODE>
 __device__ __forceinline__ void
 win_walk (const Args & a, int x0, int y0, int n, int lane, bool edge,
     uint32_t cword, const int32_t (*s_off)[kWinThreads])
@@ -2185,19 +2251,13 @@ win_walk (const Args & a, int x0, int y0, int n, int lane, bool edge,
   const int row_bytes = a.width * PB;
   uint32_t raw[kW][W::kWords];
   int32_t h[kW][kWinVec];
-  const uint8_t *src = a.src + (size_t) (y0 - R) * a.src_pitch + x0;
   uint8_t *dst = a.dst + (size_t) y0 * a.dst_pitch + x0;
 
 UNROLL
   for (int u = 0; u < kW - 1; u++)
-    if (u < n) {
-      if constexpr (INNER)
-        win_load<PB, R> (src + u * a.src_pitch, lane, raw[u]);
-      else
-        win_fetch<PB, R> (a, y0 - R + u, x0, lane, edge, cword, s_off,
-            raw[u]);
-    }
-  src += (kW - 1) * a.src_pitch;
+    if (u < n)
+      win_fetch<PB, R> (a, y0 - R + u, x0, lane, edge, cword, s_off,
+          raw[u]);
   for (int base = 0; base < n; base += kW) {
 UNROLL
     for (int u = 0; u < kW; u++) {
@@ -2206,16 +2266,11 @@ UNROLL
       if (i >= n)
         break;
       /* the row 2 R ahead, into the slot row i - 1 left */
-      if (i + kW - 1 < n) {
-        if constexpr (INNER)
-          win_load<PB, R> (src, lane, raw[(u + kW - 1) % kW]);
-        else
-          win_fetch<PB, R> (a, y0 - R + i + kW - 1, x0, lane, edge, cword,
-              s_off, raw[(u + kW - 1) % kW]);
-        src += a.src_pitch;
-      }
+      if (i + kW - 1 < n)
+        win_fetch<PB, R> (a, y0 - R + i + kW - 1, x0, lane, edge, cword,
+            s_off, raw[(u + kW - 1) % kW]);
       win_rows<PB, R, MODE> (a, raw[u], lane, edge, h[u]);
-      if (i >= 2 * R && (INNER || x0 < row_bytes)) {
+      if (i >= 2 * R && x0 < row_bytes) {
         uint32_t o[kWinVec / 4];
 
         if constexpr (MODE == kWinDot)
@@ -2223,7 +2278,7 @@ UNROLL
         else
           win_columns<PB, R, MODE == kWinSaturating> (a, h, (u + 1) % kW,
               o);
-        if (INNER || x0 + kWinVec <= row_bytes)
+        if (x0 + kWinVec <= row_bytes)
           *(uint2 *) dst = make_uint2 (o[0], o[1]);
         else
           for (int b = 0; b < row_bytes - x0; b++)
@@ -2249,18 +2304,22 @@ stencil_window_kernel (Args a)
   const bool edge = x0 < 4 * W::kHalo
       || x0 + kWinVec + 4 * W::kHalo > row_bytes;
   __shared__ int32_t s_off[4 * W::kWords][kWinThreads];
+  __shared__ __align__ (16) uint8_t s_ring[kWinThreads / 32][kWinAhead *
+      kWinSlot];
   uint32_t cword = 0;
 
-  /* the same for the whole warp (the shuffles need every lane) */
+  /* the same for the whole warp (the staged rows and the shuffles need
+   * every lane) */
   if (y0 - R >= 0 && y0 - R + n <= a.height
       && __all_sync (0xffffffffu, !edge)) {
-    win_walk<PB, R, MODE, true> (a, x0, y0, n, lane, false, 0, s_off);
+    win_walk_staged<PB, R, MODE> (a, x0, y0, n, lane,
+        s_ring[threadIdx.x / 32]);
     return;
   }
   for (int i = 0; i < 4; i++)
     cword |= ((uint32_t) a.border_sample[i % PB] & 255) << 8 * i;
   win_offsets<PB, R> (a, x0, edge, s_off);
-  win_walk<PB, R, MODE, false> (a, x0, y0, n, lane, edge, cword, s_off);
+  win_walk<PB, R, MODE> (a, x0, y0, n, lane, edge, cword, s_off);
 }
 
 /* One kernel of the family, as the host sees it. */
