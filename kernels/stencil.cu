@@ -2011,8 +2011,10 @@ dot2u (uint32_t w, uint32_t b, uint32_t c)
  * four samples j - PB, j, j + PB, j + 2 PB, permuted into one word (6 to 8
  * byte permutes for the vector's four windows), and each takes two dp2a:
  * S_j = lo ((w0, w1), win) + hi ((w2, 0), win), S_j+PB = lo ((0, w0), win)
- * + hi ((w1, w2), win), Args::wpair's four words; h = (S + 2^9) >> 10. */
-template <int PB>
+ * + hi ((w1, w2), win), Args::wpair's four words; h = (S + 2^9) >> 10.
+ * COPY (0 .. 3, 4-byte pixels): that channel is copied, and its h is not
+ * made (win_columns_dot () takes its bytes from the picture). */
+template <int PB, int COPY>
 __device__ __forceinline__ void
 win_sums_dot (const Args & a, const uint32_t (&x)[4], int32_t (&h)[kWinVec])
 {
@@ -2053,6 +2055,9 @@ win_sums_dot (const Args & a, const uint32_t (&x)[4], int32_t (&h)[kWinVec])
 UNROLL
   for (int q = 0; q < 4; q++) {
     const uint32_t *w = a.wpair[first[q] % PB];
+
+    if (PB == 4 && q == COPY)
+      continue;
     const uint32_t round = 1u << (kShift - 1);
 
     h[first[q]] = (int32_t) (dot2u<true> (w[1], win[q],
@@ -2087,7 +2092,7 @@ UNROLL
       x[W::kHalo + W::kVec + w] = right;
   }
   if constexpr (MODE == kWinDot)
-    win_sums_dot<PB> (a, x, h);
+    win_sums_dot<PB, -1> (a, x, h);
   else
     win_sums<PB, R> (a, x, h);
 }
@@ -2120,11 +2125,14 @@ UNROLL
 
 /* kWinDot's columns pass, as win_columns () for outputs known to lie
  * within 0 .. 255: 4 S = 4 (sum w h + 2^21), Args::wy4, is below 2^32, its
- * top byte the output, packed by byte permutes without a shift. */
-template <int PB, int R>
+ * top byte the output, packed by byte permutes without a shift. A copied
+ * channel COPY (win_sums_dot ()) takes its byte from @centre, the vector of
+ * the output row's own input row. */
+template <int PB, int R, int COPY>
 __device__ __forceinline__ void
 win_columns_dot (const Args & a, const int32_t (&h)[2 * R + 1][kWinVec],
-    int first, uint32_t (&out)[kWinVec / 4])
+    int first, const uint32_t (&centre)[kWinVec / 4],
+    uint32_t (&out)[kWinVec / 4])
 {
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
 
@@ -2136,14 +2144,21 @@ UNROLL
     for (int b = 0; b < 4; b++) {
       const int j = 4 * w + b;
 
+      if (PB == 4 && b == COPY) {
+        s[b] = centre[w];
+        continue;
+      }
       s[b] = 1u << (kShift + 1);
 UNROLL
       for (int t = 0; t < 2 * R + 1; t++)
         s[b] += (uint32_t) a.wy4[j % PB][t] *
             (uint32_t) h[(first + t) % (2 * R + 1)][j];
     }
-    out[w] = __byte_perm (__byte_perm (s[0], s[1], 0x73),
-        __byte_perm (s[2], s[3], 0x73), 0x5410);
+    /* byte 3 of each sum, byte COPY of the copied channel's word */
+    constexpr int b0 = COPY == 0 ? 0 : 3, b1 = COPY == 1 ? 1 : 3;
+    constexpr int b2 = COPY == 2 ? 2 : 3, b3 = 3;
+    out[w] = __byte_perm (__byte_perm (s[0], s[1], (4 + b1) << 4 | b0),
+        __byte_perm (s[2], s[3], (4 + b3) << 4 | b2), 0x5410);
   }
 }
 
@@ -2168,12 +2183,14 @@ win_stage (const uint8_t * p, int lane, uint8_t * slot)
 
 /* The walk of a warp whose strip and vectors, halos included, lie inside
  * the picture (stencil_window_kernel ()): its @n input rows go through
- * @ring, kWinAhead slots, each row copied kWinAhead - 1 rows ahead of the
- * one it makes (cp.async: the copies in flight cost no registers; loads
- * into registers two rows ahead left the warps waiting on memory), and a
- * lane reads its window, halo words too, from the slot. No border
- * mapping: the rows are a pitch apart from the first on. */
-template <int PB, int R, int MODE>
+ * @ring, kWinAhead slots, each row copied kAhead rows ahead of the one it
+ * makes (cp.async: the copies in flight cost no registers; loads into
+ * registers two rows ahead left the warps waiting on memory), and a lane
+ * reads its window, halo words too, from the slot. No border mapping: the
+ * rows are a pitch apart from the first on. A copied channel COPY
+ * (kWinDot, 4-byte pixels) takes its bytes from the output row's own input
+ * row, which stays in its slot: one row less ahead then. */
+template <int PB, int R, int MODE, int COPY>
 __device__ __forceinline__ void
 win_walk_staged (const Args & a, int x0, int y0, int n, int lane,
     uint8_t * ring)
@@ -2181,12 +2198,13 @@ win_walk_staged (const Args & a, int x0, int y0, int n, int lane,
   typedef WinShape<PB, R> W;
   static_assert (W::kHalo == 1 && W::kWords == 4, "one halo word a side");
   constexpr int kW = W::kTaps;
+  constexpr int kAhead = kWinAhead - 1 - (COPY >= 0);
   const uint8_t *src = a.src + (size_t) (y0 - R) * a.src_pitch + x0;
   uint8_t *dst = a.dst + (size_t) y0 * a.dst_pitch + x0;
   int32_t h[kW][kWinVec];
 
 UNROLL
-  for (int u = 0; u < kWinAhead - 1; u++) {
+  for (int u = 0; u < kAhead; u++) {
     if (u < n)
       win_stage (src, lane, ring + u * kWinSlot);
     /* a group for every row, empty past the strip, so that each wait
@@ -2201,13 +2219,12 @@ UNROLL
 
       if (i >= n)
         break;
-      /* row i has come; every lane is done with row i - 1, whose slot
-       * takes row i + kWinAhead - 1 */
-      __pipeline_wait_prior (kWinAhead - 2);
+      /* row i has come; every lane is done with the row whose slot takes
+       * row i + kAhead */
+      __pipeline_wait_prior (kAhead - 1);
       __syncwarp ();
-      if (i + kWinAhead - 1 < n)
-        win_stage (src, lane, ring + (i + kWinAhead - 1) % kWinAhead *
-            kWinSlot);
+      if (i + kAhead < n)
+        win_stage (src, lane, ring + (i + kAhead) % kWinAhead * kWinSlot);
       __pipeline_commit ();
       src += a.src_pitch;
 
@@ -2218,15 +2235,24 @@ UNROLL
       };
 
       if constexpr (MODE == kWinDot)
-        win_sums_dot<PB> (a, x, h[u]);
+        win_sums_dot<PB, COPY> (a, x, h[u]);
       else
         win_sums<PB, R> (a, x, h[u]);
       if (i >= 2 * R) {
         uint32_t o[kWinVec / 4];
 
-        if constexpr (MODE == kWinDot)
-          win_columns_dot<PB, R> (a, h, (u + 1) % kW, o);
-        else
+        if constexpr (MODE == kWinDot) {
+          uint32_t c[kWinVec / 4] = { 0, 0 };
+
+          if constexpr (COPY >= 0) {
+            const uint2 cv = *(const uint2 *) (ring + (i - R) % kWinAhead *
+                kWinSlot + kWinVec * lane + 8);
+
+            c[0] = cv.x;
+            c[1] = cv.y;
+          }
+          win_columns_dot<PB, R, COPY> (a, h, (u + 1) % kW, c, o);
+        } else
           win_columns<PB, R, MODE == kWinSaturating> (a, h, (u + 1) % kW,
               o);
         *(uint2 *) dst = make_uint2 (o[0], o[1]);
@@ -2274,22 +2300,27 @@ UNROLL
         uint32_t o[kWinVec / 4];
 
         if constexpr (MODE == kWinDot)
-          win_columns_dot<PB, R> (a, h, (u + 1) % kW, o);
+          win_columns_dot<PB, R, -1> (a, h, (u + 1) % kW, o, o);
         else
           win_columns<PB, R, MODE == kWinSaturating> (a, h, (u + 1) % kW,
               o);
         if (x0 + kWinVec <= row_bytes)
           *(uint2 *) dst = make_uint2 (o[0], o[1]);
-        else
-          for (int b = 0; b < row_bytes - x0; b++)
-            dst[b] = (uint8_t) (o[b / 4] >> 8 * (b % 4));
+        else {
+          /* the row's last bytes (no array indexed at run time, which
+           * would put o in local memory) */
+          uint64_t v = o[0] | (uint64_t) o[1] << 32;
+
+          for (int b = 0; b < row_bytes - x0; b++, v >>= 8)
+            dst[b] = (uint8_t) v;
+        }
         dst += a.dst_pitch;
       }
     }
   }
 }
 
-template <int PB, int R, int MODE>
+template <int PB, int R, int MODE, int COPY>
 __global__ void __launch_bounds__ (kWinThreads, kWinBlocks)
 stencil_window_kernel (Args a)
 {
@@ -2312,7 +2343,7 @@ stencil_window_kernel (Args a)
    * every lane) */
   if (y0 - R >= 0 && y0 - R + n <= a.height
       && __all_sync (0xffffffffu, !edge)) {
-    win_walk_staged<PB, R, MODE> (a, x0, y0, n, lane,
+    win_walk_staged<PB, R, MODE, COPY> (a, x0, y0, n, lane,
         s_ring[threadIdx.x / 32]);
     return;
   }
@@ -2576,22 +2607,22 @@ select_frame_kernel (int pb, int np, MmaSplit split, bool wide)
   return none;
 }
 
-template <int PB, int R, int MODE>
+template <int PB, int R, int MODE, int COPY>
 void
 launch_window (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
 {
-  stencil_window_kernel<PB, R, MODE><<<grid, kWinThreads, shared, stream>>>
-      (a);
+  stencil_window_kernel<PB, R, MODE, COPY><<<grid, kWinThreads, shared,
+      stream>>> (a);
 }
 
-template <int PB, int R, int MODE>
+template <int PB, int R, int MODE, int COPY = -1>
 Kernel
 window_kernel_of (int strip)
 {
   Kernel k;
 
-  k.func = (const void *) stencil_window_kernel<PB, R, MODE>;
-  k.launch = launch_window<PB, R, MODE>;
+  k.func = (const void *) stencil_window_kernel<PB, R, MODE, COPY>;
+  k.launch = launch_window<PB, R, MODE, COPY>;
   k.tile_pixels = kWinThreads * kWinVec / PB;
   k.tile_rows = strip;
   k.shared_bytes = 0;
@@ -2600,10 +2631,17 @@ window_kernel_of (int strip)
 
 template <int PB>
 Kernel
-window_kernel_of_pb (WinMode mode, int strip)
+window_kernel_of_pb (WinMode mode, unsigned skip, int strip)
 {
   /* radius 2 was compiled and measured no faster than the tensor cores
-   * (docs/PERFORMANCE.md) */
+   * (docs/PERFORMANCE.md); the dp2a's copied channel of 4-byte pixels
+   * (alpha: the first or the last) made from the picture's bytes */
+  if constexpr (PB == 4) {
+    if (mode == kWinDot && skip == 1u << 3)
+      return window_kernel_of<PB, kWinR, kWinDot, 3> (strip);
+    if (mode == kWinDot && skip == 1u)
+      return window_kernel_of<PB, kWinR, kWinDot, 0> (strip);
+  }
   if (mode == kWinDot)
     return window_kernel_of<PB, kWinR, kWinDot> (strip);
   return mode == kWinSaturating ?
@@ -2612,17 +2650,17 @@ window_kernel_of_pb (WinMode mode, int strip)
 }
 
 /* The sliding-window kernel on a plane of @pb-byte pixels of 8-bit
- * samples, making its sums as @mode says, @strip output rows a block; func
- * NULL where it has none. */
+ * samples (@skip: its copied channels, Args::skip), making its sums as
+ * @mode says, @strip output rows a block; func NULL where it has none. */
 Kernel
-select_window_kernel (int pb, WinMode mode, int strip)
+select_window_kernel (int pb, WinMode mode, unsigned skip, int strip)
 {
   Kernel none = { NULL, NULL, 0, 0, 0 };
 
   switch (pb) {
-    case 1: return window_kernel_of_pb<1> (mode, strip);
-    case 2: return window_kernel_of_pb<2> (mode, strip);
-    case 4: return window_kernel_of_pb<4> (mode, strip);
+    case 1: return window_kernel_of_pb<1> (mode, skip, strip);
+    case 2: return window_kernel_of_pb<2> (mode, skip, strip);
+    case 4: return window_kernel_of_pb<4> (mode, skip, strip);
     default: return none;
   }
 }
@@ -3034,7 +3072,7 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
         && (split == kMmaNone || wmode == kWinDot) ?
         window_strip (a->width, a->height, l->pixel_bytes, sms) : 0;
     const Kernel wk = strip > 0 ? select_window_kernel (l->pixel_bytes,
-        wmode, strip) : Kernel { NULL, NULL, 0, 0, 0 };
+        wmode, a->skip, strip) : Kernel { NULL, NULL, 0, 0, 0 };
     const Kernel fast = wk.func ? wk :
         select_mma_kernel (l->pixel_bytes, l->sample_bytes, split,
         two_pass ? kMmaColumns : mma_wide (mma_wide_blocks (a->width,
