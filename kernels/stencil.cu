@@ -2166,7 +2166,10 @@ UNROLL
  * (win_walk_staged ()), and a staged row's slot: the word left of the
  * warp's vectors at byte 4 (lane 0 copies it), the 32 vectors from byte 8,
  * the word right of them at byte 8 + 32 kWinVec (lane 31). */
-constexpr int kWinAhead = 8;
+#ifndef CF_WIN_AHEAD
+#define CF_WIN_AHEAD 8
+#endif
+constexpr int kWinAhead = CF_WIN_AHEAD;
 constexpr int kWinSlot = 8 + 32 * kWinVec + 8;
 
 /* Copies this lane's part of the row at @p (its vector; lanes 0 and 31 the
@@ -2722,6 +2725,33 @@ window_strip (int width, int height, int pb, int sms)
   return strip;
 }
 
+/* Whether the sliding window's dp2a (@k, @strip rows a block) is faster
+ * than the tensor cores on a @width x @height plane of @pb-byte pixels:
+ * for 4-byte pixels on planes of at least 4 waves of blocks (measured on
+ * an H200 at radius 1: 4K RGBA 38.3 us against 42.8, 6.1 waves; 1080p
+ * RGBA 18.8 against 17.2, 3.1 waves; planes of 1- and 2-byte pixels
+ * slower at every size: 4K NV12 37.9 against 27.1, GRAY8 23.6 against
+ * 21.0; docs/PERFORMANCE.md). CF_STENCIL_WINDOW_DOT=1 in the environment
+ * takes it wherever its sums fit (for tests and measurements). */
+bool
+win_dot_wins (const Kernel * k, int width, int height, int pb, int strip,
+    int sms)
+{
+  const char *env = getenv ("CF_STENCIL_WINDOW_DOT");
+  int per_sm = 0;
+
+  if (env && strcmp (env, "1") == 0)
+    return true;
+  if (pb != 4 || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
+          k->func, kWinThreads, 0) != cudaSuccess || per_sm < 1) {
+    cudaGetLastError ();        /* not sticky; leave none behind */
+    return false;
+  }
+  const long blocks = (long) ((width * pb + kWinVec * kWinThreads - 1) /
+      (kWinVec * kWinThreads)) * ((height + strip - 1) / strip);
+  return blocks >= 4L * per_sm * sms;
+}
+
 /* The fused tensor-core kernel's wide blocks (MmaBlock<2>) on a @width x
  * @height plane of @pb-byte pixels. */
 long
@@ -3068,11 +3098,17 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
      * the two passes on the tensor cores; the CUDA-core kernel stays for
      * unaligned launches */
     const WinMode wmode = win ? win_mode (plan) : kWinSaturating;
-    const int strip = win && l->sample_bytes == 1
+    const int wstrip = win && l->sample_bytes == 1
         && (split == kMmaNone || wmode == kWinDot) ?
         window_strip (a->width, a->height, l->pixel_bytes, sms) : 0;
-    const Kernel wk = strip > 0 ? select_window_kernel (l->pixel_bytes,
-        wmode, a->skip, strip) : Kernel { NULL, NULL, 0, 0, 0 };
+    Kernel wk = wstrip > 0 ? select_window_kernel (l->pixel_bytes,
+        wmode, a->skip, wstrip) : Kernel { NULL, NULL, 0, 0, 0 };
+    /* taps the tensor cores can take too: the window where its dp2a is
+     * the faster (win_dot_wins ()) */
+    if (wk.func && split != kMmaNone && !win_dot_wins (&wk, a->width,
+            a->height, l->pixel_bytes, wstrip, sms))
+      wk.func = NULL;
+    const int strip = wk.func ? wstrip : 0;
     const Kernel fast = wk.func ? wk :
         select_mma_kernel (l->pixel_bytes, l->sample_bytes, split,
         two_pass ? kMmaColumns : mma_wide (mma_wide_blocks (a->width,

@@ -1817,7 +1817,10 @@ box_gain (int r, double *t, double gain)
  * to 1, 3 and 64; blurs (no saturation), a sharpened axis, signed taps and
  * gain 1.3 (saturating), a derivative; alpha copied or filtered; random
  * and constant pictures. Then the CUDA-core kernel on the same, and an
- * unaligned launch of a window plan (its fallback). */
+ * unaligned launch of a window plan (its fallback). The dp2a is taken
+ * wherever its sums fit here (CF_STENCIL_WINDOW_DOT=1); then AUTO's own
+ * choice for gaussian blurs: the dp2a on 4K RGBA (run against the CPU),
+ * the tensor cores on 640x480 RGBA and on 4K NV12's planes. */
 static void
 test_cuda_window (void)
 {
@@ -1835,6 +1838,7 @@ test_cuda_window (void)
   guint counts[N_KERNELS] = { 0 }, cuda[N_KERNELS] = { 0 };
 
   gpu_begin ();
+  g_setenv ("CF_STENCIL_WINDOW_DOT", "1", TRUE);
   CF_FOR_EACH_FORMAT (f) {
     if (cf_format_info (f)->depth != 8)
       continue;
@@ -1942,6 +1946,46 @@ test_cuda_window (void)
         TRUE, ALIGNED_PITCH, 0, "window off", off);
     g_unsetenv ("CF_STENCIL_WINDOW_ROWS");
     g_assert_cmpuint (off[KERNEL_CUDA_CORES], ==, 1);
+  }
+  g_unsetenv ("CF_STENCIL_WINDOW_DOT");
+
+  /* AUTO's choice for a gaussian of radius 1 (win_dot_wins ()) */
+  {
+    static const struct
+    {
+      CfFormat format;
+      int width, height, kernel;
+    } sizes_auto[] = {
+      /* under 4 waves of the window's blocks on any GPU of 15
+       * multiprocessors or more */
+      {CF_FORMAT_RGBA, 640, 480, KERNEL_TENSOR_CORES},
+      {CF_FORMAT_NV12, 3840, 2160, KERNEL_TENSOR_CORES},
+      {CF_FORMAT_RGBA, 3840, 2160, KERNEL_WINDOW_DOT},
+    };
+    CfStencilParams s;
+
+    make_taps (TAPS_GAUSSIAN, 1, tx, NULL);
+    s = params_of (CF_STENCIL_BOTH, 1, tx, TRUE, 1, tx, TRUE,
+        CF_STENCIL_CLAMP);
+    for (guint k = 0; k < G_N_ELEMENTS (sizes_auto); k++) {
+      const CfFormat af = sizes_auto[k].format;
+      CfStencilDevicePlan *d_plan;
+      CfStencilPlan plan;
+
+      g_assert_cmpint (cf_stencil_plan_init (&plan, af,
+              sizes_auto[k].width, sizes_auto[k].height, &s), ==, 0);
+      CHECK_CUDA (cf_stencil_device_plan_new (&plan, CF_STENCIL_KERNELS_AUTO,
+              &d_plan));
+      for (int p = 0; p < cf_format_info (af)->n_planes; p++)
+        g_assert_cmpstr (cf_stencil_device_plan_describe (d_plan, p), ==,
+            kernel_names[sizes_auto[k].kernel]);
+      cf_stencil_device_plan_free (d_plan);
+    }
+    guint got[N_KERNELS] = { 0 };
+    gpu_check_kernels (CF_FORMAT_RGBA, 3840, 2160, &s,
+        CF_STENCIL_KERNELS_AUTO, TRUE, ALIGNED_PITCH, 0,
+        "dp2a window, 4K RGBA", got);
+    g_assert_cmpuint (got[KERNEL_WINDOW_DOT], ==, 1);
   }
   gpu_end ();
 }
