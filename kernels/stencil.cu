@@ -1986,22 +1986,6 @@ UNROLL
   }
 }
 
-/* c + the two unsigned int16 halves of @w times bytes 0 and 1 (HI false)
- * or 2 and 3 (HI true) of @b: PTX dp2a, an exact sum. */
-template <bool HI>
-__device__ __forceinline__ uint32_t
-dot2u (uint32_t w, uint32_t b, uint32_t c)
-{
-  uint32_t d;
-  if (HI)
-    asm ("dp2a.hi.u32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
-        "r" (c));
-  else
-    asm ("dp2a.lo.u32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
-        "r" (c));
-  return d;
-}
-
 /* kWinDot's rows pass (radius 1) on the extended vector @x (its halo words
  * filled): output samples j and j + PB of a channel share the window of
  * four samples j - PB, j, j + PB, j + 2 PB, permuted into one word (6 to 8
@@ -2056,10 +2040,10 @@ UNROLL
       continue;
     const uint32_t round = 1u << (kShift - 1);
 
-    h[first[q]] = (int32_t) (dot2u<true> (w[1], win[q],
-            dot2u<false> (w[0], win[q], round)) >> kShift);
-    h[first[q] + PB] = (int32_t) (dot2u<true> (w[3], win[q],
-            dot2u<false> (w[2], win[q], round)) >> kShift);
+    h[first[q]] = dot2<true, false> (w[1], win[q],
+        dot2<false, false> (w[0], win[q], round)) >> kShift;
+    h[first[q] + PB] = dot2<true, false> (w[3], win[q],
+        dot2<false, false> (w[2], win[q], round)) >> kShift;
   }
 }
 
@@ -2158,6 +2142,30 @@ UNROLL
   }
 }
 
+/* The walks' loop over the @n input rows of a strip: @step (i, slot) for i
+ * = 0 .. n - 1, slot = i % K as a compile-time constant
+ * (std::integral_constant), so that the rings of K rows it indexes stay
+ * in registers. */
+template <int K, int U = 0, typename F>
+__device__ __forceinline__ void
+win_rows_from (int base, int n, F & step)
+{
+  if constexpr (U < K) {
+    if (base + U < n) {
+      step (base + U, std::integral_constant<int, U> ());
+      win_rows_from<K, U + 1> (base, n, step);
+    }
+  }
+}
+
+template <int K, typename F>
+__device__ __forceinline__ void
+win_for_rows (int n, F step)
+{
+  for (int base = 0; base < n; base += K)
+    win_rows_from<K> (base, n, step);
+}
+
 /* Rows staged ahead of a warp that walks a strip inside the picture
  * (win_walk_staged ()), and a staged row's slot: the word left of the
  * warp's vectors at byte 4 (lane 0 copies it), the 32 vectors from byte 8,
@@ -2210,13 +2218,9 @@ UNROLL
     __pipeline_commit ();
     src += a.src_pitch;
   }
-  for (int base = 0; base < n; base += kW) {
-UNROLL
-    for (int u = 0; u < kW; u++) {
-      const int i = base + u;   /* the same in every thread of the block */
+  win_for_rows<kW> (n, [&] (int i, auto slot) {
+      constexpr int u = decltype (slot)::value;
 
-      if (i >= n)
-        break;
       /* row i has come; every lane is done with the row whose slot takes
        * row i + kAhead */
       __pipeline_wait_prior (kAhead - 1);
@@ -2256,8 +2260,7 @@ UNROLL
         *(uint2 *) dst = make_uint2 (o[0], o[1]);
         dst += a.dst_pitch;
       }
-    }
-  }
+    });
 }
 
 /* A thread's walk down the strip (stencil_window_kernel ()): @n input rows
@@ -2282,13 +2285,9 @@ UNROLL
     if (u < n)
       win_fetch<PB, R> (a, y0 - R + u, x0, lane, edge, cword, s_off,
           raw[u]);
-  for (int base = 0; base < n; base += kW) {
-UNROLL
-    for (int u = 0; u < kW; u++) {
-      const int i = base + u;   /* the same in every thread of the block */
+  win_for_rows<kW> (n, [&] (int i, auto slot) {
+      constexpr int u = decltype (slot)::value;
 
-      if (i >= n)
-        break;
       /* the row 2 R ahead, into the slot row i - 1 left */
       if (i + kW - 1 < n)
         win_fetch<PB, R> (a, y0 - R + i + kW - 1, x0, lane, edge, cword,
@@ -2314,8 +2313,7 @@ UNROLL
         }
         dst += a.dst_pitch;
       }
-    }
-  }
+    });
 }
 
 template <int PB, int R, int MODE, int COPY>
