@@ -764,22 +764,6 @@ struct DirectArgs {
   bool dst_aligned;             /* base and pitch multiples of 4 */
 };
 
-/* c + the two int16 halves of @w times bytes 0 and 1 (HI false) or 2 and
- * 3 (HI true) of @b, unsigned: PTX dp2a, an exact int32 sum. */
-template <bool HI>
-__device__ __forceinline__ int32_t
-dot2 (uint32_t w, uint32_t b, int32_t c)
-{
-  int32_t d;
-  if (HI)
-    asm ("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
-        "r" (c));
-  else
-    asm ("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (w), "r" (b),
-        "r" (c));
-  return d;
-}
-
 /* The int16 weights of a tap pair in one word, as dot2 () takes them. */
 __device__ __forceinline__ uint32_t
 weight_pair (int32_t w0, int32_t w1)

@@ -66,7 +66,10 @@
  * through a workspace (stencil_rows_mma_kernel () and
  * stencil_columns_mma_kernel (), 2.6x to 11x faster); and at radius 1
  * with taps the tensor cores cannot split in registers without the tile
- * (stencil_window_kernel (), about 1.4x faster; docs/PERFORMANCE.md).
+ * (stencil_window_kernel (), about 1.4x faster; docs/PERFORMANCE.md), which
+ * also takes radius-1 blurs of large planes of 4-byte pixels, with the
+ * rows' sums in dp2a (4K RGBA 38.4 us against the tensor cores' 43.0 on an
+ * H200; win_dot_wins ()).
  */
 #include "stencil.h"
 #include "cuda-common.cuh"
@@ -172,6 +175,11 @@ struct Args {
   /* the sliding-window kernel's: per axis (x, y) and channel of a pixel,
    * 2 kWinR + 1 taps (win_weights ()); and its output rows per block */
   int32_t wk[2][4][2 * kWinR + 1];
+  /* its dot-product form (kWinDot, win_weights ()): per channel, the rows'
+   * taps as the four int16 pairs win_sums_dot () takes, and the columns'
+   * taps times 4 */
+  uint32_t wpair[4][4];
+  int32_t wy4[4][2 * kWinR + 1];
   int strip;
   /* the two-pass tensor-core kernels' workspace: h's low and high byte
    * planes, each h_rows rows in quads (long_layout ()); and the k tiles of
@@ -1858,6 +1866,19 @@ UNROLL
  * take it on 16-byte aligned planes and pitches only (cf_stencil_cuda (),
  * as for the tensor cores). */
 constexpr int kWinThreads = 64;         /* a block: 64 vectors of a row */
+/* How a window kernel makes its sums:
+ * - kWinSaturating, kWinInRange: int32 multiply-adds of each sample by each
+ *   tap, the output clamped to 0 .. 255 or known to lie there
+ *   (never_saturates ());
+ * - kWinDot: known to lie there, and every rows weight 0 .. 65535 (a
+ *   copied channel's identity as 65535, which gives a byte's h exactly:
+ *   (65535 v + 2^9) >> 10 = 64 v for v <= 512): the rows pass takes dp2a,
+ *   two unsigned int16 weights times two bytes in one instruction, on
+ *   windows of four samples of a channel permuted into a word; the columns
+ *   pass sums 4 (w h) + 2^23, which holds the output in its top byte, so
+ *   that it is packed without a shift (win_sums_dot (),
+ *   win_columns_dot ()). */
+enum WinMode { kWinSaturating, kWinInRange, kWinDot };
 /* bytes of a thread's vector (one uint2 load and store): 8 measured
  * faster than 16 (80 registers a thread against 116: half again as many
  * warps to hide the loads) */
@@ -1948,16 +1969,96 @@ win_sample (const uint32_t (&x)[WinShape<PB, R>::kWords], int j)
   return (int32_t) ((x[b >> 2] >> 8 * (b & 3)) & 255);
 }
 
+/* The int32 rows pass (kWinSaturating, kWinInRange) on the extended
+ * vector @x (its halo words filled): each sample times each tap. */
+template <int PB, int R>
+__device__ __forceinline__ void
+win_sums (const Args & a, const uint32_t (&x)[WinShape<PB, R>::kWords],
+    int32_t (&h)[kWinVec])
+{
+  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
+
+UNROLL
+  for (int j = 0; j < kWinVec; j++) {
+    int32_t acc = 1 << (kShift - 1);
+UNROLL
+    for (int t = 0; t < WinShape<PB, R>::kTaps; t++)
+      acc += a.wk[0][j % PB][t] * win_sample<PB, R> (x,
+          j + (t - R) * PB);
+    h[j] = acc >> kShift;
+  }
+}
+
+/* kWinDot's rows pass (radius 1) on the extended vector @x (its halo words
+ * filled): output samples j and j + PB of a channel share the window of
+ * four samples j - PB, j, j + PB, j + 2 PB, permuted into one word (6 to 8
+ * byte permutes for the vector's four windows), and each takes two dp2a:
+ * S_j = lo ((w0, w1), win) + hi ((w2, 0), win), S_j+PB = lo ((0, w0), win)
+ * + hi ((w1, w2), win), Args::wpair's four words; h = (S + 2^9) >> 10.
+ * COPY (0 .. 3, 4-byte pixels): that channel is copied, and its h is not
+ * made (win_columns_dot () takes its bytes from the picture). */
+template <int PB, int COPY>
+__device__ __forceinline__ void
+win_sums_dot (const Args & a, const uint32_t (&x)[4], int32_t (&h)[kWinVec])
+{
+  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
+  /* the windows (window byte k: row byte j + (k - 1) PB, x's byte 4 +
+   * that) and the first output sample of each */
+  uint32_t win[4];
+  int first[4];
+
+  if constexpr (PB == 1) {
+    win[0] = __byte_perm (x[0], x[1], 0x6543);
+    win[1] = __byte_perm (x[1], x[2], 0x4321);
+    win[2] = __byte_perm (x[1], x[2], 0x6543);
+    win[3] = __byte_perm (x[2], x[3], 0x4321);
+    first[0] = 0, first[1] = 2, first[2] = 4, first[3] = 6;
+  } else if constexpr (PB == 2) {
+    const uint32_t u = __byte_perm (x[1], x[2], 0x6420);
+    const uint32_t v = __byte_perm (x[1], x[2], 0x7531);
+
+    win[0] = __byte_perm (x[0], u, 0x6542);
+    win[1] = __byte_perm (x[0], v, 0x6543);
+    win[2] = __byte_perm (u, x[3], 0x4321);
+    win[3] = __byte_perm (v, x[3], 0x5321);
+    first[0] = 0, first[1] = 1, first[2] = 4, first[3] = 5;
+  } else {
+    static_assert (PB == 4, "pixels of 1, 2 or 4 bytes");
+    const uint32_t lo01 = __byte_perm (x[0], x[1], 0x5140);
+    const uint32_t lo23 = __byte_perm (x[2], x[3], 0x5140);
+    const uint32_t hi01 = __byte_perm (x[0], x[1], 0x7362);
+    const uint32_t hi23 = __byte_perm (x[2], x[3], 0x7362);
+
+    win[0] = __byte_perm (lo01, lo23, 0x5410);
+    win[1] = __byte_perm (lo01, lo23, 0x7632);
+    win[2] = __byte_perm (hi01, hi23, 0x5410);
+    win[3] = __byte_perm (hi01, hi23, 0x7632);
+    first[0] = 0, first[1] = 1, first[2] = 2, first[3] = 3;
+  }
+UNROLL
+  for (int q = 0; q < 4; q++) {
+    const uint32_t *w = a.wpair[first[q] % PB];
+
+    if (PB == 4 && q == COPY)
+      continue;
+    const uint32_t round = 1u << (kShift - 1);
+
+    h[first[q]] = dot2<true, false> (w[1], win[q],
+        dot2<false, false> (w[0], win[q], round)) >> kShift;
+    h[first[q] + PB] = dot2<true, false> (w[3], win[q],
+        dot2<false, false> (w[2], win[q], round)) >> kShift;
+  }
+}
+
 /* The rows pass of the vector in @e: its kWinVec intermediates into @h. The
  * halos of lanes that did not load theirs come from the neighbouring
  * lanes (every lane of the warp takes part in the shuffles). */
-template <int PB, int R>
+template <int PB, int R, int MODE>
 __device__ __forceinline__ void
 win_rows (const Args & a, const uint32_t (&e)[WinShape<PB, R>::kWords],
     int lane, bool edge, int32_t (&h)[kWinVec])
 {
   typedef WinShape<PB, R> W;
-  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
   uint32_t x[W::kWords];
 
 UNROLL
@@ -1973,21 +2074,17 @@ UNROLL
     if (!edge && lane != 31)
       x[W::kHalo + W::kVec + w] = right;
   }
-UNROLL
-  for (int j = 0; j < kWinVec; j++) {
-    int32_t acc = 1 << (kShift - 1);
-UNROLL
-    for (int t = 0; t < W::kTaps; t++)
-      acc += a.wk[0][j % PB][t] * win_sample<PB, R> (x,
-          j + (t - R) * PB);
-    h[j] = acc >> kShift;
-  }
+  if constexpr (MODE == kWinDot)
+    win_sums_dot<PB, -1> (a, x, h);
+  else
+    win_sums<PB, R> (a, x, h);
 }
 
 /* The columns pass: the kWinVec output samples from the intermediates of 2 R +
- * 1 rows (@h, the ring, the oldest row at slot @first), as words. */
+ * 1 rows (@h, the ring, the oldest row at slot @first), as words; clamped
+ * to 0 .. 255 if @SAT. */
 template <int PB, int R, bool SAT>
-__host__ __device__ __forceinline__ void
+__device__ __forceinline__ void
 win_columns (const Args & a, const int32_t (&h)[2 * R + 1][kWinVec], int first,
     uint32_t (&out)[kWinVec / 4])
 {
@@ -2009,15 +2106,224 @@ UNROLL
   }
 }
 
-template <int PB, int R, bool SAT>
-__global__ void __launch_bounds__ (kWinThreads)
-stencil_window_kernel (Args a)
+/* kWinDot's columns pass, as win_columns () for outputs known to lie
+ * within 0 .. 255: 4 S = 4 (sum w h + 2^21), Args::wy4, is below 2^32, its
+ * top byte the output, packed by byte permutes without a shift. A copied
+ * channel COPY (win_sums_dot ()) takes its byte from @centre, the vector of
+ * the output row's own input row. */
+template <int PB, int R, int COPY>
+__device__ __forceinline__ void
+win_columns_dot (const Args & a, const int32_t (&h)[2 * R + 1][kWinVec],
+    int first, const uint32_t (&centre)[kWinVec / 4],
+    uint32_t (&out)[kWinVec / 4])
+{
+  constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
+
+UNROLL
+  for (int w = 0; w < kWinVec / 4; w++) {
+    uint32_t s[4];
+
+UNROLL
+    for (int b = 0; b < 4; b++) {
+      const int j = 4 * w + b;
+
+      if (PB == 4 && b == COPY) {
+        s[b] = centre[w];
+        continue;
+      }
+      s[b] = 1u << (kShift + 1);
+UNROLL
+      for (int t = 0; t < 2 * R + 1; t++)
+        s[b] += (uint32_t) a.wy4[j % PB][t] *
+            (uint32_t) h[(first + t) % (2 * R + 1)][j];
+    }
+    /* byte 3 of each sum, byte COPY of the copied channel's word */
+    constexpr int b0 = COPY == 0 ? 0 : 3, b1 = COPY == 1 ? 1 : 3;
+    constexpr int b2 = COPY == 2 ? 2 : 3, b3 = 3;
+    out[w] = __byte_perm (__byte_perm (s[0], s[1], (4 + b1) << 4 | b0),
+        __byte_perm (s[2], s[3], (4 + b3) << 4 | b2), 0x5410);
+  }
+}
+
+/* The walks' loop over the @n input rows of a strip: @step (i, slot) for i
+ * = 0 .. n - 1, slot = i % K as a compile-time constant
+ * (std::integral_constant), so that the rings of K rows it indexes stay
+ * in registers. */
+template <int K, int U = 0, typename F>
+__device__ __forceinline__ void
+win_rows_from (int base, int n, F & step)
+{
+  if constexpr (U < K) {
+    if (base + U < n) {
+      step (base + U, std::integral_constant<int, U> ());
+      win_rows_from<K, U + 1> (base, n, step);
+    }
+  }
+}
+
+template <int K, typename F>
+__device__ __forceinline__ void
+win_for_rows (int n, F step)
+{
+  for (int base = 0; base < n; base += K)
+    win_rows_from<K> (base, n, step);
+}
+
+/* Rows staged ahead of a warp that walks a strip inside the picture
+ * (win_walk_staged ()), and a staged row's slot: the word left of the
+ * warp's vectors at byte 4 (lane 0 copies it), the 32 vectors from byte 8,
+ * the word right of them at byte 8 + 32 kWinVec (lane 31). */
+/* 8: 4 and 16 measured slower (4K RGBA, the dp2a at radius 1, H200: 40.9
+ * and 40.3 us against 38.3) */
+constexpr int kWinAhead = 8;
+constexpr int kWinSlot = 8 + 32 * kWinVec + 8;
+
+/* Copies this lane's part of the row at @p (its vector; lanes 0 and 31 the
+ * word beside the warp's) into the slot at @slot, asynchronously. */
+__device__ __forceinline__ void
+win_stage (const uint8_t * p, int lane, uint8_t * slot)
+{
+  __pipeline_memcpy_async (slot + 8 + kWinVec * lane, p, kWinVec);
+  if (lane == 0)
+    __pipeline_memcpy_async (slot + 4, p - 4, 4);
+  if (lane == 31)
+    __pipeline_memcpy_async (slot + 8 + 32 * kWinVec, p + kWinVec, 4);
+}
+
+/* The walk of a warp whose strip and vectors, halos included, lie inside
+ * the picture (stencil_window_kernel ()): its @n input rows go through
+ * @ring, kWinAhead slots, each row copied kAhead rows ahead of the one it
+ * makes (cp.async: the copies in flight cost no registers; loads into
+ * registers two rows ahead left the warps waiting on memory), and a lane
+ * reads its window, halo words too, from the slot. No border mapping: the
+ * rows are a pitch apart from the first on. A copied channel COPY
+ * (kWinDot, 4-byte pixels) takes its bytes from the output row's own input
+ * row, which stays in its slot: one row less ahead then. */
+template <int PB, int R, int MODE, int COPY>
+__device__ __forceinline__ void
+win_walk_staged (const Args & a, int x0, int y0, int n, int lane,
+    uint8_t * ring)
+{
+  typedef WinShape<PB, R> W;
+  static_assert (W::kHalo == 1 && W::kWords == 4, "one halo word a side");
+  constexpr int kW = W::kTaps;
+  constexpr int kAhead = kWinAhead - 1 - (COPY >= 0);
+  const uint8_t *src = a.src + (size_t) (y0 - R) * a.src_pitch + x0;
+  uint8_t *dst = a.dst + (size_t) y0 * a.dst_pitch + x0;
+  int32_t h[kW][kWinVec];
+
+UNROLL
+  for (int u = 0; u < kAhead; u++) {
+    if (u < n)
+      win_stage (src, lane, ring + u * kWinSlot);
+    /* a group for every row, empty past the strip, so that each wait
+     * below counts the same */
+    __pipeline_commit ();
+    src += a.src_pitch;
+  }
+  win_for_rows<kW> (n, [&] (int i, auto slot) {
+      constexpr int u = decltype (slot)::value;
+
+      /* row i has come; every lane is done with the row whose slot takes
+       * row i + kAhead */
+      __pipeline_wait_prior (kAhead - 1);
+      __syncwarp ();
+      if (i + kAhead < n)
+        win_stage (src, lane, ring + (i + kAhead) % kWinAhead * kWinSlot);
+      __pipeline_commit ();
+      src += a.src_pitch;
+
+      const uint8_t *s = ring + i % kWinAhead * kWinSlot + kWinVec * lane;
+      const uint2 v = *(const uint2 *) (s + 8);
+      const uint32_t x[4] = { *(const uint32_t *) (s + 4), v.x, v.y,
+        *(const uint32_t *) (s + 16)
+      };
+
+      if constexpr (MODE == kWinDot)
+        win_sums_dot<PB, COPY> (a, x, h[u]);
+      else
+        win_sums<PB, R> (a, x, h[u]);
+      if (i >= 2 * R) {
+        uint32_t o[kWinVec / 4];
+
+        if constexpr (MODE == kWinDot) {
+          uint32_t c[kWinVec / 4] = { 0, 0 };
+
+          if constexpr (COPY >= 0) {
+            const uint2 cv = *(const uint2 *) (ring + (i - R) % kWinAhead *
+                kWinSlot + kWinVec * lane + 8);
+
+            c[0] = cv.x;
+            c[1] = cv.y;
+          }
+          win_columns_dot<PB, R, COPY> (a, h, (u + 1) % kW, c, o);
+        } else
+          win_columns<PB, R, MODE == kWinSaturating> (a, h, (u + 1) % kW,
+              o);
+        *(uint2 *) dst = make_uint2 (o[0], o[1]);
+        dst += a.dst_pitch;
+      }
+    });
+}
+
+/* A thread's walk down the strip (stencil_window_kernel ()): @n input rows
+ * from picture row y0 - R on, through the border. */
+template <int PB, int R, int MODE>
+__device__ __forceinline__ void
+win_walk (const Args & a, int x0, int y0, int n, int lane, bool edge,
+    uint32_t cword, const int32_t (*s_off)[kWinThreads])
 {
   typedef WinShape<PB, R> W;
   /* the rings of input rows and of their intermediates: 2 R + 1 rows (a
    * deeper input ring, loads further ahead, measured slower: its
    * registers cost more warps than it hides) */
   constexpr int kW = W::kTaps;
+  const int row_bytes = a.width * PB;
+  uint32_t raw[kW][W::kWords];
+  int32_t h[kW][kWinVec];
+  uint8_t *dst = a.dst + (size_t) y0 * a.dst_pitch + x0;
+
+UNROLL
+  for (int u = 0; u < kW - 1; u++)
+    if (u < n)
+      win_fetch<PB, R> (a, y0 - R + u, x0, lane, edge, cword, s_off,
+          raw[u]);
+  win_for_rows<kW> (n, [&] (int i, auto slot) {
+      constexpr int u = decltype (slot)::value;
+
+      /* the row 2 R ahead, into the slot row i - 1 left */
+      if (i + kW - 1 < n)
+        win_fetch<PB, R> (a, y0 - R + i + kW - 1, x0, lane, edge, cword,
+            s_off, raw[(u + kW - 1) % kW]);
+      win_rows<PB, R, MODE> (a, raw[u], lane, edge, h[u]);
+      if (i >= 2 * R && x0 < row_bytes) {
+        uint32_t o[kWinVec / 4];
+
+        if constexpr (MODE == kWinDot)
+          win_columns_dot<PB, R, -1> (a, h, (u + 1) % kW, o, o);
+        else
+          win_columns<PB, R, MODE == kWinSaturating> (a, h, (u + 1) % kW,
+              o);
+        if (x0 + kWinVec <= row_bytes)
+          *(uint2 *) dst = make_uint2 (o[0], o[1]);
+        else {
+          /* the row's last bytes (no array indexed at run time, which
+           * would put o in local memory) */
+          uint64_t v = o[0] | (uint64_t) o[1] << 32;
+
+          for (int b = 0; b < row_bytes - x0; b++, v >>= 8)
+            dst[b] = (uint8_t) v;
+        }
+        dst += a.dst_pitch;
+      }
+    });
+}
+
+template <int PB, int R, int MODE, int COPY>
+__global__ void __launch_bounds__ (kWinThreads)
+stencil_window_kernel (Args a)
+{
+  typedef WinShape<PB, R> W;
   const int lane = threadIdx.x % 32;
   const int x0 = kWinVec * (blockIdx.x * kWinThreads + threadIdx.x);
   const int y0 = blockIdx.y * a.strip;
@@ -2028,43 +2334,22 @@ stencil_window_kernel (Args a)
   const bool edge = x0 < 4 * W::kHalo
       || x0 + kWinVec + 4 * W::kHalo > row_bytes;
   __shared__ int32_t s_off[4 * W::kWords][kWinThreads];
-  uint32_t raw[kW][W::kWords];
-  int32_t h[kW][kWinVec];
+  __shared__ __align__ (16) uint8_t s_ring[kWinThreads / 32][kWinAhead *
+      kWinSlot];
   uint32_t cword = 0;
 
+  /* the same for the whole warp (the staged rows and the shuffles need
+   * every lane) */
+  if (y0 - R >= 0 && y0 - R + n <= a.height
+      && __all_sync (0xffffffffu, !edge)) {
+    win_walk_staged<PB, R, MODE, COPY> (a, x0, y0, n, lane,
+        s_ring[threadIdx.x / 32]);
+    return;
+  }
   for (int i = 0; i < 4; i++)
     cword |= ((uint32_t) a.border_sample[i % PB] & 255) << 8 * i;
   win_offsets<PB, R> (a, x0, edge, s_off);
-UNROLL
-  for (int u = 0; u < kW - 1; u++)
-    if (u < n)
-      win_fetch<PB, R> (a, y0 - R + u, x0, lane, edge, cword, s_off,
-          raw[u]);
-  for (int base = 0; base < n; base += kW) {
-UNROLL
-    for (int u = 0; u < kW; u++) {
-      const int i = base + u;   /* the same in every thread of the block */
-
-      if (i >= n)
-        break;
-      /* the row 2 R ahead, into the slot row i - 1 left */
-      if (i + kW - 1 < n)
-        win_fetch<PB, R> (a, y0 - R + i + kW - 1, x0, lane, edge, cword,
-            s_off, raw[(u + kW - 1) % kW]);
-      win_rows<PB, R> (a, raw[u], lane, edge, h[u]);
-      if (i >= 2 * R && x0 < row_bytes) {
-        uint32_t o[kWinVec / 4];
-        uint8_t *d = a.dst + (size_t) (y0 + i - 2 * R) * a.dst_pitch + x0;
-
-        win_columns<PB, R, SAT> (a, h, (u + 1) % kW, o);
-        if (x0 + kWinVec <= row_bytes)
-          *(uint2 *) d = make_uint2 (o[0], o[1]);
-        else
-          for (int b = 0; b < row_bytes - x0; b++)
-            d[b] = (uint8_t) (o[b / 4] >> 8 * (b % 4));
-      }
-    }
-  }
+  win_walk<PB, R, MODE> (a, x0, y0, n, lane, edge, cword, s_off);
 }
 
 /* One kernel of the family, as the host sees it. */
@@ -2321,22 +2606,22 @@ select_frame_kernel (int pb, int np, MmaSplit split, bool wide)
   return none;
 }
 
-template <int PB, int R, bool SAT>
+template <int PB, int R, int MODE, int COPY>
 void
 launch_window (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
 {
-  stencil_window_kernel<PB, R, SAT><<<grid, kWinThreads, shared, stream>>>
-      (a);
+  stencil_window_kernel<PB, R, MODE, COPY><<<grid, kWinThreads, shared,
+      stream>>> (a);
 }
 
-template <int PB, int R, bool SAT>
+template <int PB, int R, int MODE, int COPY = -1>
 Kernel
 window_kernel_of (int strip)
 {
   Kernel k;
 
-  k.func = (const void *) stencil_window_kernel<PB, R, SAT>;
-  k.launch = launch_window<PB, R, SAT>;
+  k.func = (const void *) stencil_window_kernel<PB, R, MODE, COPY>;
+  k.launch = launch_window<PB, R, MODE, COPY>;
   k.tile_pixels = kWinThreads * kWinVec / PB;
   k.tile_rows = strip;
   k.shared_bytes = 0;
@@ -2345,26 +2630,36 @@ window_kernel_of (int strip)
 
 template <int PB>
 Kernel
-window_kernel_of_pb (bool sat, int strip)
+window_kernel_of_pb (WinMode mode, unsigned skip, int strip)
 {
   /* radius 2 was compiled and measured no faster than the tensor cores
-   * (docs/PERFORMANCE.md) */
-  return sat ? window_kernel_of<PB, kWinR, true> (strip) :
-      window_kernel_of<PB, kWinR, false> (strip);
+   * (docs/PERFORMANCE.md); the dp2a's copied channel of 4-byte pixels
+   * (alpha: the first or the last) made from the picture's bytes */
+  if constexpr (PB == 4) {
+    if (mode == kWinDot && skip == 1u << 3)
+      return window_kernel_of<PB, kWinR, kWinDot, 3> (strip);
+    if (mode == kWinDot && skip == 1u)
+      return window_kernel_of<PB, kWinR, kWinDot, 0> (strip);
+  }
+  if (mode == kWinDot)
+    return window_kernel_of<PB, kWinR, kWinDot> (strip);
+  return mode == kWinSaturating ?
+      window_kernel_of<PB, kWinR, kWinSaturating> (strip) :
+      window_kernel_of<PB, kWinR, kWinInRange> (strip);
 }
 
 /* The sliding-window kernel on a plane of @pb-byte pixels of 8-bit
- * samples, saturating (@sat) or not, @strip output rows a block; func NULL
- * where it has none. */
+ * samples (@skip: its copied channels, Args::skip), making its sums as
+ * @mode says, @strip output rows a block; func NULL where it has none. */
 Kernel
-select_window_kernel (int pb, bool sat, int strip)
+select_window_kernel (int pb, WinMode mode, unsigned skip, int strip)
 {
   Kernel none = { NULL, NULL, 0, 0, 0 };
 
   switch (pb) {
-    case 1: return window_kernel_of_pb<1> (sat, strip);
-    case 2: return window_kernel_of_pb<2> (sat, strip);
-    case 4: return window_kernel_of_pb<4> (sat, strip);
+    case 1: return window_kernel_of_pb<1> (mode, skip, strip);
+    case 2: return window_kernel_of_pb<2> (mode, skip, strip);
+    case 4: return window_kernel_of_pb<4> (mode, skip, strip);
     default: return none;
   }
 }
@@ -2387,6 +2682,21 @@ win_weights (Args * a, const CfStencilPlan * plan)
       a->wk[1][k][t] = copy ? (t == kWinR) << a->bits :
           dy >= 0 && dy <= 2 * ry ? plan->weights_y[dy] : 0;
     }
+  static_assert (kWinR == 1, "win_sums_dot () takes three taps");
+  for (int k = 0; k < 4; k++) {
+    /* an identity's 2^16 as 65535 (kWinDot); win_mode () lets no other
+     * weight above 65535 through */
+    uint32_t w[3];
+
+    for (int t = 0; t < 3; t++)
+      w[t] = (uint32_t) imin (a->wk[0][k][t], 65535);
+    a->wpair[k][0] = w[0] | w[1] << 16;
+    a->wpair[k][1] = w[2];
+    a->wpair[k][2] = w[0] << 16;
+    a->wpair[k][3] = w[1] | w[2] << 16;
+    for (int t = 0; t < 3; t++)
+      a->wy4[k][t] = 4 * a->wk[1][k][t];
+  }
 }
 
 /* Output rows per block of the sliding-window kernel on a plane of
@@ -2409,6 +2719,33 @@ window_strip (int width, int height, int pb, int sms)
   if (warps * ((height + strip - 1) / strip) < 48L * sms)
     strip = 4;
   return strip;
+}
+
+/* Whether the sliding window's dp2a (@k, @strip rows a block) is faster
+ * than the tensor cores on a @width x @height plane of @pb-byte pixels:
+ * for 4-byte pixels on planes of at least 4 waves of blocks (measured on
+ * an H200 at radius 1: 4K RGBA 38.3 us against 42.8, 6.1 waves; 1080p
+ * RGBA 18.8 against 17.2, 3.1 waves; planes of 1- and 2-byte pixels
+ * slower at every size: 4K NV12 37.9 against 27.1, GRAY8 23.6 against
+ * 21.0; docs/PERFORMANCE.md). CF_STENCIL_WINDOW_DOT=1 in the environment
+ * takes it wherever its sums fit (for tests and measurements). */
+bool
+win_dot_wins (const Kernel * k, int width, int height, int pb, int strip,
+    int sms)
+{
+  const char *env = getenv ("CF_STENCIL_WINDOW_DOT");
+  int per_sm = 0;
+
+  if (env && strcmp (env, "1") == 0)
+    return true;
+  if (pb != 4 || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
+          k->func, kWinThreads, 0) != cudaSuccess || per_sm < 1) {
+    cudaGetLastError ();        /* not sticky; leave none behind */
+    return false;
+  }
+  const long blocks = (long) ((width * pb + kWinVec * kWinThreads - 1) /
+      (kWinVec * kWinThreads)) * ((height + strip - 1) / strip);
+  return blocks >= 4L * per_sm * sms;
 }
 
 /* The fused tensor-core kernel's wide blocks (MmaBlock<2>) on a @width x
@@ -2509,6 +2846,40 @@ never_saturates (const CfStencilPlan * plan)
   }
   const int64_t h_max = (255 * gx + (1 << (shift - 1))) >> shift;
   return (gy * h_max + (INT64_C (1) << (out_shift - 1))) >> out_shift <= 255;
+}
+
+/* Whether the 2 @r + 1 weights @w are one tap of 1 << 16 and zeros. */
+bool
+win_is_identity (const int32_t * w, int r)
+{
+  int ones = 0, others = 0;
+
+  for (int t = 0; t <= 2 * r; t++) {
+    ones += w[t] == 1 << 16;
+    others += w[t] != 0 && w[t] != 1 << 16;
+  }
+  return ones == 1 && others == 0;
+}
+
+/* How the sliding window makes @plan's sums (WinMode; BOTH, radius up to
+ * kWinR, 8-bit samples, columns within int32). CF_STENCIL_WINDOW_DOT=0 in
+ * the environment keeps the int32 sums (for measurements). */
+WinMode
+win_mode (const CfStencilPlan * plan)
+{
+  const char *env = getenv ("CF_STENCIL_WINDOW_DOT");
+  bool big = false;
+
+  if (!never_saturates (plan))
+    return kWinSaturating;
+  for (int t = 0; t <= 2 * plan->radius_x; t++)
+    big = big || plan->weights_x[t] > 65535;
+  /* an identity (1 << 16 alone) is the one weight above 65535 that 65535
+   * stands in for */
+  if ((big && !win_is_identity (plan->weights_x, plan->radius_x))
+      || (env && strcmp (env, "0") == 0))
+    return kWinInRange;
+  return kWinDot;
 }
 
 /* How the tensor-core kernels can take @plan (MmaSplit): BOTH on 8-bit
@@ -2722,10 +3093,18 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
      * tensor-core kernel, both axes' taps centred in 2 kMmaR + 1; above:
      * the two passes on the tensor cores; the CUDA-core kernel stays for
      * unaligned launches */
-    const int strip = win && l->sample_bytes == 1 && split == kMmaNone ?
+    const WinMode wmode = win ? win_mode (plan) : kWinSaturating;
+    const int wstrip = win && l->sample_bytes == 1
+        && (split == kMmaNone || wmode == kWinDot) ?
         window_strip (a->width, a->height, l->pixel_bytes, sms) : 0;
-    const Kernel wk = strip > 0 ? select_window_kernel (l->pixel_bytes,
-        !never_saturates (plan), strip) : Kernel { NULL, NULL, 0, 0, 0 };
+    Kernel wk = wstrip > 0 ? select_window_kernel (l->pixel_bytes,
+        wmode, a->skip, wstrip) : Kernel { NULL, NULL, 0, 0, 0 };
+    /* taps the tensor cores can take too: the window where its dp2a is
+     * the faster (win_dot_wins ()) */
+    if (wk.func && split != kMmaNone && !win_dot_wins (&wk, a->width,
+            a->height, l->pixel_bytes, wstrip, sms))
+      wk.func = NULL;
+    const int strip = wk.func ? wstrip : 0;
     const Kernel fast = wk.func ? wk :
         select_mma_kernel (l->pixel_bytes, l->sample_bytes, split,
         two_pass ? kMmaColumns : mma_wide (mma_wide_blocks (a->width,
@@ -2737,7 +3116,8 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
       dp->fb_args[p] = *a;
       dp->kernel[p] = fast;
       if (wk.func) {
-        dp->what[p] = "sliding window";
+        dp->what[p] = wmode == kWinDot ? "sliding window, dp2a" :
+            "sliding window";
         a->strip = strip;
         win_weights (a, plan);
       } else if (!two_pass) {

@@ -32,7 +32,7 @@ def for_host(t):
 mark = '/* ------------------------------------------------------------ %s */'
 halve, n_halve = for_host(between(mark % 'halve', mark % 'third'))
 # third_sums () packs its dp2a weights with the direct kernel's
-# weight_pair () (dot2 () itself is PTX: the test has a stand-in)
+# weight_pair () (dot2 (), in cuda-common.cuh, is PTX: the test has a stand-in)
 pair = between('/* The int16 weights of a tap pair', '/* Adds the tap pair')
 third, n_third = for_host(pair + between(mark % 'third', mark % 'fused'))
 # both vector stores are in fixed_store () (the halve section), which

@@ -94,10 +94,11 @@ __byte_perm (uint32_t x, uint32_t y, uint32_t s)
   return r;
 }
 
-/* resize.cu's dot2 (): PTX dp2a.lo / dp2a.hi.s32.u32, c + the two signed
- * 16-bit halves of @w times bytes 0 and 1 (HI false) or 2 and 3 of @b,
- * unsigned (it lives in the direct kernel's section, which this test does
- * not take; weight_pair (), which packs @w, comes with fixed-third.inc) */
+/* cuda-common.cuh's dot2 () as resize.cu takes it (SIGNED): PTX
+ * dp2a.lo / dp2a.hi.s32.u32, c + the two signed 16-bit halves of @w times
+ * bytes 0 and 1 (HI false) or 2 and 3 of @b, unsigned (device code only,
+ * which this test does not include; weight_pair (), which packs @w, comes
+ * with fixed-third.inc) */
 template <bool HI>
 static int32_t
 dot2 (uint32_t w, uint32_t b, int32_t c)

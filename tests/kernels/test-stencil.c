@@ -1404,12 +1404,14 @@ enum
 {
   KERNEL_CUDA_CORES,
   KERNEL_WINDOW,
+  KERNEL_WINDOW_DOT,
   KERNEL_TENSOR_CORES,
   KERNEL_TWO_PASS,
   N_KERNELS
 };
 static const char *const kernel_names[N_KERNELS] = { "cuda cores",
-  "sliding window", "tensor cores", "tensor cores, two passes"
+  "sliding window", "sliding window, dp2a", "tensor cores",
+  "tensor cores, two passes"
 };
 
 /* Filters a @width x @height picture with @s on both backends and compares
@@ -1795,16 +1797,30 @@ mild_sharpen (int r, double *t)
     t[i] = (i == r ? 1.3 : 0.0) - 0.3 / (2 * r + 1);
 }
 
+/* Taps of radius @r (at least 1), as given: a box of gain @gain. */
+static void
+box_gain (int r, double *t, double gain)
+{
+  for (int i = 0; i <= 2 * r; i++)
+    t[i] = gain / (2 * r + 1);
+}
+
 /* The sliding-window kernel (BOTH, 8-bit samples, radius 1) against
- * the CPU on 16-byte aligned planes and pitches: every format and border
- * (planes take the tensor cores instead where they can split the taps:
- * asserted for the blurs and the sharpened axis);
+ * the CPU on 16-byte aligned planes and pitches: every format and border;
+ * its sums as dp2a for blurs (an identity axis too), in int32 for a
+ * sharpened axis and for rows of gain 3.3 (weights above 65535) with
+ * columns of gain 0.3 (in range, no clamp); the other taps on the tensor
+ * cores where they can split them, else in the window's saturating int32
+ * (asserted for each kind);
  * widths inside one vector, across lanes, warps and blocks; heights below,
  * at and across the strips, whose height CF_STENCIL_WINDOW_ROWS also sets
  * to 1, 3 and 64; blurs (no saturation), a sharpened axis, signed taps and
  * gain 1.3 (saturating), a derivative; alpha copied or filtered; random
  * and constant pictures. Then the CUDA-core kernel on the same, and an
- * unaligned launch of a window plan (its fallback). */
+ * unaligned launch of a window plan (its fallback). The dp2a is taken
+ * wherever its sums fit here (CF_STENCIL_WINDOW_DOT=1); then AUTO's own
+ * choice for gaussian blurs: the dp2a on 4K RGBA (run against the CPU),
+ * the tensor cores on 640x480 RGBA and on 4K NV12's planes. */
 static void
 test_cuda_window (void)
 {
@@ -1815,13 +1831,14 @@ test_cuda_window (void)
   static const char *const strips[] = { NULL, "1", "3", "64" };
   static const char *const names[] = { "gaussian x box", "random x "
         "gaussian", "sharpen x gaussian", "signed", "gain 1.3",
-    "derivative x box"
+    "derivative x box", "gain 3.3 x gain 0.3"
   };
   double tx[CF_STENCIL_MAX_TAPS], ty[CF_STENCIL_MAX_TAPS];
   guint f, b, z, n = 0, want = 0;
   guint counts[N_KERNELS] = { 0 }, cuda[N_KERNELS] = { 0 };
 
   gpu_begin ();
+  g_setenv ("CF_STENCIL_WINDOW_DOT", "1", TRUE);
   CF_FOR_EACH_FORMAT (f) {
     if (cf_format_info (f)->depth != 8)
       continue;
@@ -1832,8 +1849,8 @@ test_cuda_window (void)
         const guint kind = n % G_N_ELEMENTS (names);
         const char *strip = strips[(n / 3) % G_N_ELEMENTS (strips)];
         const guint planes = fast_planes (f);
-        const guint before[2] = { counts[KERNEL_WINDOW],
-          counts[KERNEL_TENSOR_CORES]
+        const guint before[3] = { counts[KERNEL_WINDOW],
+          counts[KERNEL_WINDOW_DOT], counts[KERNEL_TENSOR_CORES]
         };
         gboolean nx = TRUE, ny = TRUE;
         guint runs;
@@ -1856,9 +1873,15 @@ test_cuda_window (void)
             gain_taps (ry, ty, kind == 3);
             nx = ny = FALSE;
             break;
-          default:
+          case 5:
             nx = make_taps (TAPS_DERIVATIVE, rx, tx, gpu_rand);
             make_taps (TAPS_BOX, ry, ty, gpu_rand);
+            break;
+          default:
+            /* 3.3 / 3 of 2^16 is above 65535; 255 x 3.3 x 0.3 < 255 */
+            box_gain (rx, tx, 3.3);
+            box_gain (ry, ty, 0.3);
+            nx = ny = FALSE;
             break;
         }
         s = params_of (CF_STENCIL_BOTH, rx, tx, nx, ry, ty, ny, b);
@@ -1875,27 +1898,36 @@ test_cuda_window (void)
             z == 4, what, planes, counts, cuda) / MAX (planes, 1);
         want += runs * planes;
         g_unsetenv ("CF_STENCIL_WINDOW_ROWS");
-        /* the planes in the window where a weight is above 65535 (the
-         * sharpened axis, an axis of radius 0: its one tap is 65536), on
-         * the tensor cores for blurs of radius 1 on both axes (kinds 0 and
-         * 1: gaussian, box, random positive) */
+        /* blurs (kinds 0 and 1: gaussian, box, random positive, an axis
+         * of radius 0 the identity) in the window's dp2a, and so the
+         * sharpening of radius 0 (the identity: kind 2 with rx 0); the
+         * sharpened axis and the rows of gain 3.3 (each weight above
+         * 65535) in its int32 sums; gain 1.3 and the derivative, which
+         * leave 0 .. 255, not in the dp2a (but the derivative of radius
+         * 0 is the identity, and the signed taps may all be positive) */
         const guint in_window = counts[KERNEL_WINDOW] - before[0];
-        const guint in_tensor = counts[KERNEL_TENSOR_CORES] - before[1];
-        g_assert_cmpuint (in_window + in_tensor, ==, runs * planes);
-        if (kind == 2 || (kind <= 1 && (rx == 0 || ry == 0)))
+        const guint in_dot = counts[KERNEL_WINDOW_DOT] - before[1];
+        const guint in_tensor = counts[KERNEL_TENSOR_CORES] - before[2];
+        g_assert_cmpuint (in_window + in_dot + in_tensor, ==, runs * planes);
+        if (kind <= 1 || (kind == 2 && rx == 0))
+          g_assert_cmpuint (in_dot, ==, runs * planes);
+        else if (kind == 2 || kind == 6)
           g_assert_cmpuint (in_window, ==, runs * planes);
-        else if (kind <= 1)
-          g_assert_cmpuint (in_window, ==, 0);
+        else if (kind == 4 || (kind == 5 && rx > 0))
+          g_assert_cmpuint (in_dot, ==, 0);
         g_free (what);
       }
   }
-  g_test_message ("%u runs, %u planes in the sliding window, %u on the "
-      "tensor cores", n, counts[KERNEL_WINDOW], counts[KERNEL_TENSOR_CORES]);
-  g_assert_cmpuint (counts[KERNEL_WINDOW] + counts[KERNEL_TENSOR_CORES], ==,
-      want);
+  g_test_message ("%u runs, %u planes in the sliding window (int32), %u in "
+      "its dp2a, %u on the tensor cores", n, counts[KERNEL_WINDOW],
+      counts[KERNEL_WINDOW_DOT], counts[KERNEL_TENSOR_CORES]);
+  g_assert_cmpuint (counts[KERNEL_WINDOW] + counts[KERNEL_WINDOW_DOT] +
+      counts[KERNEL_TENSOR_CORES], ==, want);
   g_assert_cmpuint (counts[KERNEL_WINDOW], >, 0);
+  g_assert_cmpuint (counts[KERNEL_WINDOW_DOT], >, 0);
   g_assert_cmpuint (counts[KERNEL_TENSOR_CORES], >, 0);
-  g_assert_cmpuint (cuda[KERNEL_TENSOR_CORES] + cuda[KERNEL_WINDOW], ==, 0);
+  g_assert_cmpuint (cuda[KERNEL_TENSOR_CORES] + cuda[KERNEL_WINDOW] +
+      cuda[KERNEL_WINDOW_DOT], ==, 0);
 
   /* CF_STENCIL_WINDOW_ROWS=0 turns it off: a sharpened axis, which the
    * tensor cores cannot take, goes to the CUDA-core kernel instead */
@@ -1914,6 +1946,46 @@ test_cuda_window (void)
         TRUE, ALIGNED_PITCH, 0, "window off", off);
     g_unsetenv ("CF_STENCIL_WINDOW_ROWS");
     g_assert_cmpuint (off[KERNEL_CUDA_CORES], ==, 1);
+  }
+  g_unsetenv ("CF_STENCIL_WINDOW_DOT");
+
+  /* AUTO's choice for a gaussian of radius 1 (win_dot_wins ()) */
+  {
+    static const struct
+    {
+      CfFormat format;
+      int width, height, kernel;
+    } sizes_auto[] = {
+      /* under 4 waves of the window's blocks on any GPU of 15
+       * multiprocessors or more */
+      {CF_FORMAT_RGBA, 640, 480, KERNEL_TENSOR_CORES},
+      {CF_FORMAT_NV12, 3840, 2160, KERNEL_TENSOR_CORES},
+      {CF_FORMAT_RGBA, 3840, 2160, KERNEL_WINDOW_DOT},
+    };
+    CfStencilParams s;
+
+    make_taps (TAPS_GAUSSIAN, 1, tx, NULL);
+    s = params_of (CF_STENCIL_BOTH, 1, tx, TRUE, 1, tx, TRUE,
+        CF_STENCIL_CLAMP);
+    for (guint k = 0; k < G_N_ELEMENTS (sizes_auto); k++) {
+      const CfFormat af = sizes_auto[k].format;
+      CfStencilDevicePlan *d_plan;
+      CfStencilPlan plan;
+
+      g_assert_cmpint (cf_stencil_plan_init (&plan, af,
+              sizes_auto[k].width, sizes_auto[k].height, &s), ==, 0);
+      CHECK_CUDA (cf_stencil_device_plan_new (&plan, CF_STENCIL_KERNELS_AUTO,
+              &d_plan));
+      for (int p = 0; p < cf_format_info (af)->n_planes; p++)
+        g_assert_cmpstr (cf_stencil_device_plan_describe (d_plan, p), ==,
+            kernel_names[sizes_auto[k].kernel]);
+      cf_stencil_device_plan_free (d_plan);
+    }
+    guint got[N_KERNELS] = { 0 };
+    gpu_check_kernels (CF_FORMAT_RGBA, 3840, 2160, &s,
+        CF_STENCIL_KERNELS_AUTO, TRUE, ALIGNED_PITCH, 0,
+        "dp2a window, 4K RGBA", got);
+    g_assert_cmpuint (got[KERNEL_WINDOW_DOT], ==, 1);
   }
   gpu_end ();
 }
