@@ -1845,15 +1845,17 @@ UNROLL
  * the intermediate tile, the output tile and their barriers) more than for
  * the arithmetic, which at radius 1 is little. Here a thread owns
  * one aligned vector of kWinVec bytes of a row (as many samples) and walks
- * down a strip of a.strip output rows, everything in registers, no shared
- * tile and no barrier:
- * - it loads each input row's vector 2 R rows ahead (a ring of 2 R + 1
- *   vectors), with the R PB bytes on each side that its horizontal taps
- *   need taken from the neighbouring lanes (shuffles); lanes 0 and 31 load
- *   theirs; the vectors at the picture's left and right edges read their
- *   bytes through the border (a per-thread table of offsets made once,
- *   all loads of a row in flight together), a CONSTANT row is a word of
- *   border bytes (win_fetch ());
+ * down a strip of a.strip output rows, no shared tile and no barrier:
+ * - a warp whose strip lies inside the picture, its vectors and their
+ *   halos too, copies its rows ahead into shared memory (cp.async) and
+ *   each lane reads its window from there (win_walk_staged ());
+ * - the others load each input row's vector 2 R rows ahead into registers
+ *   (a ring of 2 R + 1 vectors), with the R PB bytes on each side that its
+ *   horizontal taps need taken from the neighbouring lanes (shuffles);
+ *   lanes 0 and 31 load theirs; the vectors at the picture's left and
+ *   right edges read their bytes through the border (a per-thread table
+ *   of offsets made once, all loads of a row in flight together), a
+ *   CONSTANT row is a word of border bytes (win_fetch (), win_walk ());
  * - the rows pass turns the vector into its intermediates h (stencil.h),
  *   kept for the 2 R + 1 latest rows (a second ring);
  * - the columns pass makes the output samples of the row R rows up from
@@ -1861,7 +1863,8 @@ UNROLL
  * A copied sample (alpha) is filtered with the identity on both axes,
  * which gives back its byte exactly: (2^16 (v 2^16 + 2^9 >> 10) + 2^21) >>
  * 22 = v; so the weights are per channel (Args::wk) and every sample takes
- * the same path. The sums are cf_stencil_cpu ()'s (int32: the plan's
+ * the same path (but the staged walk of kWinDot copies the alpha of 4-byte
+ * pixels from the picture instead). The sums are cf_stencil_cpu ()'s (int32: the plan's
  * columns must fit, !columns_wide ()), so the bytes are the same. Launches
  * take it on 16-byte aligned planes and pitches only (cf_stencil_cuda (),
  * as for the tensor cores). */
