@@ -1864,8 +1864,9 @@ UNROLL
  * which gives back its byte exactly: (2^16 (v 2^16 + 2^9 >> 10) + 2^21) >>
  * 22 = v; so the weights are per channel (Args::wk) and every sample takes
  * the same path (but the staged walk of kWinDot copies the alpha of 4-byte
- * pixels from the picture instead). The sums are cf_stencil_cpu ()'s (int32: the plan's
- * columns must fit, !columns_wide ()), so the bytes are the same. Launches
+ * pixels from the picture instead). The sums are cf_stencil_cpu ()'s
+ * (int32: the plan's columns must fit, !columns_wide ()), so the bytes are
+ * the same. Launches
  * take it on 16-byte aligned planes and pitches only (cf_stencil_cuda (),
  * as for the tensor cores). */
 constexpr int kWinThreads = 64;         /* a block: 64 vectors of a row */
@@ -2053,6 +2054,18 @@ UNROLL
   }
 }
 
+/* The rows pass of @x as MODE makes it (COPY: win_sums_dot ()). */
+template <int PB, int R, int MODE, int COPY>
+__device__ __forceinline__ void
+win_sums_of (const Args & a, const uint32_t (&x)[WinShape<PB, R>::kWords],
+    int32_t (&h)[kWinVec])
+{
+  if constexpr (MODE == kWinDot)
+    win_sums_dot<PB, COPY> (a, x, h);
+  else
+    win_sums<PB, R> (a, x, h);
+}
+
 /* The rows pass of the vector in @e: its kWinVec intermediates into @h. The
  * halos of lanes that did not load theirs come from the neighbouring
  * lanes (every lane of the warp takes part in the shuffles). */
@@ -2077,10 +2090,7 @@ UNROLL
     if (!edge && lane != 31)
       x[W::kHalo + W::kVec + w] = right;
   }
-  if constexpr (MODE == kWinDot)
-    win_sums_dot<PB, -1> (a, x, h);
-  else
-    win_sums<PB, R> (a, x, h);
+  win_sums_of<PB, R, MODE, -1> (a, x, h);
 }
 
 /* The columns pass: the kWinVec output samples from the intermediates of 2 R +
@@ -2146,6 +2156,19 @@ UNROLL
     out[w] = __byte_perm (__byte_perm (s[0], s[1], (4 + b1) << 4 | b0),
         __byte_perm (s[2], s[3], (4 + b3) << 4 | b2), 0x5410);
   }
+}
+
+/* The columns pass as MODE makes it (@centre: win_columns_dot ()). */
+template <int PB, int R, int MODE, int COPY>
+__device__ __forceinline__ void
+win_columns_of (const Args & a, const int32_t (&h)[2 * R + 1][kWinVec],
+    int first, const uint32_t (&centre)[kWinVec / 4],
+    uint32_t (&out)[kWinVec / 4])
+{
+  if constexpr (MODE == kWinDot)
+    win_columns_dot<PB, R, COPY> (a, h, first, centre, out);
+  else
+    win_columns<PB, R, MODE == kWinSaturating> (a, h, first, out);
 }
 
 /* The walks' loop over the @n input rows of a strip: @step (i, slot) for i
@@ -2242,27 +2265,18 @@ UNROLL
         *(const uint32_t *) (s + 16)
       };
 
-      if constexpr (MODE == kWinDot)
-        win_sums_dot<PB, COPY> (a, x, h[u]);
-      else
-        win_sums<PB, R> (a, x, h[u]);
+      win_sums_of<PB, R, MODE, COPY> (a, x, h[u]);
       if (i >= 2 * R) {
-        uint32_t o[kWinVec / 4];
+        uint32_t o[kWinVec / 4], c[kWinVec / 4] = { 0, 0 };
 
-        if constexpr (MODE == kWinDot) {
-          uint32_t c[kWinVec / 4] = { 0, 0 };
+        if constexpr (COPY >= 0) {
+          const uint2 cv = *(const uint2 *) (ring + (i - R) % kWinAhead *
+              kWinSlot + kWinVec * lane + 8);
 
-          if constexpr (COPY >= 0) {
-            const uint2 cv = *(const uint2 *) (ring + (i - R) % kWinAhead *
-                kWinSlot + kWinVec * lane + 8);
-
-            c[0] = cv.x;
-            c[1] = cv.y;
-          }
-          win_columns_dot<PB, R, COPY> (a, h, (u + 1) % kW, c, o);
-        } else
-          win_columns<PB, R, MODE == kWinSaturating> (a, h, (u + 1) % kW,
-              o);
+          c[0] = cv.x;
+          c[1] = cv.y;
+        }
+        win_columns_of<PB, R, MODE, COPY> (a, h, (u + 1) % kW, c, o);
         *(uint2 *) dst = make_uint2 (o[0], o[1]);
         dst += a.dst_pitch;
       }
@@ -2302,11 +2316,7 @@ UNROLL
       if (i >= 2 * R && x0 < row_bytes) {
         uint32_t o[kWinVec / 4];
 
-        if constexpr (MODE == kWinDot)
-          win_columns_dot<PB, R, -1> (a, h, (u + 1) % kW, o, o);
-        else
-          win_columns<PB, R, MODE == kWinSaturating> (a, h, (u + 1) % kW,
-              o);
+        win_columns_of<PB, R, MODE, -1> (a, h, (u + 1) % kW, o, o);
         if (x0 + kWinVec <= row_bytes)
           *(uint2 *) dst = make_uint2 (o[0], o[1]);
         else {
@@ -2702,6 +2712,27 @@ win_weights (Args * a, const CfStencilPlan * plan)
   }
 }
 
+/* Blocks of the sliding-window kernel across a row of @width @pb-byte
+ * pixels. */
+long
+win_blocks_across (int width, int pb)
+{
+  return (long) (width * pb + kWinVec * kWinThreads - 1) /
+      (kWinVec * kWinThreads);
+}
+
+/* CF_STENCIL_WINDOW_DOT in the environment (for tests and measurements):
+ * 1 takes the window's dp2a wherever its sums fit (win_dot_wins ()), 0
+ * never (win_mode ()); -1 when unset or anything else. */
+int
+win_dot_env (void)
+{
+  const char *env = getenv ("CF_STENCIL_WINDOW_DOT");
+
+  return env && strcmp (env, "1") == 0 ? 1 :
+      env && strcmp (env, "0") == 0 ? 0 : -1;
+}
+
 /* Output rows per block of the sliding-window kernel on a plane of
  * @width x @height @pb-byte pixels: 8, the fastest measured on 4K RGBA
  * (docs/PERFORMANCE.md: longer strips leave too few warps to hide the
@@ -2713,8 +2744,7 @@ int
 window_strip (int width, int height, int pb, int sms)
 {
   const char *env = getenv ("CF_STENCIL_WINDOW_ROWS");
-  const long warps = (long) (width * pb + kWinVec * kWinThreads - 1) /
-      (kWinVec * kWinThreads) * (kWinThreads / 32);
+  const long warps = win_blocks_across (width, pb) * (kWinThreads / 32);
   int strip = 8;
 
   if (env && *env)
@@ -2736,18 +2766,17 @@ bool
 win_dot_wins (const Kernel * k, int width, int height, int pb, int strip,
     int sms)
 {
-  const char *env = getenv ("CF_STENCIL_WINDOW_DOT");
   int per_sm = 0;
 
-  if (env && strcmp (env, "1") == 0)
+  if (win_dot_env () == 1)
     return true;
   if (pb != 4 || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
           k->func, kWinThreads, 0) != cudaSuccess || per_sm < 1) {
     cudaGetLastError ();        /* not sticky; leave none behind */
     return false;
   }
-  const long blocks = (long) ((width * pb + kWinVec * kWinThreads - 1) /
-      (kWinVec * kWinThreads)) * ((height + strip - 1) / strip);
+  const long blocks = win_blocks_across (width, pb) *
+      ((height + strip - 1) / strip);
   return blocks >= 4L * per_sm * sms;
 }
 
@@ -2865,12 +2894,11 @@ win_is_identity (const int32_t * w, int r)
 }
 
 /* How the sliding window makes @plan's sums (WinMode; BOTH, radius up to
- * kWinR, 8-bit samples, columns within int32). CF_STENCIL_WINDOW_DOT=0 in
- * the environment keeps the int32 sums (for measurements). */
+ * kWinR, 8-bit samples, columns within int32); win_dot_env () 0 keeps the
+ * int32 sums. */
 WinMode
 win_mode (const CfStencilPlan * plan)
 {
-  const char *env = getenv ("CF_STENCIL_WINDOW_DOT");
   bool big = false;
 
   if (!never_saturates (plan))
@@ -2880,7 +2908,7 @@ win_mode (const CfStencilPlan * plan)
   /* an identity (1 << 16 alone) is the one weight above 65535 that 65535
    * stands in for */
   if ((big && !win_is_identity (plan->weights_x, plan->radius_x))
-      || (env && strcmp (env, "0") == 0))
+      || win_dot_env () == 0)
     return kWinInRange;
   return kWinDot;
 }

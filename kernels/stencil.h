@@ -288,8 +288,9 @@ typedef enum {
 cudaError_t cf_stencil_device_plan_new (const CfStencilPlan * plan,
     CfStencilKernels kernels, CfStencilDevicePlan ** d_plan);
 /* The kernel of plane @p: "sliding window" (int32 sums), "sliding window,
- * dp2a", "tensor cores" or "tensor cores, two passes" (also where a launch on an unaligned plane takes the
- * CUDA-core kernel), or "cuda cores"; NULL for a bad plane. */
+ * dp2a", "tensor cores" or "tensor cores, two passes" (also where a launch
+ * on an unaligned plane takes the CUDA-core kernel), or "cuda cores"; NULL
+ * for a bad plane. */
 const char *cf_stencil_device_plan_describe (const CfStencilDevicePlan *
     d_plan, int p);
 /* Safe on NULL. */
