@@ -1846,9 +1846,11 @@ UNROLL
  * the arithmetic, which at radius 1 is little. Here a thread owns
  * one aligned vector of kWinVec bytes of a row (as many samples) and walks
  * down a strip of a.strip output rows, no shared tile and no barrier:
- * - a warp whose strip lies inside the picture, its vectors and their
- *   halos too, copies its rows ahead into shared memory (cp.async) and
- *   each lane reads its window from there (win_walk_staged ());
+ * - a warp copies its rows ahead into shared memory (cp.async) and each
+ *   lane reads its window from there (win_walk_staged ()): every warp of
+ *   4-byte pixels, whose words outside the picture are border pixels
+ *   (win_lane ()), and the warps of 1- and 2-byte pixels whose strip lies
+ *   inside the picture, their vectors and halos too;
  * - the others load each input row's vector 2 R rows ahead into registers
  *   (a ring of 2 R + 1 vectors), with the R PB bytes on each side that its
  *   horizontal taps need taken from the neighbouring lanes (shuffles);
@@ -2195,57 +2197,158 @@ win_for_rows (int n, F step)
     win_rows_from<K> (base, n, step);
 }
 
-/* Rows staged ahead of a warp that walks a strip inside the picture
- * (win_walk_staged ()), and a staged row's slot: the word left of the
- * warp's vectors at byte 4 (lane 0 copies it), the 32 vectors from byte 8,
- * the word right of them at byte 8 + 32 kWinVec (lane 31). */
+/* Rows staged ahead of a warp (win_walk_staged ()), and a staged row's
+ * slot: the word left of the warp's vectors at byte 4 (lane 0 copies it),
+ * the 32 vectors from byte 8, the word right of them at byte 8 + 32 kWinVec
+ * (lane 31). */
 /* 8: 4 and 16 measured slower (4K RGBA, the dp2a at radius 1, H200: 40.9
  * and 40.3 us against 38.3) */
 constexpr int kWinAhead = 8;
 constexpr int kWinSlot = 8 + 32 * kWinVec + 8;
 
-/* Copies this lane's part of the row at @p (its vector; lanes 0 and 31 the
- * word beside the warp's) into the slot at @slot, asynchronously. */
-__device__ __forceinline__ void
-win_stage (const uint8_t * p, int lane, uint8_t * slot)
+/* Where a lane of a staged walk takes the words of its part of a slot
+ * from, once per thread (win_lane ()): byte offsets in the row, or -1 for
+ * CONSTANT's border word. */
+struct WinLane {
+  int32_t va, vb;               /* its vector's two words */
+  int32_t halo;                 /* lane 0, 31: the word beside the warp's */
+  bool pair;                    /* va, vb one aligned uint2 of the row */
+  uint32_t at, hat;             /* their bytes in a slot (hat 0: no halo) */
+};
+
+/* The row offset of the word at byte @b of the row extended by the border
+ * (a multiple of 4): @b itself inside the row; outside, for 4-byte pixels,
+ * the pixel the border maps it to (-1: CONSTANT's). Words of 1- and 2-byte
+ * pixels outside the row hold samples of several pixels, which no copy of
+ * one word gives: their warps take win_walk (). */
+template <int PB>
+__device__ __forceinline__ int32_t
+win_word_offset (const Args & a, int b)
 {
-  __pipeline_memcpy_async (slot + 8 + kWinVec * lane, p, kWinVec);
-  if (lane == 0)
-    __pipeline_memcpy_async (slot + 4, p - 4, 4);
-  if (lane == 31)
-    __pipeline_memcpy_async (slot + 8 + 32 * kWinVec, p + kWinVec, 4);
+  if (b >= 0 && b + 4 <= a.width * PB)
+    return b;
+  const int sx = border_index (a.border, b >> 2, a.width);
+
+  return sx < 0 ? -1 : 4 * sx;
 }
 
-/* The walk of a warp whose strip and vectors, halos included, lie inside
- * the picture (stencil_window_kernel ()): its @n input rows go through
- * @ring, kWinAhead slots, each row copied kAhead rows ahead of the one it
- * makes (cp.async: the copies in flight cost no registers; loads into
- * registers two rows ahead left the warps waiting on memory), and a lane
- * reads its window, halo words too, from the slot. No border mapping: the
- * rows are a pitch apart from the first on. A copied channel COPY
+template <int PB>
+__device__ __forceinline__ WinLane
+win_lane (const Args & a, int x0, int lane)
+{
+  WinLane l;
+
+  l.va = win_word_offset<PB> (a, x0);
+  l.vb = win_word_offset<PB> (a, x0 + 4);
+  l.pair = l.va >= 0 && l.vb == l.va + 4 && l.va % 8 == 0;
+  l.at = 8 + kWinVec * lane;
+  l.halo = lane == 0 ? win_word_offset<PB> (a, x0 - 4) :
+      lane == 31 ? win_word_offset<PB> (a, x0 + kWinVec) : 0;
+  l.hat = lane == 0 ? 4 : lane == 31 ? 8 + 32 * kWinVec : 0;
+  return l;
+}
+
+/* One word into the shared memory at @s: asynchronously from @row + @off,
+ * or @cword where @off is -1. */
+__device__ __forceinline__ void
+win_word (uint32_t s, const uint8_t * row, int32_t off, uint32_t cword)
+{
+  if (off >= 0)
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;"
+        :: "r" (s), "l" (__cvta_generic_to_global (row + off)) : "memory");
+  else
+    asm volatile ("st.shared.u32 [%0], %1;" :: "r" (s), "r" (cword)
+        : "memory");
+}
+
+/* This lane's part of a row into the slot at shared address @slot:
+ * asynchronously from @row, or @cword in every word (@row NULL: a CONSTANT
+ * row outside the picture). */
+__device__ __forceinline__ void
+win_stage (const WinLane & l, const uint8_t * row, uint32_t cword,
+    uint32_t slot)
+{
+  if (!row) {
+    asm volatile ("st.shared.v2.u32 [%0], {%1, %1};" :: "r" (slot + l.at),
+        "r" (cword) : "memory");
+  } else if (l.pair) {
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], 8;"
+        :: "r" (slot + l.at), "l" (__cvta_generic_to_global (row + l.va))
+        : "memory");
+  } else {
+    win_word (slot + l.at, row, l.va, cword);
+    win_word (slot + l.at + 4, row, l.vb, cword);
+  }
+  if (l.hat)
+    win_word (slot + l.hat, row, row ? l.halo : -1, cword);
+}
+
+/* The words at shared address @s. */
+__device__ __forceinline__ uint32_t
+win_lds (uint32_t s)
+{
+  uint32_t v;
+
+  asm volatile ("ld.shared.u32 %0, [%1];" : "=r" (v) : "r" (s) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ uint2
+win_lds2 (uint32_t s)
+{
+  uint2 v;
+
+  asm volatile ("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r" (v.x), "=r" (v.y)
+      : "r" (s) : "memory");
+  return v;
+}
+
+/* The walk of a warp (stencil_window_kernel ()): its @n input rows, from
+ * picture row y0 - R on, go through the kWinAhead slots at shared address
+ * @ring, each row copied kAhead rows ahead of the one it makes (cp.async:
+ * the copies in flight cost no registers; loads into registers two rows
+ * ahead left the warps waiting on memory), and a lane reads its window,
+ * halo words too, from the slot. Each lane copies the words @l names, so
+ * that its vector's and the warp's halo words come through the border
+ * where they leave the row; a row outside the picture is the row the
+ * border maps it to, or a row of @cword (CONSTANT). A copied channel COPY
  * (kWinDot, 4-byte pixels) takes its bytes from the output row's own input
  * row, which stays in its slot: one row less ahead then. */
 template <int PB, int R, int MODE, int COPY>
 __device__ __forceinline__ void
-win_walk_staged (const Args & a, int x0, int y0, int n, int lane,
-    uint8_t * ring)
+win_walk_staged (const Args & a, const WinLane & l, int x0, int y0, int n,
+    uint32_t cword, uint32_t ring)
 {
   typedef WinShape<PB, R> W;
   static_assert (W::kHalo == 1 && W::kWords == 4, "one halo word a side");
   constexpr int kW = W::kTaps;
   constexpr int kAhead = kWinAhead - 1 - (COPY >= 0);
-  const uint8_t *src = a.src + (size_t) (y0 - R) * a.src_pitch + x0;
+  /* the rows a pitch apart from the first on, or mapped one by one */
+  const bool inside = y0 - R >= 0 && y0 - R + n <= a.height;
+  const int row_bytes = a.width * PB;
+  const uint8_t *src = a.src + (size_t) imax (y0 - R, 0) * a.src_pitch;
   uint8_t *dst = a.dst + (size_t) y0 * a.dst_pitch + x0;
   int32_t h[kW][kWinVec];
+  auto stage = [&] (int i) {
+    const uint8_t *row = src;
+
+    if (inside) {
+      src += a.src_pitch;
+    } else {
+      const int sy = border_index (a.border, y0 - R + i, a.height);
+
+      row = sy < 0 ? NULL : a.src + (size_t) sy * a.src_pitch;
+    }
+    win_stage (l, row, cword, ring + i % kWinAhead * kWinSlot);
+  };
 
 UNROLL
   for (int u = 0; u < kAhead; u++) {
     if (u < n)
-      win_stage (src, lane, ring + u * kWinSlot);
+      stage (u);
     /* a group for every row, empty past the strip, so that each wait
      * below counts the same */
     __pipeline_commit ();
-    src += a.src_pitch;
   }
   win_for_rows<kW> (n, [&] (int i, auto slot) {
       constexpr int u = decltype (slot)::value;
@@ -2255,29 +2358,29 @@ UNROLL
       __pipeline_wait_prior (kAhead - 1);
       __syncwarp ();
       if (i + kAhead < n)
-        win_stage (src, lane, ring + (i + kAhead) % kWinAhead * kWinSlot);
+        stage (i + kAhead);
       __pipeline_commit ();
-      src += a.src_pitch;
 
-      const uint8_t *s = ring + i % kWinAhead * kWinSlot + kWinVec * lane;
-      const uint2 v = *(const uint2 *) (s + 8);
-      const uint32_t x[4] = { *(const uint32_t *) (s + 4), v.x, v.y,
-        *(const uint32_t *) (s + 16)
-      };
+      const uint32_t s = ring + i % kWinAhead * kWinSlot + l.at;
+      const uint2 v = win_lds2 (s);
+      const uint32_t x[4] = { win_lds (s - 4), v.x, v.y, win_lds (s + 8) };
 
       win_sums_of<PB, R, MODE, COPY> (a, x, h[u]);
       if (i >= 2 * R) {
         uint32_t o[kWinVec / 4], c[kWinVec / 4] = { 0, 0 };
 
         if constexpr (COPY >= 0) {
-          const uint2 cv = *(const uint2 *) (ring + (i - R) % kWinAhead *
-              kWinSlot + kWinVec * lane + 8);
+          const uint2 cv = win_lds2 (ring + (i - R) % kWinAhead * kWinSlot +
+              l.at);
 
           c[0] = cv.x;
           c[1] = cv.y;
         }
         win_columns_of<PB, R, MODE, COPY> (a, h, (u + 1) % kW, c, o);
-        *(uint2 *) dst = make_uint2 (o[0], o[1]);
+        if (x0 + kWinVec <= row_bytes)
+          *(uint2 *) dst = make_uint2 (o[0], o[1]);
+        else if (x0 < row_bytes)
+          *(uint32_t *) dst = o[0];   /* 4-byte pixels: the row's last */
         dst += a.dst_pitch;
       }
     });
@@ -2332,6 +2435,9 @@ UNROLL
     });
 }
 
+/* A warp of 4-byte pixels walks staged wherever it lies (win_lane ()
+ * brings the border's words); one of 1- or 2-byte pixels only where its
+ * strip and vectors, halos included, lie inside the picture. */
 template <int PB, int R, int MODE, int COPY>
 __global__ void __launch_bounds__ (kWinThreads)
 stencil_window_kernel (Args a)
@@ -2343,26 +2449,38 @@ stencil_window_kernel (Args a)
   const int row_bytes = a.width * PB;
   /* rows of the strip's input: its output rows and R more each side */
   const int n = imin (a.strip, a.height - y0) + 2 * R;
-  /* this vector, or its halo, meets the picture's left or right edge */
-  const bool edge = x0 < 4 * W::kHalo
-      || x0 + kWinVec + 4 * W::kHalo > row_bytes;
-  __shared__ int32_t s_off[4 * W::kWords][kWinThreads];
   __shared__ __align__ (16) uint8_t s_ring[kWinThreads / 32][kWinAhead *
       kWinSlot];
   uint32_t cword = 0;
 
-  /* the same for the whole warp (the staged rows and the shuffles need
-   * every lane) */
-  if (y0 - R >= 0 && y0 - R + n <= a.height
-      && __all_sync (0xffffffffu, !edge)) {
-    win_walk_staged<PB, R, MODE, COPY> (a, x0, y0, n, lane,
-        s_ring[threadIdx.x / 32]);
+  /* a warp past the row's end has nothing to make (no barrier here) */
+  if (__all_sync (0xffffffffu, x0 >= row_bytes))
     return;
-  }
   for (int i = 0; i < 4; i++)
     cword |= ((uint32_t) a.border_sample[i % PB] & 255) << 8 * i;
-  win_offsets<PB, R> (a, x0, edge, s_off);
-  win_walk<PB, R, MODE> (a, x0, y0, n, lane, edge, cword, s_off);
+  const uint32_t ring = (uint32_t) __cvta_generic_to_shared (
+      s_ring[threadIdx.x / 32]);
+
+  if constexpr (PB == 4) {
+    win_walk_staged<PB, R, MODE, COPY> (a, win_lane<PB> (a, x0, lane), x0,
+        y0, n, cword, ring);
+  } else {
+    /* this vector, or its halo, meets the picture's left or right edge */
+    const bool edge = x0 < 4 * W::kHalo
+        || x0 + kWinVec + 4 * W::kHalo > row_bytes;
+    __shared__ int32_t s_off[4 * W::kWords][kWinThreads];
+
+    /* the same for the whole warp (the staged rows and the shuffles need
+     * every lane) */
+    if (y0 - R >= 0 && y0 - R + n <= a.height
+        && __all_sync (0xffffffffu, !edge)) {
+      win_walk_staged<PB, R, MODE, COPY> (a, win_lane<PB> (a, x0, lane), x0,
+          y0, n, cword, ring);
+      return;
+    }
+    win_offsets<PB, R> (a, x0, edge, s_off);
+    win_walk<PB, R, MODE> (a, x0, y0, n, lane, edge, cword, s_off);
+  }
 }
 
 /* One kernel of the family, as the host sees it. */
