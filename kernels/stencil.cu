@@ -1995,6 +1995,17 @@ UNROLL
   }
 }
 
+/* Whose taps channel @c of a pixel takes (Args::wpair, Args::wy4): its
+ * own, but with one channel COPY copied the others share the plan's, and
+ * take channel 0's (1's when COPY is 0), which keeps them in registers
+ * (each channel's own were reloaded from constant memory every row). */
+template <int COPY>
+__device__ __forceinline__ int
+win_taps_of (int c)
+{
+  return COPY < 0 ? c : COPY == 0 ? 1 : 0;
+}
+
 /* kWinDot's rows pass (radius 1) on the extended vector @x (its halo words
  * filled): output samples j and j + PB of a channel share the window of
  * four samples j - PB, j, j + PB, j + 2 PB, permuted into one word (6 to 8
@@ -2043,7 +2054,7 @@ win_sums_dot (const Args & a, const uint32_t (&x)[4], int32_t (&h)[kWinVec])
   }
 UNROLL
   for (int q = 0; q < 4; q++) {
-    const uint32_t *w = a.wpair[first[q] % PB];
+    const uint32_t *w = a.wpair[win_taps_of<COPY> (first[q] % PB)];
 
     if (PB == 4 && q == COPY)
       continue;
@@ -2149,7 +2160,7 @@ UNROLL
       s[b] = 1u << (kShift + 1);
 UNROLL
       for (int t = 0; t < 2 * R + 1; t++)
-        s[b] += (uint32_t) a.wy4[j % PB][t] *
+        s[b] += (uint32_t) a.wy4[win_taps_of<COPY> (j % PB)][t] *
             (uint32_t) h[(first + t) % (2 * R + 1)][j];
     }
     /* byte 3 of each sum, byte COPY of the copied channel's word */
@@ -2248,6 +2259,17 @@ win_lane (const Args & a, int x0, int lane)
   return l;
 }
 
+/* Whether a warp walks with the border's words and rows (EDGE in
+ * win_walk_staged ()): its strip's rows not all @inside the picture, or a
+ * lane's vector not one uint2 of the row (at the right edge, or past it),
+ * or a halo word CONSTANT's. The same for the whole warp. */
+__device__ __forceinline__ bool
+win_walk_edge (const WinLane & l, bool inside, int x0, int row_bytes)
+{
+  return !inside || !__all_sync (0xffffffffu, l.pair && l.halo >= 0
+      && x0 + kWinVec <= row_bytes);
+}
+
 /* One word into the shared memory at @s: asynchronously from @row + @off,
  * or @cword where @off is -1. */
 __device__ __forceinline__ void
@@ -2263,11 +2285,24 @@ win_word (uint32_t s, const uint8_t * row, int32_t off, uint32_t cword)
 
 /* This lane's part of a row into the slot at shared address @slot:
  * asynchronously from @row, or @cword in every word (@row NULL: a CONSTANT
- * row outside the picture). */
+ * row outside the picture). Unless EDGE, @row is not NULL, the lane's
+ * vector is one uint2 (l.pair) and its halo, if any, is in the picture:
+ * one copy, and lanes 0 and 31 a predicated second. */
+template <bool EDGE>
 __device__ __forceinline__ void
 win_stage (const WinLane & l, const uint8_t * row, uint32_t cword,
     uint32_t slot)
 {
+  if constexpr (!EDGE) {
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], 8;"
+        :: "r" (slot + l.at), "l" (__cvta_generic_to_global (row + l.va))
+        : "memory");
+    asm volatile ("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %2, 0;\n\t"
+        "@p cp.async.ca.shared.global [%0], [%1], 4;\n\t}"
+        :: "r" (slot + l.hat), "l" (__cvta_generic_to_global (row +
+                l.halo)), "r" (l.hat) : "memory");
+    return;
+  }
   if (!row) {
     asm volatile ("st.shared.v2.u32 [%0], {%1, %1};" :: "r" (slot + l.at),
         "r" (cword) : "memory");
@@ -2313,8 +2348,10 @@ win_lds2 (uint32_t s)
  * where they leave the row; a row outside the picture is the row the
  * border maps it to, or a row of @cword (CONSTANT). A copied channel COPY
  * (kWinDot, 4-byte pixels) takes its bytes from the output row's own input
- * row, which stays in its slot: one row less ahead then. */
-template <int PB, int R, int MODE, int COPY>
+ * row, which stays in its slot: one row less ahead then. Unless EDGE
+ * (win_walk_edge ()), the rows lie inside the picture, every lane's vector
+ * too, and no word is CONSTANT's. */
+template <int PB, int R, int MODE, int COPY, bool EDGE>
 __device__ __forceinline__ void
 win_walk_staged (const Args & a, const WinLane & l, int x0, int y0, int n,
     uint32_t cword, uint32_t ring)
@@ -2324,7 +2361,7 @@ win_walk_staged (const Args & a, const WinLane & l, int x0, int y0, int n,
   constexpr int kW = W::kTaps;
   constexpr int kAhead = kWinAhead - 1 - (COPY >= 0);
   /* the rows a pitch apart from the first on, or mapped one by one */
-  const bool inside = y0 - R >= 0 && y0 - R + n <= a.height;
+  const bool inside = !EDGE || (y0 - R >= 0 && y0 - R + n <= a.height);
   const int row_bytes = a.width * PB;
   const uint8_t *src = a.src + (size_t) imax (y0 - R, 0) * a.src_pitch;
   uint8_t *dst = a.dst + (size_t) y0 * a.dst_pitch + x0;
@@ -2339,7 +2376,7 @@ win_walk_staged (const Args & a, const WinLane & l, int x0, int y0, int n,
 
       row = sy < 0 ? NULL : a.src + (size_t) sy * a.src_pitch;
     }
-    win_stage (l, row, cword, ring + i % kWinAhead * kWinSlot);
+    win_stage<EDGE> (l, row, cword, ring + i % kWinAhead * kWinSlot);
   };
 
 UNROLL
@@ -2377,7 +2414,7 @@ UNROLL
           c[1] = cv.y;
         }
         win_columns_of<PB, R, MODE, COPY> (a, h, (u + 1) % kW, c, o);
-        if (x0 + kWinVec <= row_bytes)
+        if (!EDGE || x0 + kWinVec <= row_bytes)
           *(uint2 *) dst = make_uint2 (o[0], o[1]);
         else if (x0 < row_bytes)
           *(uint32_t *) dst = o[0];   /* 4-byte pixels: the row's last */
@@ -2461,9 +2498,16 @@ stencil_window_kernel (Args a)
   const uint32_t ring = (uint32_t) __cvta_generic_to_shared (
       s_ring[threadIdx.x / 32]);
 
+  const bool inside = y0 - R >= 0 && y0 - R + n <= a.height;
+
   if constexpr (PB == 4) {
-    win_walk_staged<PB, R, MODE, COPY> (a, win_lane<PB> (a, x0, lane), x0,
-        y0, n, cword, ring);
+    const WinLane l = win_lane<PB> (a, x0, lane);
+
+    if (win_walk_edge (l, inside, x0, row_bytes))
+      win_walk_staged<PB, R, MODE, COPY, true> (a, l, x0, y0, n, cword, ring);
+    else
+      win_walk_staged<PB, R, MODE, COPY, false> (a, l, x0, y0, n, cword,
+          ring);
   } else {
     /* this vector, or its halo, meets the picture's left or right edge */
     const bool edge = x0 < 4 * W::kHalo
@@ -2472,10 +2516,9 @@ stencil_window_kernel (Args a)
 
     /* the same for the whole warp (the staged rows and the shuffles need
      * every lane) */
-    if (y0 - R >= 0 && y0 - R + n <= a.height
-        && __all_sync (0xffffffffu, !edge)) {
-      win_walk_staged<PB, R, MODE, COPY> (a, win_lane<PB> (a, x0, lane), x0,
-          y0, n, cword, ring);
+    if (inside && __all_sync (0xffffffffu, !edge)) {
+      win_walk_staged<PB, R, MODE, COPY, false> (a, win_lane<PB> (a, x0,
+              lane), x0, y0, n, cword, ring);
       return;
     }
     win_offsets<PB, R> (a, x0, edge, s_off);
@@ -2872,30 +2915,17 @@ window_strip (int width, int height, int pb, int sms)
   return strip;
 }
 
-/* Whether the sliding window's dp2a (@k, @strip rows a block) is faster
- * than the tensor cores on a @width x @height plane of @pb-byte pixels:
- * for 4-byte pixels on planes of at least 4 waves of blocks (measured on
- * an H200 at radius 1: 4K RGBA 38.3 us against 42.8, 6.1 waves; 1080p
- * RGBA 18.8 against 17.2, 3.1 waves; planes of 1- and 2-byte pixels
- * slower at every size: 4K NV12 37.9 against 27.1, GRAY8 23.6 against
- * 21.0; docs/PERFORMANCE.md). CF_STENCIL_WINDOW_DOT=1 in the environment
- * takes it wherever its sums fit (for tests and measurements). */
+/* Whether the sliding window's dp2a is faster than the tensor cores on a
+ * plane of @pb-byte pixels: for 4-byte pixels, at every size measured
+ * (an H200 at radius 1, us: 4K RGBA 29.7 against 42.7, 1080p 12.8 against
+ * 17.2, 720p 8.7 against 12.6, 640x480 6.5 against 12.3), not for 1- and
+ * 2-byte pixels (4K NV12 43.6 against 27.0, GRAY8 26.6 against 20.9;
+ * docs/PERFORMANCE.md). CF_STENCIL_WINDOW_DOT=1 in the environment takes
+ * it wherever its sums fit (for tests and measurements). */
 bool
-win_dot_wins (const Kernel * k, int width, int height, int pb, int strip,
-    int sms)
+win_dot_wins (int pb)
 {
-  int per_sm = 0;
-
-  if (win_dot_env () == 1)
-    return true;
-  if (pb != 4 || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
-          k->func, kWinThreads, 0) != cudaSuccess || per_sm < 1) {
-    cudaGetLastError ();        /* not sticky; leave none behind */
-    return false;
-  }
-  const long blocks = win_blocks_across (width, pb) *
-      ((height + strip - 1) / strip);
-  return blocks >= 4L * per_sm * sms;
+  return win_dot_env () == 1 || pb == 4;
 }
 
 /* The fused tensor-core kernel's wide blocks (MmaBlock<2>) on a @width x
@@ -3250,8 +3280,7 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
         wmode, a->skip, wstrip) : Kernel { NULL, NULL, 0, 0, 0 };
     /* taps the tensor cores can take too: the window where its dp2a is
      * the faster (win_dot_wins ()) */
-    if (wk.func && split != kMmaNone && !win_dot_wins (&wk, a->width,
-            a->height, l->pixel_bytes, wstrip, sms))
+    if (wk.func && split != kMmaNone && !win_dot_wins (l->pixel_bytes))
       wk.func = NULL;
     const int strip = wk.func ? wstrip : 0;
     const Kernel fast = wk.func ? wk :
