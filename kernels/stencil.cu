@@ -1995,47 +1995,16 @@ UNROLL
   }
 }
 
-/* kWinDot's taps for a walk (Args::wpair, Args::wy4). With one channel
- * COPY copied, the others share the plan's taps: one set (channel 0's,
- * 1's when COPY is 0), held in registers for the whole walk (the empty asm
- * keeps the compiler from reading them from the kernel's parameters again
- * every row). Otherwise each channel's own, read where used. */
+/* Whose taps channel @c of a pixel takes (Args::wpair, Args::wy4): its
+ * own, but with one channel COPY copied the others share the plan's, and
+ * take channel 0's (1's when COPY is 0): a third of the registers, or of
+ * the reads from the kernel's parameters, that each channel's own took. */
 template <int COPY>
-struct WinTaps {
-  static constexpr int kSets = COPY < 0 ? 4 : 1;
-  uint32_t pair[kSets][4];
-  uint32_t col[kSets][2 * kWinR + 1];
-
-  __device__ __forceinline__ explicit WinTaps (const Args & a)
-  {
-UNROLL
-    for (int c = 0; c < kSets; c++) {
-      const int from = COPY < 0 ? c : COPY == 0 ? 1 : 0;
-
-UNROLL
-      for (int k = 0; k < 4; k++) {
-        pair[c][k] = a.wpair[from][k];
-        if constexpr (COPY >= 0)
-          asm ("" : "+r" (pair[c][k]));
-      }
-UNROLL
-      for (int t = 0; t < 2 * kWinR + 1; t++) {
-        col[c][t] = (uint32_t) a.wy4[from][t];
-        if constexpr (COPY >= 0)
-          asm ("" : "+r" (col[c][t]));
-      }
-    }
-  }
-  /* channel @c's */
-  __device__ __forceinline__ const uint32_t *pairs (int c) const
-  {
-    return pair[COPY < 0 ? c : 0];
-  }
-  __device__ __forceinline__ uint32_t column (int c, int t) const
-  {
-    return col[COPY < 0 ? c : 0][t];
-  }
-};
+__device__ __forceinline__ int
+win_taps_of (int c)
+{
+  return COPY < 0 ? c : COPY == 0 ? 1 : 0;
+}
 
 /* kWinDot's rows pass (radius 1) on the extended vector @x (its halo words
  * filled): output samples j and j + PB of a channel share the window of
@@ -2047,8 +2016,7 @@ UNROLL
  * made (win_columns_dot () takes its bytes from the picture). */
 template <int PB, int COPY>
 __device__ __forceinline__ void
-win_sums_dot (const WinTaps<COPY> & taps, const uint32_t (&x)[4],
-    int32_t (&h)[kWinVec])
+win_sums_dot (const Args & a, const uint32_t (&x)[4], int32_t (&h)[kWinVec])
 {
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
   /* the windows (window byte k: row byte j + (k - 1) PB, x's byte 4 +
@@ -2086,7 +2054,7 @@ win_sums_dot (const WinTaps<COPY> & taps, const uint32_t (&x)[4],
   }
 UNROLL
   for (int q = 0; q < 4; q++) {
-    const uint32_t *w = taps.pairs (first[q] % PB);
+    const uint32_t *w = a.wpair[win_taps_of<COPY> (first[q] % PB)];
 
     if (PB == 4 && q == COPY)
       continue;
@@ -2102,11 +2070,11 @@ UNROLL
 /* The rows pass of @x as MODE makes it (COPY: win_sums_dot ()). */
 template <int PB, int R, int MODE, int COPY>
 __device__ __forceinline__ void
-win_sums_of (const Args & a, const WinTaps<COPY> & taps,
-    const uint32_t (&x)[WinShape<PB, R>::kWords], int32_t (&h)[kWinVec])
+win_sums_of (const Args & a, const uint32_t (&x)[WinShape<PB, R>::kWords],
+    int32_t (&h)[kWinVec])
 {
   if constexpr (MODE == kWinDot)
-    win_sums_dot<PB, COPY> (taps, x, h);
+    win_sums_dot<PB, COPY> (a, x, h);
   else
     win_sums<PB, R> (a, x, h);
 }
@@ -2135,7 +2103,7 @@ UNROLL
     if (!edge && lane != 31)
       x[W::kHalo + W::kVec + w] = right;
   }
-  win_sums_of<PB, R, MODE, -1> (a, WinTaps<-1> (a), x, h);
+  win_sums_of<PB, R, MODE, -1> (a, x, h);
 }
 
 /* The columns pass: the kWinVec output samples from the intermediates of 2 R +
@@ -2171,8 +2139,8 @@ UNROLL
  * the output row's own input row. */
 template <int PB, int R, int COPY>
 __device__ __forceinline__ void
-win_columns_dot (const WinTaps<COPY> & taps,
-    const int32_t (&h)[2 * R + 1][kWinVec], int first, const uint32_t (&centre)[kWinVec / 4],
+win_columns_dot (const Args & a, const int32_t (&h)[2 * R + 1][kWinVec],
+    int first, const uint32_t (&centre)[kWinVec / 4],
     uint32_t (&out)[kWinVec / 4])
 {
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
@@ -2192,7 +2160,7 @@ UNROLL
       s[b] = 1u << (kShift + 1);
 UNROLL
       for (int t = 0; t < 2 * R + 1; t++)
-        s[b] += taps.column (j % PB, t) *
+        s[b] += (uint32_t) a.wy4[win_taps_of<COPY> (j % PB)][t] *
             (uint32_t) h[(first + t) % (2 * R + 1)][j];
     }
     /* byte 3 of each sum, byte COPY of the copied channel's word */
@@ -2206,12 +2174,12 @@ UNROLL
 /* The columns pass as MODE makes it (@centre: win_columns_dot ()). */
 template <int PB, int R, int MODE, int COPY>
 __device__ __forceinline__ void
-win_columns_of (const Args & a, const WinTaps<COPY> & taps,
-    const int32_t (&h)[2 * R + 1][kWinVec], int first, const uint32_t (&centre)[kWinVec / 4],
+win_columns_of (const Args & a, const int32_t (&h)[2 * R + 1][kWinVec],
+    int first, const uint32_t (&centre)[kWinVec / 4],
     uint32_t (&out)[kWinVec / 4])
 {
   if constexpr (MODE == kWinDot)
-    win_columns_dot<PB, R, COPY> (taps, h, first, centre, out);
+    win_columns_dot<PB, R, COPY> (a, h, first, centre, out);
   else
     win_columns<PB, R, MODE == kWinSaturating> (a, h, first, out);
 }
@@ -2398,7 +2366,6 @@ win_walk_staged (const Args & a, const WinLane & l, int x0, int y0, int n,
   const uint8_t *src = a.src + (size_t) imax (y0 - R, 0) * a.src_pitch;
   uint8_t *dst = a.dst + (size_t) y0 * a.dst_pitch + x0;
   int32_t h[kW][kWinVec];
-  const WinTaps<COPY> taps (a);
   auto stage = [&] (int i) {
     const uint8_t *row = src;
 
@@ -2436,7 +2403,7 @@ UNROLL
       const uint2 v = win_lds2 (s);
       const uint32_t x[4] = { win_lds (s - 4), v.x, v.y, win_lds (s + 8) };
 
-      win_sums_of<PB, R, MODE, COPY> (a, taps, x, h[u]);
+      win_sums_of<PB, R, MODE, COPY> (a, x, h[u]);
       if (i >= 2 * R) {
         uint32_t o[kWinVec / 4], c[kWinVec / 4] = { 0, 0 };
 
@@ -2447,7 +2414,7 @@ UNROLL
           c[0] = cv.x;
           c[1] = cv.y;
         }
-        win_columns_of<PB, R, MODE, COPY> (a, taps, h, (u + 1) % kW, c, o);
+        win_columns_of<PB, R, MODE, COPY> (a, h, (u + 1) % kW, c, o);
         if (!EDGE || x0 + kWinVec <= row_bytes)
           *(uint2 *) dst = make_uint2 (o[0], o[1]);
         else if (x0 < row_bytes)
@@ -2490,8 +2457,7 @@ UNROLL
       if (i >= 2 * R && x0 < row_bytes) {
         uint32_t o[kWinVec / 4];
 
-        win_columns_of<PB, R, MODE, -1> (a, WinTaps<-1> (a), h, (u + 1) % kW,
-            o, o);
+        win_columns_of<PB, R, MODE, -1> (a, h, (u + 1) % kW, o, o);
         if (x0 + kWinVec <= row_bytes)
           *(uint2 *) dst = make_uint2 (o[0], o[1]);
         else {
