@@ -2791,50 +2791,51 @@ launch_window (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
 
 template <int PB, int R, int MODE, int COPY = -1>
 Kernel
-window_kernel_of (int strip)
+window_kernel_of (void)
 {
   Kernel k;
 
   k.func = (const void *) stencil_window_kernel<PB, R, MODE, COPY>;
   k.launch = launch_window<PB, R, MODE, COPY>;
   k.tile_pixels = kWinThreads * kWinVec / PB;
-  k.tile_rows = strip;
+  k.tile_rows = 0;               /* window_strip () */
   k.shared_bytes = 0;
   return k;
 }
 
 template <int PB>
 Kernel
-window_kernel_of_pb (WinMode mode, unsigned skip, int strip)
+window_kernel_of_pb (WinMode mode, unsigned skip)
 {
   /* radius 2 was compiled and measured no faster than the tensor cores
    * (docs/PERFORMANCE.md); the dp2a's copied channel of 4-byte pixels
    * (alpha: the first or the last) made from the picture's bytes */
   if constexpr (PB == 4) {
     if (mode == kWinDot && skip == 1u << 3)
-      return window_kernel_of<PB, kWinR, kWinDot, 3> (strip);
+      return window_kernel_of<PB, kWinR, kWinDot, 3> ();
     if (mode == kWinDot && skip == 1u)
-      return window_kernel_of<PB, kWinR, kWinDot, 0> (strip);
+      return window_kernel_of<PB, kWinR, kWinDot, 0> ();
   }
   if (mode == kWinDot)
-    return window_kernel_of<PB, kWinR, kWinDot> (strip);
+    return window_kernel_of<PB, kWinR, kWinDot> ();
   return mode == kWinSaturating ?
-      window_kernel_of<PB, kWinR, kWinSaturating> (strip) :
-      window_kernel_of<PB, kWinR, kWinInRange> (strip);
+      window_kernel_of<PB, kWinR, kWinSaturating> () :
+      window_kernel_of<PB, kWinR, kWinInRange> ();
 }
 
 /* The sliding-window kernel on a plane of @pb-byte pixels of 8-bit
  * samples (@skip: its copied channels, Args::skip), making its sums as
- * @mode says, @strip output rows a block; func NULL where it has none. */
+ * @mode says (tile_rows 0: window_strip () sets it); func NULL where it
+ * has none. */
 Kernel
-select_window_kernel (int pb, WinMode mode, unsigned skip, int strip)
+select_window_kernel (int pb, WinMode mode, unsigned skip)
 {
   Kernel none = { NULL, NULL, 0, 0, 0 };
 
   switch (pb) {
-    case 1: return window_kernel_of_pb<1> (mode, skip, strip);
-    case 2: return window_kernel_of_pb<2> (mode, skip, strip);
-    case 4: return window_kernel_of_pb<4> (mode, skip, strip);
+    case 1: return window_kernel_of_pb<1> (mode, skip);
+    case 2: return window_kernel_of_pb<2> (mode, skip);
+    case 4: return window_kernel_of_pb<4> (mode, skip);
     default: return none;
   }
 }
@@ -2895,25 +2896,36 @@ win_dot_env (void)
       env && strcmp (env, "0") == 0 ? 0 : -1;
 }
 
-/* Output rows per block of the sliding-window kernel on a plane of
- * @width x @height @pb-byte pixels: 8, the fastest measured on 4K RGBA
- * (docs/PERFORMANCE.md: longer strips leave too few warps to hide the
- * loads, shorter ones filter more halo rows again), or 4 where 8 would
- * give the @sms multiprocessors less than two waves of 24 warps (1080p
- * RGBA, NV12's chroma: faster with 4). CF_STENCIL_WINDOW_ROWS in the
- * environment sets it (for measurements; 0 turns the kernel off). */
+/* Output rows per block of the sliding-window kernel @k on a plane of
+ * @width x @height @pb-byte pixels: 16 where that makes at most one wave
+ * of blocks on the @sms multiprocessors with 12 warps or more on each, else
+ * 8 where that gives each 12 warps, else 4: more rows a strip filter fewer
+ * halo rows again, but a strip's rows run one after another. Measured on
+ * an H200 (4-byte pixels, the dp2a, radius 1; strips of 4 / 8 / 16 rows,
+ * us): 4K RGBA 28.6 / 26.0 / 26.4, 1080p 12.1 / 11.9 / 11.3, 720p 8.6 /
+ * 8.5 / 10.1, 640x480 6.5 / 7.5 / 9.7 (docs/PERFORMANCE.md).
+ * CF_STENCIL_WINDOW_ROWS in the environment sets it (for measurements; 0
+ * turns the kernel off). */
 int
-window_strip (int width, int height, int pb, int sms)
+window_strip (const Kernel * k, int width, int height, int pb, int sms)
 {
   const char *env = getenv ("CF_STENCIL_WINDOW_ROWS");
-  const long warps = win_blocks_across (width, pb) * (kWinThreads / 32);
-  int strip = 8;
+  const long across = win_blocks_across (width, pb);
+  const long least = 12L / (kWinThreads / 32) * sms;
+  int per_sm = 0;
 
   if (env && *env)
     return (int) strtol (env, NULL, 10);
-  if (warps * ((height + strip - 1) / strip) < 48L * sms)
-    strip = 4;
-  return strip;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, k->func,
+          kWinThreads, 0) != cudaSuccess) {
+    cudaGetLastError ();        /* not sticky; leave none behind */
+    per_sm = 0;
+  }
+  const long b16 = across * ((height + 15) / 16);
+
+  if (b16 >= least && b16 <= (long) per_sm * sms)
+    return 16;
+  return across * ((height + 7) / 8) >= least ? 8 : 4;
 }
 
 /* Whether the sliding window's dp2a is faster than the tensor cores on a
@@ -3274,16 +3286,20 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
      * the two passes on the tensor cores; the CUDA-core kernel stays for
      * unaligned launches */
     const WinMode wmode = win ? win_mode (plan) : kWinSaturating;
-    const int wstrip = win && l->sample_bytes == 1
+    Kernel wk = win && l->sample_bytes == 1
         && (split == kMmaNone || wmode == kWinDot) ?
-        window_strip (a->width, a->height, l->pixel_bytes, sms) : 0;
-    Kernel wk = wstrip > 0 ? select_window_kernel (l->pixel_bytes,
-        wmode, a->skip, wstrip) : Kernel { NULL, NULL, 0, 0, 0 };
+        select_window_kernel (l->pixel_bytes, wmode, a->skip) :
+        Kernel { NULL, NULL, 0, 0, 0 };
     /* taps the tensor cores can take too: the window where its dp2a is
      * the faster (win_dot_wins ()) */
     if (wk.func && split != kMmaNone && !win_dot_wins (l->pixel_bytes))
       wk.func = NULL;
-    const int strip = wk.func ? wstrip : 0;
+    const int strip = wk.func ? window_strip (&wk, a->width, a->height,
+        l->pixel_bytes, sms) : 0;
+    if (strip > 0)
+      wk.tile_rows = strip;
+    else
+      wk.func = NULL;
     const Kernel fast = wk.func ? wk :
         select_mma_kernel (l->pixel_bytes, l->sample_bytes, split,
         two_pass ? kMmaColumns : mma_wide (mma_wide_blocks (a->width,
