@@ -2897,15 +2897,16 @@ win_dot_env (void)
 }
 
 /* Output rows per block of the sliding-window kernel @k on a plane of
- * @width x @height @pb-byte pixels: 16 where that makes at most one wave
- * of blocks on the @sms multiprocessors with 12 warps or more on each, else
- * 8 where that gives each 12 warps, else 4: more rows a strip filter fewer
- * halo rows again, but a strip's rows run one after another. Measured on
- * an H200 (4-byte pixels, the dp2a, radius 1; strips of 4 / 8 / 16 rows,
- * us): 4K RGBA 28.6 / 26.0 / 26.4, 1080p 12.1 / 11.9 / 11.3, 720p 8.6 /
- * 8.5 / 10.1, 640x480 6.5 / 7.5 / 9.7 (docs/PERFORMANCE.md).
- * CF_STENCIL_WINDOW_ROWS in the environment sets it (for measurements; 0
- * turns the kernel off). */
+ * @width x @height @pb-byte pixels. For 4-byte pixels: 16 where that makes
+ * at most one wave of blocks on the @sms multiprocessors with 12 warps or
+ * more on each, else 8 where that gives each 12 warps, else 4: more rows a
+ * strip filter fewer halo rows again, but a strip's rows run one after
+ * another. For 1- and 2-byte pixels: 4. Measured on an H200 (radius 1,
+ * strips of 4 / 8 / 16 rows, us): the dp2a on 4K RGBA 28.6 / 26.0 / 26.4,
+ * 1080p 12.1 / 11.9 / 11.3, 720p 8.6 / 8.5 / 10.1, 640x480 6.5 / 7.5 /
+ * 9.7; on 4K GRAY8 24.1 / 24.5 / 30.9, 1080p NV12 23.8 / 30.5 / 45.8
+ * (docs/PERFORMANCE.md). CF_STENCIL_WINDOW_ROWS in the environment sets
+ * it (for measurements; 0 turns the kernel off). */
 int
 window_strip (const Kernel * k, int width, int height, int pb, int sms)
 {
@@ -2916,6 +2917,8 @@ window_strip (const Kernel * k, int width, int height, int pb, int sms)
 
   if (env && *env)
     return (int) strtol (env, NULL, 10);
+  if (pb != 4)
+    return 4;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, k->func,
           kWinThreads, 0) != cudaSuccess) {
     cudaGetLastError ();        /* not sticky; leave none behind */
