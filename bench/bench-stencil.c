@@ -308,6 +308,7 @@ bench_kernels (double imad_peak, size_t l2_bytes, GRand * rand, int iters,
     {CF_FORMAT_GRAY8, W4K, H4K},
     {CF_FORMAT_GRAY16_LE, W4K, H4K}, {CF_FORMAT_RGBA, 1920, 1080},
     {CF_FORMAT_NV12, 1920, 1080}, {CF_FORMAT_GRAY8, 1920, 1080},
+    {CF_FORMAT_RGBA, 1280, 720}, {CF_FORMAT_RGBA, 640, 480},
   };
   Timing t[G_N_ELEMENTS (radii)];
   Case c;

@@ -67,9 +67,9 @@
  * stencil_columns_mma_kernel (), 2.6x to 11x faster); and at radius 1
  * with taps the tensor cores cannot split in registers without the tile
  * (stencil_window_kernel (), about 1.4x faster; docs/PERFORMANCE.md), which
- * also takes radius-1 blurs of large planes of 4-byte pixels, with the
- * rows' sums in dp2a (4K RGBA 38.4 us against the tensor cores' 43.0 on an
- * H200; win_dot_wins ()).
+ * also takes radius-1 blurs of planes of 4-byte pixels, with the rows'
+ * sums in dp2a (4K RGBA 26.0 us against the tensor cores' 42.7, 640x480
+ * 6.5 against 12.3 on an H200; win_dot_wins ()).
  */
 #include "stencil.h"
 #include "cuda-common.cuh"
@@ -1846,9 +1846,11 @@ UNROLL
  * the arithmetic, which at radius 1 is little. Here a thread owns
  * one aligned vector of kWinVec bytes of a row (as many samples) and walks
  * down a strip of a.strip output rows, no shared tile and no barrier:
- * - a warp whose strip lies inside the picture, its vectors and their
- *   halos too, copies its rows ahead into shared memory (cp.async) and
- *   each lane reads its window from there (win_walk_staged ());
+ * - a warp copies its rows ahead into shared memory (cp.async) and each
+ *   lane reads its window from there (win_walk_staged ()): every warp of
+ *   4-byte pixels, whose words outside the picture are border pixels
+ *   (win_lane ()), and the warps of 1- and 2-byte pixels whose strip lies
+ *   inside the picture, their vectors and halos too;
  * - the others load each input row's vector 2 R rows ahead into registers
  *   (a ring of 2 R + 1 vectors), with the R PB bytes on each side that its
  *   horizontal taps need taken from the neighbouring lanes (shuffles);
@@ -1993,6 +1995,17 @@ UNROLL
   }
 }
 
+/* Whose taps channel @c of a pixel takes (Args::wpair, Args::wy4): its
+ * own, but with one channel COPY copied the others share the plan's, and
+ * take channel 0's (1's when COPY is 0): a third of the registers, or of
+ * the reads from the kernel's parameters, that each channel's own took. */
+template <int COPY>
+__device__ __forceinline__ int
+win_taps_of (int c)
+{
+  return COPY < 0 ? c : COPY == 0 ? 1 : 0;
+}
+
 /* kWinDot's rows pass (radius 1) on the extended vector @x (its halo words
  * filled): output samples j and j + PB of a channel share the window of
  * four samples j - PB, j, j + PB, j + 2 PB, permuted into one word (6 to 8
@@ -2041,7 +2054,7 @@ win_sums_dot (const Args & a, const uint32_t (&x)[4], int32_t (&h)[kWinVec])
   }
 UNROLL
   for (int q = 0; q < 4; q++) {
-    const uint32_t *w = a.wpair[first[q] % PB];
+    const uint32_t *w = a.wpair[win_taps_of<COPY> (first[q] % PB)];
 
     if (PB == 4 && q == COPY)
       continue;
@@ -2147,7 +2160,7 @@ UNROLL
       s[b] = 1u << (kShift + 1);
 UNROLL
       for (int t = 0; t < 2 * R + 1; t++)
-        s[b] += (uint32_t) a.wy4[j % PB][t] *
+        s[b] += (uint32_t) a.wy4[win_taps_of<COPY> (j % PB)][t] *
             (uint32_t) h[(first + t) % (2 * R + 1)][j];
     }
     /* byte 3 of each sum, byte COPY of the copied channel's word */
@@ -2195,57 +2208,185 @@ win_for_rows (int n, F step)
     win_rows_from<K> (base, n, step);
 }
 
-/* Rows staged ahead of a warp that walks a strip inside the picture
- * (win_walk_staged ()), and a staged row's slot: the word left of the
- * warp's vectors at byte 4 (lane 0 copies it), the 32 vectors from byte 8,
- * the word right of them at byte 8 + 32 kWinVec (lane 31). */
+/* Rows staged ahead of a warp (win_walk_staged ()), and a staged row's
+ * slot: the word left of the warp's vectors at byte 4 (lane 0 copies it),
+ * the 32 vectors from byte 8, the word right of them at byte 8 + 32 kWinVec
+ * (lane 31). */
 /* 8: 4 and 16 measured slower (4K RGBA, the dp2a at radius 1, H200: 40.9
  * and 40.3 us against 38.3) */
 constexpr int kWinAhead = 8;
 constexpr int kWinSlot = 8 + 32 * kWinVec + 8;
 
-/* Copies this lane's part of the row at @p (its vector; lanes 0 and 31 the
- * word beside the warp's) into the slot at @slot, asynchronously. */
-__device__ __forceinline__ void
-win_stage (const uint8_t * p, int lane, uint8_t * slot)
+/* Where a lane of a staged walk takes the words of its part of a slot
+ * from, once per thread (win_lane ()): byte offsets in the row, or -1 for
+ * CONSTANT's border word. */
+struct WinLane {
+  int32_t va, vb;               /* its vector's two words */
+  int32_t halo;                 /* lane 0, 31: the word beside the warp's */
+  bool pair;                    /* va, vb one aligned uint2 of the row */
+  uint32_t at, hat;             /* their bytes in a slot (hat 0: no halo) */
+};
+
+/* The row offset of the word at byte @b of the row extended by the border
+ * (a multiple of 4): @b itself inside the row; outside, for 4-byte pixels,
+ * the pixel the border maps it to (-1: CONSTANT's). Words of 1- and 2-byte
+ * pixels outside the row hold samples of several pixels, which no copy of
+ * one word gives: their warps take win_walk (). */
+template <int PB>
+__device__ __forceinline__ int32_t
+win_word_offset (const Args & a, int b)
 {
-  __pipeline_memcpy_async (slot + 8 + kWinVec * lane, p, kWinVec);
-  if (lane == 0)
-    __pipeline_memcpy_async (slot + 4, p - 4, 4);
-  if (lane == 31)
-    __pipeline_memcpy_async (slot + 8 + 32 * kWinVec, p + kWinVec, 4);
+  if (b >= 0 && b + 4 <= a.width * PB)
+    return b;
+  const int sx = border_index (a.border, b >> 2, a.width);
+
+  return sx < 0 ? -1 : 4 * sx;
 }
 
-/* The walk of a warp whose strip and vectors, halos included, lie inside
- * the picture (stencil_window_kernel ()): its @n input rows go through
- * @ring, kWinAhead slots, each row copied kAhead rows ahead of the one it
- * makes (cp.async: the copies in flight cost no registers; loads into
- * registers two rows ahead left the warps waiting on memory), and a lane
- * reads its window, halo words too, from the slot. No border mapping: the
- * rows are a pitch apart from the first on. A copied channel COPY
- * (kWinDot, 4-byte pixels) takes its bytes from the output row's own input
- * row, which stays in its slot: one row less ahead then. */
-template <int PB, int R, int MODE, int COPY>
+template <int PB>
+__device__ __forceinline__ WinLane
+win_lane (const Args & a, int x0, int lane)
+{
+  WinLane l;
+
+  l.va = win_word_offset<PB> (a, x0);
+  l.vb = win_word_offset<PB> (a, x0 + 4);
+  l.pair = l.va >= 0 && l.vb == l.va + 4 && l.va % 8 == 0;
+  l.at = 8 + kWinVec * lane;
+  l.halo = lane == 0 ? win_word_offset<PB> (a, x0 - 4) :
+      lane == 31 ? win_word_offset<PB> (a, x0 + kWinVec) : 0;
+  l.hat = lane == 0 ? 4 : lane == 31 ? 8 + 32 * kWinVec : 0;
+  return l;
+}
+
+/* Whether a warp walks with the border's words and rows (EDGE in
+ * win_walk_staged ()): its strip's rows not all @inside the picture, or a
+ * lane's vector not one uint2 of the row (at the right edge, or past it),
+ * or a halo word CONSTANT's. The same for the whole warp. */
+__device__ __forceinline__ bool
+win_walk_edge (const WinLane & l, bool inside, int x0, int row_bytes)
+{
+  return !inside || !__all_sync (0xffffffffu, l.pair && l.halo >= 0
+      && x0 + kWinVec <= row_bytes);
+}
+
+/* One word into the shared memory at @s: asynchronously from @row + @off,
+ * or @cword where @off is -1. */
 __device__ __forceinline__ void
-win_walk_staged (const Args & a, int x0, int y0, int n, int lane,
-    uint8_t * ring)
+win_word (uint32_t s, const uint8_t * row, int32_t off, uint32_t cword)
+{
+  if (off >= 0)
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;"
+        :: "r" (s), "l" (__cvta_generic_to_global (row + off)) : "memory");
+  else
+    asm volatile ("st.shared.u32 [%0], %1;" :: "r" (s), "r" (cword)
+        : "memory");
+}
+
+/* This lane's part of a row into the slot at shared address @slot:
+ * asynchronously from @row, or @cword in every word (@row NULL: a CONSTANT
+ * row outside the picture). Unless EDGE, @row is not NULL, the lane's
+ * vector is one uint2 (l.pair) and its halo, if any, is in the picture:
+ * one copy, and lanes 0 and 31 a predicated second. */
+template <bool EDGE>
+__device__ __forceinline__ void
+win_stage (const WinLane & l, const uint8_t * row, uint32_t cword,
+    uint32_t slot)
+{
+  if constexpr (!EDGE) {
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], 8;"
+        :: "r" (slot + l.at), "l" (__cvta_generic_to_global (row + l.va))
+        : "memory");
+    asm volatile ("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %2, 0;\n\t"
+        "@p cp.async.ca.shared.global [%0], [%1], 4;\n\t}"
+        :: "r" (slot + l.hat), "l" (__cvta_generic_to_global (row +
+                l.halo)), "r" (l.hat) : "memory");
+    return;
+  }
+  if (!row) {
+    asm volatile ("st.shared.v2.u32 [%0], {%1, %1};" :: "r" (slot + l.at),
+        "r" (cword) : "memory");
+  } else if (l.pair) {
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], 8;"
+        :: "r" (slot + l.at), "l" (__cvta_generic_to_global (row + l.va))
+        : "memory");
+  } else {
+    win_word (slot + l.at, row, l.va, cword);
+    win_word (slot + l.at + 4, row, l.vb, cword);
+  }
+  if (l.hat)
+    win_word (slot + l.hat, row, row ? l.halo : -1, cword);
+}
+
+/* The words at shared address @s. */
+__device__ __forceinline__ uint32_t
+win_lds (uint32_t s)
+{
+  uint32_t v;
+
+  asm volatile ("ld.shared.u32 %0, [%1];" : "=r" (v) : "r" (s) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ uint2
+win_lds2 (uint32_t s)
+{
+  uint2 v;
+
+  asm volatile ("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r" (v.x), "=r" (v.y)
+      : "r" (s) : "memory");
+  return v;
+}
+
+/* The walk of a warp (stencil_window_kernel ()): its @n input rows, from
+ * picture row y0 - R on, go through the kWinAhead slots at shared address
+ * @ring, each row copied kAhead rows ahead of the one it makes (cp.async:
+ * the copies in flight cost no registers; loads into registers two rows
+ * ahead left the warps waiting on memory), and a lane reads its window,
+ * halo words too, from the slot. Each lane copies the words @l names, so
+ * that its vector's and the warp's halo words come through the border
+ * where they leave the row; a row outside the picture is the row the
+ * border maps it to, or a row of @cword (CONSTANT). A copied channel COPY
+ * (kWinDot, 4-byte pixels) takes its bytes from the output row's own input
+ * row, which stays in its slot: one row less ahead then. Unless EDGE
+ * (win_walk_edge ()), the rows lie inside the picture, every lane's vector
+ * too, and no word is CONSTANT's. */
+template <int PB, int R, int MODE, int COPY, bool EDGE>
+__device__ __forceinline__ void
+win_walk_staged (const Args & a, const WinLane & l, int x0, int y0, int n,
+    uint32_t cword, uint32_t ring)
 {
   typedef WinShape<PB, R> W;
   static_assert (W::kHalo == 1 && W::kWords == 4, "one halo word a side");
   constexpr int kW = W::kTaps;
   constexpr int kAhead = kWinAhead - 1 - (COPY >= 0);
-  const uint8_t *src = a.src + (size_t) (y0 - R) * a.src_pitch + x0;
+  /* the rows a pitch apart from the first on, or mapped one by one */
+  const bool inside = !EDGE || (y0 - R >= 0 && y0 - R + n <= a.height);
+  const int row_bytes = a.width * PB;
+  const uint8_t *src = a.src + (size_t) imax (y0 - R, 0) * a.src_pitch;
   uint8_t *dst = a.dst + (size_t) y0 * a.dst_pitch + x0;
   int32_t h[kW][kWinVec];
+  auto stage = [&] (int i) {
+    const uint8_t *row = src;
+
+    if (inside) {
+      src += a.src_pitch;
+    } else {
+      const int sy = border_index (a.border, y0 - R + i, a.height);
+
+      row = sy < 0 ? NULL : a.src + (size_t) sy * a.src_pitch;
+    }
+    win_stage<EDGE> (l, row, cword, ring + (unsigned) i % kWinAhead *
+        kWinSlot);
+  };
 
 UNROLL
   for (int u = 0; u < kAhead; u++) {
     if (u < n)
-      win_stage (src, lane, ring + u * kWinSlot);
+      stage (u);
     /* a group for every row, empty past the strip, so that each wait
      * below counts the same */
     __pipeline_commit ();
-    src += a.src_pitch;
   }
   win_for_rows<kW> (n, [&] (int i, auto slot) {
       constexpr int u = decltype (slot)::value;
@@ -2255,29 +2396,29 @@ UNROLL
       __pipeline_wait_prior (kAhead - 1);
       __syncwarp ();
       if (i + kAhead < n)
-        win_stage (src, lane, ring + (i + kAhead) % kWinAhead * kWinSlot);
+        stage (i + kAhead);
       __pipeline_commit ();
-      src += a.src_pitch;
 
-      const uint8_t *s = ring + i % kWinAhead * kWinSlot + kWinVec * lane;
-      const uint2 v = *(const uint2 *) (s + 8);
-      const uint32_t x[4] = { *(const uint32_t *) (s + 4), v.x, v.y,
-        *(const uint32_t *) (s + 16)
-      };
+      const uint32_t s = ring + (unsigned) i % kWinAhead * kWinSlot + l.at;
+      const uint2 v = win_lds2 (s);
+      const uint32_t x[4] = { win_lds (s - 4), v.x, v.y, win_lds (s + 8) };
 
       win_sums_of<PB, R, MODE, COPY> (a, x, h[u]);
       if (i >= 2 * R) {
         uint32_t o[kWinVec / 4], c[kWinVec / 4] = { 0, 0 };
 
         if constexpr (COPY >= 0) {
-          const uint2 cv = *(const uint2 *) (ring + (i - R) % kWinAhead *
-              kWinSlot + kWinVec * lane + 8);
+          const uint2 cv = win_lds2 (ring + (unsigned) (i - R) % kWinAhead *
+              kWinSlot + l.at);
 
           c[0] = cv.x;
           c[1] = cv.y;
         }
         win_columns_of<PB, R, MODE, COPY> (a, h, (u + 1) % kW, c, o);
-        *(uint2 *) dst = make_uint2 (o[0], o[1]);
+        if (!EDGE || x0 + kWinVec <= row_bytes)
+          *(uint2 *) dst = make_uint2 (o[0], o[1]);
+        else if (x0 < row_bytes)
+          *(uint32_t *) dst = o[0];   /* 4-byte pixels: the row's last */
         dst += a.dst_pitch;
       }
     });
@@ -2332,6 +2473,9 @@ UNROLL
     });
 }
 
+/* A warp of 4-byte pixels walks staged wherever it lies (win_lane ()
+ * brings the border's words); one of 1- or 2-byte pixels only where its
+ * strip and vectors, halos included, lie inside the picture. */
 template <int PB, int R, int MODE, int COPY>
 __global__ void __launch_bounds__ (kWinThreads)
 stencil_window_kernel (Args a)
@@ -2343,26 +2487,44 @@ stencil_window_kernel (Args a)
   const int row_bytes = a.width * PB;
   /* rows of the strip's input: its output rows and R more each side */
   const int n = imin (a.strip, a.height - y0) + 2 * R;
-  /* this vector, or its halo, meets the picture's left or right edge */
-  const bool edge = x0 < 4 * W::kHalo
-      || x0 + kWinVec + 4 * W::kHalo > row_bytes;
-  __shared__ int32_t s_off[4 * W::kWords][kWinThreads];
   __shared__ __align__ (16) uint8_t s_ring[kWinThreads / 32][kWinAhead *
       kWinSlot];
   uint32_t cword = 0;
 
-  /* the same for the whole warp (the staged rows and the shuffles need
-   * every lane) */
-  if (y0 - R >= 0 && y0 - R + n <= a.height
-      && __all_sync (0xffffffffu, !edge)) {
-    win_walk_staged<PB, R, MODE, COPY> (a, x0, y0, n, lane,
-        s_ring[threadIdx.x / 32]);
+  /* a warp past the row's end has nothing to make (no barrier here) */
+  if (__all_sync (0xffffffffu, x0 >= row_bytes))
     return;
-  }
   for (int i = 0; i < 4; i++)
     cword |= ((uint32_t) a.border_sample[i % PB] & 255) << 8 * i;
-  win_offsets<PB, R> (a, x0, edge, s_off);
-  win_walk<PB, R, MODE> (a, x0, y0, n, lane, edge, cword, s_off);
+  const uint32_t ring = (uint32_t) __cvta_generic_to_shared (
+      s_ring[threadIdx.x / 32]);
+
+  const bool inside = y0 - R >= 0 && y0 - R + n <= a.height;
+
+  if constexpr (PB == 4) {
+    const WinLane l = win_lane<PB> (a, x0, lane);
+
+    if (win_walk_edge (l, inside, x0, row_bytes))
+      win_walk_staged<PB, R, MODE, COPY, true> (a, l, x0, y0, n, cword, ring);
+    else
+      win_walk_staged<PB, R, MODE, COPY, false> (a, l, x0, y0, n, cword,
+          ring);
+  } else {
+    /* this vector, or its halo, meets the picture's left or right edge */
+    const bool edge = x0 < 4 * W::kHalo
+        || x0 + kWinVec + 4 * W::kHalo > row_bytes;
+    __shared__ int32_t s_off[4 * W::kWords][kWinThreads];
+
+    /* the same for the whole warp (the staged rows and the shuffles need
+     * every lane) */
+    if (inside && __all_sync (0xffffffffu, !edge)) {
+      win_walk_staged<PB, R, MODE, COPY, false> (a, win_lane<PB> (a, x0,
+              lane), x0, y0, n, cword, ring);
+      return;
+    }
+    win_offsets<PB, R> (a, x0, edge, s_off);
+    win_walk<PB, R, MODE> (a, x0, y0, n, lane, edge, cword, s_off);
+  }
 }
 
 /* One kernel of the family, as the host sees it. */
@@ -2629,50 +2791,51 @@ launch_window (const Args & a, dim3 grid, size_t shared, cudaStream_t stream)
 
 template <int PB, int R, int MODE, int COPY = -1>
 Kernel
-window_kernel_of (int strip)
+window_kernel_of (void)
 {
   Kernel k;
 
   k.func = (const void *) stencil_window_kernel<PB, R, MODE, COPY>;
   k.launch = launch_window<PB, R, MODE, COPY>;
   k.tile_pixels = kWinThreads * kWinVec / PB;
-  k.tile_rows = strip;
+  k.tile_rows = 0;               /* window_strip () */
   k.shared_bytes = 0;
   return k;
 }
 
 template <int PB>
 Kernel
-window_kernel_of_pb (WinMode mode, unsigned skip, int strip)
+window_kernel_of_pb (WinMode mode, unsigned skip)
 {
   /* radius 2 was compiled and measured no faster than the tensor cores
    * (docs/PERFORMANCE.md); the dp2a's copied channel of 4-byte pixels
    * (alpha: the first or the last) made from the picture's bytes */
   if constexpr (PB == 4) {
     if (mode == kWinDot && skip == 1u << 3)
-      return window_kernel_of<PB, kWinR, kWinDot, 3> (strip);
+      return window_kernel_of<PB, kWinR, kWinDot, 3> ();
     if (mode == kWinDot && skip == 1u)
-      return window_kernel_of<PB, kWinR, kWinDot, 0> (strip);
+      return window_kernel_of<PB, kWinR, kWinDot, 0> ();
   }
   if (mode == kWinDot)
-    return window_kernel_of<PB, kWinR, kWinDot> (strip);
+    return window_kernel_of<PB, kWinR, kWinDot> ();
   return mode == kWinSaturating ?
-      window_kernel_of<PB, kWinR, kWinSaturating> (strip) :
-      window_kernel_of<PB, kWinR, kWinInRange> (strip);
+      window_kernel_of<PB, kWinR, kWinSaturating> () :
+      window_kernel_of<PB, kWinR, kWinInRange> ();
 }
 
 /* The sliding-window kernel on a plane of @pb-byte pixels of 8-bit
  * samples (@skip: its copied channels, Args::skip), making its sums as
- * @mode says, @strip output rows a block; func NULL where it has none. */
+ * @mode says (tile_rows 0: window_strip () sets it); func NULL where it
+ * has none. */
 Kernel
-select_window_kernel (int pb, WinMode mode, unsigned skip, int strip)
+select_window_kernel (int pb, WinMode mode, unsigned skip)
 {
   Kernel none = { NULL, NULL, 0, 0, 0 };
 
   switch (pb) {
-    case 1: return window_kernel_of_pb<1> (mode, skip, strip);
-    case 2: return window_kernel_of_pb<2> (mode, skip, strip);
-    case 4: return window_kernel_of_pb<4> (mode, skip, strip);
+    case 1: return window_kernel_of_pb<1> (mode, skip);
+    case 2: return window_kernel_of_pb<2> (mode, skip);
+    case 4: return window_kernel_of_pb<4> (mode, skip);
     default: return none;
   }
 }
@@ -2733,51 +2896,52 @@ win_dot_env (void)
       env && strcmp (env, "0") == 0 ? 0 : -1;
 }
 
-/* Output rows per block of the sliding-window kernel on a plane of
- * @width x @height @pb-byte pixels: 8, the fastest measured on 4K RGBA
- * (docs/PERFORMANCE.md: longer strips leave too few warps to hide the
- * loads, shorter ones filter more halo rows again), or 4 where 8 would
- * give the @sms multiprocessors less than two waves of 24 warps (1080p
- * RGBA, NV12's chroma: faster with 4). CF_STENCIL_WINDOW_ROWS in the
- * environment sets it (for measurements; 0 turns the kernel off). */
+/* Output rows per block of the sliding-window kernel @k on a plane of
+ * @width x @height @pb-byte pixels. For 4-byte pixels: 16 where that makes
+ * at most one wave of blocks on the @sms multiprocessors with 12 warps or
+ * more on each, else 8 where that gives each 12 warps, else 4: more rows a
+ * strip filter fewer halo rows again, but a strip's rows run one after
+ * another. For 1- and 2-byte pixels: 4. Measured on an H200 (radius 1,
+ * strips of 4 / 8 / 16 rows, us): the dp2a on 4K RGBA 28.6 / 26.0 / 26.4,
+ * 1080p 12.1 / 11.9 / 11.3, 720p 8.6 / 8.5 / 10.1, 640x480 6.5 / 7.5 /
+ * 9.7; on 4K GRAY8 24.1 / 24.5 / 30.9, 1080p NV12 23.8 / 30.5 / 45.8
+ * (docs/PERFORMANCE.md). CF_STENCIL_WINDOW_ROWS in the environment sets
+ * it (for measurements; 0 turns the kernel off). */
 int
-window_strip (int width, int height, int pb, int sms)
+window_strip (const Kernel * k, int width, int height, int pb, int sms)
 {
   const char *env = getenv ("CF_STENCIL_WINDOW_ROWS");
-  const long warps = win_blocks_across (width, pb) * (kWinThreads / 32);
-  int strip = 8;
+  const long across = win_blocks_across (width, pb);
+  const long least = 12L / (kWinThreads / 32) * sms;
+  int per_sm = 0;
 
   if (env && *env)
     return (int) strtol (env, NULL, 10);
-  if (warps * ((height + strip - 1) / strip) < 48L * sms)
-    strip = 4;
-  return strip;
+  if (pb != 4)
+    return 4;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, k->func,
+          kWinThreads, 0) != cudaSuccess) {
+    cudaGetLastError ();        /* not sticky; leave none behind */
+    per_sm = 0;
+  }
+  const long b16 = across * ((height + 15) / 16);
+
+  if (b16 >= least && b16 <= (long) per_sm * sms)
+    return 16;
+  return across * ((height + 7) / 8) >= least ? 8 : 4;
 }
 
-/* Whether the sliding window's dp2a (@k, @strip rows a block) is faster
- * than the tensor cores on a @width x @height plane of @pb-byte pixels:
- * for 4-byte pixels on planes of at least 4 waves of blocks (measured on
- * an H200 at radius 1: 4K RGBA 38.3 us against 42.8, 6.1 waves; 1080p
- * RGBA 18.8 against 17.2, 3.1 waves; planes of 1- and 2-byte pixels
- * slower at every size: 4K NV12 37.9 against 27.1, GRAY8 23.6 against
- * 21.0; docs/PERFORMANCE.md). CF_STENCIL_WINDOW_DOT=1 in the environment
- * takes it wherever its sums fit (for tests and measurements). */
+/* Whether the sliding window's dp2a is faster than the tensor cores on a
+ * plane of @pb-byte pixels: for 4-byte pixels, at every size measured
+ * (an H200 at radius 1, us: 4K RGBA 29.7 against 42.7, 1080p 12.8 against
+ * 17.2, 720p 8.7 against 12.6, 640x480 6.5 against 12.3), not for 1- and
+ * 2-byte pixels (4K NV12 43.6 against 27.0, GRAY8 26.6 against 20.9;
+ * docs/PERFORMANCE.md). CF_STENCIL_WINDOW_DOT=1 in the environment takes
+ * it wherever its sums fit (for tests and measurements). */
 bool
-win_dot_wins (const Kernel * k, int width, int height, int pb, int strip,
-    int sms)
+win_dot_wins (int pb)
 {
-  int per_sm = 0;
-
-  if (win_dot_env () == 1)
-    return true;
-  if (pb != 4 || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
-          k->func, kWinThreads, 0) != cudaSuccess || per_sm < 1) {
-    cudaGetLastError ();        /* not sticky; leave none behind */
-    return false;
-  }
-  const long blocks = win_blocks_across (width, pb) *
-      ((height + strip - 1) / strip);
-  return blocks >= 4L * per_sm * sms;
+  return win_dot_env () == 1 || pb == 4;
 }
 
 /* The fused tensor-core kernel's wide blocks (MmaBlock<2>) on a @width x
@@ -3125,17 +3289,20 @@ cf_stencil_device_plan_new (const CfStencilPlan * plan,
      * the two passes on the tensor cores; the CUDA-core kernel stays for
      * unaligned launches */
     const WinMode wmode = win ? win_mode (plan) : kWinSaturating;
-    const int wstrip = win && l->sample_bytes == 1
+    Kernel wk = win && l->sample_bytes == 1
         && (split == kMmaNone || wmode == kWinDot) ?
-        window_strip (a->width, a->height, l->pixel_bytes, sms) : 0;
-    Kernel wk = wstrip > 0 ? select_window_kernel (l->pixel_bytes,
-        wmode, a->skip, wstrip) : Kernel { NULL, NULL, 0, 0, 0 };
+        select_window_kernel (l->pixel_bytes, wmode, a->skip) :
+        Kernel { NULL, NULL, 0, 0, 0 };
     /* taps the tensor cores can take too: the window where its dp2a is
      * the faster (win_dot_wins ()) */
-    if (wk.func && split != kMmaNone && !win_dot_wins (&wk, a->width,
-            a->height, l->pixel_bytes, wstrip, sms))
+    if (wk.func && split != kMmaNone && !win_dot_wins (l->pixel_bytes))
       wk.func = NULL;
-    const int strip = wk.func ? wstrip : 0;
+    const int strip = wk.func ? window_strip (&wk, a->width, a->height,
+        l->pixel_bytes, sms) : 0;
+    if (strip > 0)
+      wk.tile_rows = strip;
+    else
+      wk.func = NULL;
     const Kernel fast = wk.func ? wk :
         select_mma_kernel (l->pixel_bytes, l->sample_bytes, split,
         two_pass ? kMmaColumns : mma_wide (mma_wide_blocks (a->width,

@@ -1819,8 +1819,8 @@ box_gain (int r, double *t, double gain)
  * and constant pictures. Then the CUDA-core kernel on the same, and an
  * unaligned launch of a window plan (its fallback). The dp2a is taken
  * wherever its sums fit here (CF_STENCIL_WINDOW_DOT=1); then AUTO's own
- * choice for gaussian blurs: the dp2a on 4K RGBA (run against the CPU),
- * the tensor cores on 640x480 RGBA and on 4K NV12's planes. */
+ * choice for gaussian blurs: the dp2a on 640x480 and 4K RGBA (the latter
+ * run against the CPU), the tensor cores on 4K NV12's planes. */
 static void
 test_cuda_window (void)
 {
@@ -1956,9 +1956,8 @@ test_cuda_window (void)
       CfFormat format;
       int width, height, kernel;
     } sizes_auto[] = {
-      /* under 4 waves of the window's blocks on any GPU of 15
-       * multiprocessors or more */
-      {CF_FORMAT_RGBA, 640, 480, KERNEL_TENSOR_CORES},
+      /* 4-byte pixels at any size, 1- and 2-byte ones never */
+      {CF_FORMAT_RGBA, 640, 480, KERNEL_WINDOW_DOT},
       {CF_FORMAT_NV12, 3840, 2160, KERNEL_TENSOR_CORES},
       {CF_FORMAT_RGBA, 3840, 2160, KERNEL_WINDOW_DOT},
     };
