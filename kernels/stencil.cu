@@ -2424,8 +2424,9 @@ UNROLL
     });
 }
 
-/* A thread's walk down the strip (stencil_window_kernel ()): @n input rows
- * from picture row y0 - R on, through the border. */
+/* A thread's walk down the strip (stencil_window_kernel (): warps of 1- and
+ * 2-byte pixels at the picture's edges): @n input rows from picture row
+ * y0 - R on, through the border. */
 template <int PB, int R, int MODE>
 __device__ __forceinline__ void
 win_walk (const Args & a, int x0, int y0, int n, int lane, bool edge,
