@@ -68,8 +68,8 @@
  * with taps the tensor cores cannot split in registers without the tile
  * (stencil_window_kernel (), about 1.4x faster; docs/PERFORMANCE.md), which
  * also takes radius-1 blurs of planes of 4-byte pixels, with the rows'
- * sums in dp2a (4K RGBA 26.0 us against the tensor cores' 42.7, 640x480
- * 6.5 against 12.3 on an H200; win_dot_wins ()).
+ * sums in dp2a (4K RGBA 23.5 us against the tensor cores' 42.7, 640x480
+ * 6.7 against 12.3 on an H200; win_dot_wins ()).
  */
 #include "stencil.h"
 #include "cuda-common.cuh"
@@ -1887,9 +1887,11 @@ constexpr int kWinThreads = 64;         /* a block: 64 vectors of a row */
  *   win_columns_dot ()). */
 enum WinMode { kWinSaturating, kWinInRange, kWinDot };
 /* Bytes of a thread's vector for @pb-byte pixels: 16 for 4-byte pixels
- * (the staged walk: measured faster than 8), 8 for 1- and 2-byte ones (one
- * uint2; in the register walk 8 measured faster than 16: 80 registers a
- * thread against 116, half again as many warps to hide the loads). */
+ * (every warp walks staged: 4K RGBA at radius 1 in 23.5 us against 26.0
+ * with 8 on an H200, 12.0 M instructions against 16.6 M), 8 for 1- and
+ * 2-byte ones (one uint2; in the register walk 8 measured faster than 16:
+ * 80 registers a thread against 116, half again as many warps to hide the
+ * loads). */
 __host__ __device__ constexpr int
 win_vec_bytes (int pb)
 {
@@ -2946,22 +2948,19 @@ win_dot_env (void)
 }
 
 /* Output rows per block of the sliding-window kernel @k on a plane of
- * @width x @height @pb-byte pixels. For 4-byte pixels: 16 where that makes
- * at most one wave of blocks on the @sms multiprocessors with 12 warps or
- * more on each, else 8 where that gives each 12 warps, else 4: more rows a
- * strip filter fewer halo rows again, but a strip's rows run one after
- * another. For 1- and 2-byte pixels: 4. Measured on an H200 (radius 1,
- * strips of 4 / 8 / 16 rows, us): the dp2a on 4K RGBA 28.6 / 26.0 / 26.4,
- * 1080p 12.1 / 11.9 / 11.3, 720p 8.6 / 8.5 / 10.1, 640x480 6.5 / 7.5 /
- * 9.7; on 4K GRAY8 24.1 / 24.5 / 30.9, 1080p NV12 23.8 / 30.5 / 45.8
- * (docs/PERFORMANCE.md). CF_STENCIL_WINDOW_ROWS in the environment sets
- * it (for measurements; 0 turns the kernel off). */
+ * @width x @height @pb-byte pixels on @sms multiprocessors. For 4-byte
+ * pixels: 8 where that makes at least two waves of blocks, else 4 (more
+ * rows a strip filter fewer halo rows again, but a strip's rows run one
+ * after another). For 1- and 2-byte pixels: 4. Measured on an H200
+ * (radius 1, strips of 4 / 8 / 16 rows, us): the dp2a on 4K RGBA 24.4 /
+ * 23.5 / 24.9, 1080p 11.0 / 11.4 / 12.1, 720p 7.8 / 8.9 / 10.6, 640x480
+ * 6.7 / 8.3 / 10.3; on 4K GRAY8 24.1 / 24.5 / 30.9, 1080p NV12 23.8 / 30.5
+ * / 45.8 (docs/PERFORMANCE.md). CF_STENCIL_WINDOW_ROWS in the environment
+ * sets it (for measurements; 0 turns the kernel off). */
 int
 window_strip (const Kernel * k, int width, int height, int pb, int sms)
 {
   const char *env = getenv ("CF_STENCIL_WINDOW_ROWS");
-  const long across = win_blocks_across (width, pb);
-  const long least = 12L / (kWinThreads / 32) * sms;
   int per_sm = 0;
 
   if (env && *env)
@@ -2971,19 +2970,16 @@ window_strip (const Kernel * k, int width, int height, int pb, int sms)
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, k->func,
           kWinThreads, 0) != cudaSuccess) {
     cudaGetLastError ();        /* not sticky; leave none behind */
-    per_sm = 0;
+    return 4;
   }
-  const long b16 = across * ((height + 15) / 16);
-
-  if (b16 >= least && b16 <= (long) per_sm * sms)
-    return 16;
-  return across * ((height + 7) / 8) >= least ? 8 : 4;
+  return win_blocks_across (width, pb) * ((height + 7) / 8) >=
+      2L * per_sm * sms ? 8 : 4;
 }
 
 /* Whether the sliding window's dp2a is faster than the tensor cores on a
  * plane of @pb-byte pixels: for 4-byte pixels, at every size measured
- * (an H200 at radius 1, us: 4K RGBA 29.7 against 42.7, 1080p 12.8 against
- * 17.2, 720p 8.7 against 12.6, 640x480 6.5 against 12.3), not for 1- and
+ * (an H200 at radius 1, us: 4K RGBA 23.5 against 42.7, 1080p 11.0 against
+ * 17.2, 720p 7.8 against 12.4, 640x480 6.7 against 12.0), not for 1- and
  * 2-byte pixels (4K NV12 43.6 against 27.0, GRAY8 26.6 against 20.9;
  * docs/PERFORMANCE.md). CF_STENCIL_WINDOW_DOT=1 in the environment takes
  * it wherever its sums fit (for tests and measurements). */
