@@ -68,8 +68,8 @@
  * with taps the tensor cores cannot split in registers without the tile
  * (stencil_window_kernel (), about 1.4x faster; docs/PERFORMANCE.md), which
  * also takes radius-1 blurs of planes of 4-byte pixels, with the rows'
- * sums in dp2a (4K RGBA 26.0 us against the tensor cores' 42.7, 640x480
- * 6.5 against 12.3 on an H200; win_dot_wins ()).
+ * sums in dp2a (4K RGBA 23.5 us against the tensor cores' 42.7, 640x480
+ * 6.7 against 12.3 on an H200; win_dot_wins ()).
  */
 #include "stencil.h"
 #include "cuda-common.cuh"
@@ -1844,7 +1844,8 @@ UNROLL
  * The tiled kernels above pay for their shared-memory phases (staging,
  * the intermediate tile, the output tile and their barriers) more than for
  * the arithmetic, which at radius 1 is little. Here a thread owns
- * one aligned vector of kWinVec bytes of a row (as many samples) and walks
+ * one aligned vector of WinShape::kBytes bytes of a row (as many samples,
+ * win_vec_bytes ()) and walks
  * down a strip of a.strip output rows, no shared tile and no barrier:
  * - a warp copies its rows ahead into shared memory (cp.async) and each
  *   lane reads its window from there (win_walk_staged ()): every warp of
@@ -1885,20 +1886,32 @@ constexpr int kWinThreads = 64;         /* a block: 64 vectors of a row */
  *   that it is packed without a shift (win_sums_dot (),
  *   win_columns_dot ()). */
 enum WinMode { kWinSaturating, kWinInRange, kWinDot };
-/* bytes of a thread's vector (one uint2 load and store): 8 measured
- * faster than 16 (80 registers a thread against 116: half again as many
- * warps to hide the loads) */
-constexpr int kWinVec = 8;
-static_assert (kWinVec == 8, "win_fetch () and the store move one uint2");
+/* Bytes of a thread's vector for @pb-byte pixels: 16 for 4-byte pixels
+ * (every warp walks staged: 4K RGBA at radius 1 in 23.5 us against 26.0
+ * with 8 on an H200, 12.0 M instructions against 16.6 M), 8 for 1- and
+ * 2-byte ones (one uint2; in the register walk 8 measured faster than 16:
+ * 80 registers a thread against 116, half again as many warps to hide the
+ * loads). */
+__host__ __device__ constexpr int
+win_vec_bytes (int pb)
+{
+  return pb == 4 ? 16 : 8;
+}
 
-/* The window of a thread: kWinVec bytes of a row (its vector) and the R PB
- * bytes each side its horizontal taps read, in whole words. */
+/* The window of a thread: kBytes bytes of a row (its vector) and the R PB
+ * bytes each side its horizontal taps read, in whole words; and a staged
+ * row's slot (win_walk_staged ()): the word left of the warp's vectors at
+ * byte kFirst - 4 (lane 0 copies it), the 32 vectors from byte kFirst, the
+ * word right of them at byte kFirst + 32 kBytes (lane 31). */
 template <int PB, int R>
 struct WinShape {
   static constexpr int kTaps = 2 * R + 1;
-  static constexpr int kVec = kWinVec / 4;   /* words of the vector */
+  static constexpr int kBytes = win_vec_bytes (PB);
+  static constexpr int kVec = kBytes / 4;       /* words of the vector */
   static constexpr int kHalo = (R * PB + 3) / 4;        /* words each side */
   static constexpr int kWords = kVec + 2 * kHalo;       /* halo, vector, halo */
+  static constexpr int kFirst = 16;
+  static constexpr int kSlot = kFirst + 32 * kBytes + 16;
 };
 
 /* Where the bytes of an edge vector's window come from (@edge: it meets
@@ -1935,6 +1948,7 @@ win_fetch (const Args & a, int y, int x0, int lane, bool edge,
     uint32_t (&e)[WinShape<PB, R>::kWords])
 {
   typedef WinShape<PB, R> W;
+  static_assert (W::kBytes == 8, "the vector is one uint2");
   const int sy = border_index (a.border, y, a.height);
   const uint8_t *row = a.src + (size_t) imax (sy, 0) * a.src_pitch;
 
@@ -1954,7 +1968,7 @@ UNROLL
         e[w] = ld ((const uint32_t *) (row + x0 - 4 * W::kHalo) + w);
       if (lane == 31)
         e[W::kHalo + W::kVec + w] = ld ((const uint32_t *) (row + x0 +
-                kWinVec) + w);
+                W::kBytes) + w);
     }
     return;
   }
@@ -1980,12 +1994,12 @@ win_sample (const uint32_t (&x)[WinShape<PB, R>::kWords], int j)
 template <int PB, int R>
 __device__ __forceinline__ void
 win_sums (const Args & a, const uint32_t (&x)[WinShape<PB, R>::kWords],
-    int32_t (&h)[kWinVec])
+    int32_t (&h)[WinShape<PB, R>::kBytes])
 {
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
 
 UNROLL
-  for (int j = 0; j < kWinVec; j++) {
+  for (int j = 0; j < WinShape<PB, R>::kBytes; j++) {
     int32_t acc = 1 << (kShift - 1);
 UNROLL
     for (int t = 0; t < WinShape<PB, R>::kTaps; t++)
@@ -2016,54 +2030,64 @@ win_taps_of (int c)
  * made (win_columns_dot () takes its bytes from the picture). */
 template <int PB, int COPY>
 __device__ __forceinline__ void
-win_sums_dot (const Args & a, const uint32_t (&x)[4], int32_t (&h)[kWinVec])
+win_sums_dot (const Args & a,
+    const uint32_t (&x)[WinShape<PB, kWinR>::kWords],
+    int32_t (&h)[WinShape<PB, kWinR>::kBytes])
 {
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
-  /* the windows (window byte k: row byte j + (k - 1) PB, x's byte 4 +
-   * that) and the first output sample of each */
-  uint32_t win[4];
-  int first[4];
 
-  if constexpr (PB == 1) {
-    win[0] = __byte_perm (x[0], x[1], 0x6543);
-    win[1] = __byte_perm (x[1], x[2], 0x4321);
-    win[2] = __byte_perm (x[1], x[2], 0x6543);
-    win[3] = __byte_perm (x[2], x[3], 0x4321);
-    first[0] = 0, first[1] = 2, first[2] = 4, first[3] = 6;
-  } else if constexpr (PB == 2) {
-    const uint32_t u = __byte_perm (x[1], x[2], 0x6420);
-    const uint32_t v = __byte_perm (x[1], x[2], 0x7531);
-
-    win[0] = __byte_perm (x[0], u, 0x6542);
-    win[1] = __byte_perm (x[0], v, 0x6543);
-    win[2] = __byte_perm (u, x[3], 0x4321);
-    win[3] = __byte_perm (v, x[3], 0x5321);
-    first[0] = 0, first[1] = 1, first[2] = 4, first[3] = 5;
-  } else {
-    static_assert (PB == 4, "pixels of 1, 2 or 4 bytes");
-    const uint32_t lo01 = __byte_perm (x[0], x[1], 0x5140);
-    const uint32_t lo23 = __byte_perm (x[2], x[3], 0x5140);
-    const uint32_t hi01 = __byte_perm (x[0], x[1], 0x7362);
-    const uint32_t hi23 = __byte_perm (x[2], x[3], 0x7362);
-
-    win[0] = __byte_perm (lo01, lo23, 0x5410);
-    win[1] = __byte_perm (lo01, lo23, 0x7632);
-    win[2] = __byte_perm (hi01, hi23, 0x5410);
-    win[3] = __byte_perm (hi01, hi23, 0x7632);
-    first[0] = 0, first[1] = 1, first[2] = 2, first[3] = 3;
-  }
+  /* 8 bytes at a time (4-byte pixels: two), from the words around them */
 UNROLL
-  for (int q = 0; q < 4; q++) {
-    const uint32_t *w = a.wpair[win_taps_of<COPY> (first[q] % PB)];
+  for (int p = 0; p < WinShape<PB, kWinR>::kBytes / 8; p++) {
+    const uint32_t y[4] = { x[2 * p], x[2 * p + 1], x[2 * p + 2],
+      x[2 * p + 3]
+    };
+    /* the windows (window byte k: row byte j + (k - 1) PB, y's byte 4 +
+     * that) and the first output sample of each */
+    uint32_t win[4];
+    int first[4];
 
-    if (PB == 4 && q == COPY)
-      continue;
-    const uint32_t round = 1u << (kShift - 1);
+    if constexpr (PB == 1) {
+      win[0] = __byte_perm (y[0], y[1], 0x6543);
+      win[1] = __byte_perm (y[1], y[2], 0x4321);
+      win[2] = __byte_perm (y[1], y[2], 0x6543);
+      win[3] = __byte_perm (y[2], y[3], 0x4321);
+      first[0] = 0, first[1] = 2, first[2] = 4, first[3] = 6;
+    } else if constexpr (PB == 2) {
+      const uint32_t u = __byte_perm (y[1], y[2], 0x6420);
+      const uint32_t v = __byte_perm (y[1], y[2], 0x7531);
 
-    h[first[q]] = dot2<true, false> (w[1], win[q],
-        dot2<false, false> (w[0], win[q], round)) >> kShift;
-    h[first[q] + PB] = dot2<true, false> (w[3], win[q],
-        dot2<false, false> (w[2], win[q], round)) >> kShift;
+      win[0] = __byte_perm (y[0], u, 0x6542);
+      win[1] = __byte_perm (y[0], v, 0x6543);
+      win[2] = __byte_perm (u, y[3], 0x4321);
+      win[3] = __byte_perm (v, y[3], 0x5321);
+      first[0] = 0, first[1] = 1, first[2] = 4, first[3] = 5;
+    } else {
+      static_assert (PB == 4, "pixels of 1, 2 or 4 bytes");
+      const uint32_t lo01 = __byte_perm (y[0], y[1], 0x5140);
+      const uint32_t lo23 = __byte_perm (y[2], y[3], 0x5140);
+      const uint32_t hi01 = __byte_perm (y[0], y[1], 0x7362);
+      const uint32_t hi23 = __byte_perm (y[2], y[3], 0x7362);
+
+      win[0] = __byte_perm (lo01, lo23, 0x5410);
+      win[1] = __byte_perm (lo01, lo23, 0x7632);
+      win[2] = __byte_perm (hi01, hi23, 0x5410);
+      win[3] = __byte_perm (hi01, hi23, 0x7632);
+      first[0] = 0, first[1] = 1, first[2] = 2, first[3] = 3;
+    }
+UNROLL
+    for (int q = 0; q < 4; q++) {
+      const uint32_t *w = a.wpair[win_taps_of<COPY> (first[q] % PB)];
+
+      if (PB == 4 && q == COPY)
+        continue;
+      const uint32_t round = 1u << (kShift - 1);
+
+      h[8 * p + first[q]] = dot2<true, false> (w[1], win[q],
+          dot2<false, false> (w[0], win[q], round)) >> kShift;
+      h[8 * p + first[q] + PB] = dot2<true, false> (w[3], win[q],
+          dot2<false, false> (w[2], win[q], round)) >> kShift;
+    }
   }
 }
 
@@ -2071,7 +2095,7 @@ UNROLL
 template <int PB, int R, int MODE, int COPY>
 __device__ __forceinline__ void
 win_sums_of (const Args & a, const uint32_t (&x)[WinShape<PB, R>::kWords],
-    int32_t (&h)[kWinVec])
+    int32_t (&h)[WinShape<PB, R>::kBytes])
 {
   if constexpr (MODE == kWinDot)
     win_sums_dot<PB, COPY> (a, x, h);
@@ -2079,13 +2103,13 @@ win_sums_of (const Args & a, const uint32_t (&x)[WinShape<PB, R>::kWords],
     win_sums<PB, R> (a, x, h);
 }
 
-/* The rows pass of the vector in @e: its kWinVec intermediates into @h. The
+/* The rows pass of the vector in @e: its intermediates into @h. The
  * halos of lanes that did not load theirs come from the neighbouring
  * lanes (every lane of the warp takes part in the shuffles). */
 template <int PB, int R, int MODE>
 __device__ __forceinline__ void
 win_rows (const Args & a, const uint32_t (&e)[WinShape<PB, R>::kWords],
-    int lane, bool edge, int32_t (&h)[kWinVec])
+    int lane, bool edge, int32_t (&h)[WinShape<PB, R>::kBytes])
 {
   typedef WinShape<PB, R> W;
   uint32_t x[W::kWords];
@@ -2106,21 +2130,22 @@ UNROLL
   win_sums_of<PB, R, MODE, -1> (a, x, h);
 }
 
-/* The columns pass: the kWinVec output samples from the intermediates of 2 R +
+/* The columns pass: the vector's output samples from the intermediates of 2 R +
  * 1 rows (@h, the ring, the oldest row at slot @first), as words; clamped
  * to 0 .. 255 if @SAT. */
 template <int PB, int R, bool SAT>
 __device__ __forceinline__ void
-win_columns (const Args & a, const int32_t (&h)[2 * R + 1][kWinVec], int first,
-    uint32_t (&out)[kWinVec / 4])
+win_columns (const Args & a,
+    const int32_t (&h)[2 * R + 1][WinShape<PB, R>::kBytes], int first,
+    uint32_t (&out)[WinShape<PB, R>::kVec])
 {
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
 
 UNROLL
-  for (int w = 0; w < kWinVec / 4; w++)
+  for (int w = 0; w < WinShape<PB, R>::kVec; w++)
     out[w] = 0;
 UNROLL
-  for (int j = 0; j < kWinVec; j++) {
+  for (int j = 0; j < WinShape<PB, R>::kBytes; j++) {
     int32_t acc = 1 << (kShift - 1);
 UNROLL
     for (int t = 0; t < 2 * R + 1; t++)
@@ -2139,14 +2164,15 @@ UNROLL
  * the output row's own input row. */
 template <int PB, int R, int COPY>
 __device__ __forceinline__ void
-win_columns_dot (const Args & a, const int32_t (&h)[2 * R + 1][kWinVec],
-    int first, const uint32_t (&centre)[kWinVec / 4],
-    uint32_t (&out)[kWinVec / 4])
+win_columns_dot (const Args & a,
+    const int32_t (&h)[2 * R + 1][WinShape<PB, R>::kBytes], int first,
+    const uint32_t (&centre)[WinShape<PB, R>::kVec],
+    uint32_t (&out)[WinShape<PB, R>::kVec])
 {
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
 
 UNROLL
-  for (int w = 0; w < kWinVec / 4; w++) {
+  for (int w = 0; w < WinShape<PB, R>::kVec; w++) {
     uint32_t s[4];
 
 UNROLL
@@ -2174,9 +2200,10 @@ UNROLL
 /* The columns pass as MODE makes it (@centre: win_columns_dot ()). */
 template <int PB, int R, int MODE, int COPY>
 __device__ __forceinline__ void
-win_columns_of (const Args & a, const int32_t (&h)[2 * R + 1][kWinVec],
-    int first, const uint32_t (&centre)[kWinVec / 4],
-    uint32_t (&out)[kWinVec / 4])
+win_columns_of (const Args & a,
+    const int32_t (&h)[2 * R + 1][WinShape<PB, R>::kBytes], int first,
+    const uint32_t (&centre)[WinShape<PB, R>::kVec],
+    uint32_t (&out)[WinShape<PB, R>::kVec])
 {
   if constexpr (MODE == kWinDot)
     win_columns_dot<PB, R, COPY> (a, h, first, centre, out);
@@ -2208,22 +2235,18 @@ win_for_rows (int n, F step)
     win_rows_from<K> (base, n, step);
 }
 
-/* Rows staged ahead of a warp (win_walk_staged ()), and a staged row's
- * slot: the word left of the warp's vectors at byte 4 (lane 0 copies it),
- * the 32 vectors from byte 8, the word right of them at byte 8 + 32 kWinVec
- * (lane 31). */
-/* 8: 4 and 16 measured slower (4K RGBA, the dp2a at radius 1, H200: 40.9
- * and 40.3 us against 38.3) */
+/* Rows staged ahead of a warp (win_walk_staged ()), in slots of
+ * WinShape::kSlot bytes. 8: 4 and 16 measured slower (4K RGBA, the dp2a at
+ * radius 1, H200: 40.9 and 40.3 us against 38.3) */
 constexpr int kWinAhead = 8;
-constexpr int kWinSlot = 8 + 32 * kWinVec + 8;
 
 /* Where a lane of a staged walk takes the words of its part of a slot
  * from, once per thread (win_lane ()): byte offsets in the row, or -1 for
  * CONSTANT's border word. */
 struct WinLane {
-  int32_t va, vb;               /* its vector's two words */
+  int32_t word[4];              /* its vector's words (kVec of them) */
   int32_t halo;                 /* lane 0, 31: the word beside the warp's */
-  bool pair;                    /* va, vb one aligned uint2 of the row */
+  bool whole;                   /* the words one aligned vector of the row */
   uint32_t at, hat;             /* their bytes in a slot (hat 0: no halo) */
 };
 
@@ -2247,27 +2270,35 @@ template <int PB>
 __device__ __forceinline__ WinLane
 win_lane (const Args & a, int x0, int lane)
 {
+  typedef WinShape<PB, kWinR> W;
   WinLane l;
 
-  l.va = win_word_offset<PB> (a, x0);
-  l.vb = win_word_offset<PB> (a, x0 + 4);
-  l.pair = l.va >= 0 && l.vb == l.va + 4 && l.va % 8 == 0;
-  l.at = 8 + kWinVec * lane;
+  l.whole = true;
+UNROLL
+  for (int k = 0; k < 4; k++) {
+    l.word[k] = k < W::kVec ? win_word_offset<PB> (a, x0 + 4 * k) : 0;
+    if (k < W::kVec)
+      l.whole = l.whole && l.word[k] == l.word[0] + 4 * k;
+  }
+  l.whole = l.whole && l.word[0] >= 0 && l.word[0] % W::kBytes == 0;
+  l.at = W::kFirst + W::kBytes * lane;
   l.halo = lane == 0 ? win_word_offset<PB> (a, x0 - 4) :
-      lane == 31 ? win_word_offset<PB> (a, x0 + kWinVec) : 0;
-  l.hat = lane == 0 ? 4 : lane == 31 ? 8 + 32 * kWinVec : 0;
+      lane == 31 ? win_word_offset<PB> (a, x0 + W::kBytes) : 0;
+  l.hat = lane == 0 ? W::kFirst - 4 : lane == 31 ? W::kFirst + 32 *
+      W::kBytes : 0;
   return l;
 }
 
 /* Whether a warp walks with the border's words and rows (EDGE in
  * win_walk_staged ()): its strip's rows not all @inside the picture, or a
- * lane's vector not one uint2 of the row (at the right edge, or past it),
- * or a halo word CONSTANT's. The same for the whole warp. */
+ * lane's vector not one aligned vector of the row (at the right edge, or
+ * past it), or a halo word CONSTANT's. The same for the whole warp. */
+template <int PB>
 __device__ __forceinline__ bool
 win_walk_edge (const WinLane & l, bool inside, int x0, int row_bytes)
 {
-  return !inside || !__all_sync (0xffffffffu, l.pair && l.halo >= 0
-      && x0 + kWinVec <= row_bytes);
+  return !inside || !__all_sync (0xffffffffu, l.whole && l.halo >= 0
+      && x0 + WinShape<PB, kWinR>::kBytes <= row_bytes);
 }
 
 /* One word into the shared memory at @s: asynchronously from @row + @off,
@@ -2283,42 +2314,49 @@ win_word (uint32_t s, const uint8_t * row, int32_t off, uint32_t cword)
         : "memory");
 }
 
+/* An aligned vector of BYTES (8 or 16) from @g into the shared memory at
+ * @s, asynchronously. */
+template <int BYTES>
+__device__ __forceinline__ void
+win_copy (uint32_t s, const uint8_t * g)
+{
+  asm volatile ("cp.async.ca.shared.global [%0], [%1], %2;"
+      :: "r" (s), "l" (__cvta_generic_to_global (g)), "n" (BYTES)
+      : "memory");
+}
+
 /* This lane's part of a row into the slot at shared address @slot:
  * asynchronously from @row, or @cword in every word (@row NULL: a CONSTANT
  * row outside the picture). Unless EDGE, @row is not NULL, the lane's
- * vector is one uint2 (l.pair) and its halo, if any, is in the picture:
- * one copy, and lanes 0 and 31 a predicated second. */
-template <bool EDGE>
+ * vector is one aligned vector of the row (l.whole) and its halo, if any,
+ * is in the picture: one copy, and lanes 0 and 31 a predicated second. */
+template <int PB, bool EDGE>
 __device__ __forceinline__ void
 win_stage (const WinLane & l, const uint8_t * row, uint32_t cword,
     uint32_t slot)
 {
+  typedef WinShape<PB, kWinR> W;
+
   if constexpr (!EDGE) {
-    asm volatile ("cp.async.ca.shared.global [%0], [%1], 8;"
-        :: "r" (slot + l.at), "l" (__cvta_generic_to_global (row + l.va))
-        : "memory");
+    win_copy<W::kBytes> (slot + l.at, row + l.word[0]);
     asm volatile ("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %2, 0;\n\t"
         "@p cp.async.ca.shared.global [%0], [%1], 4;\n\t}"
         :: "r" (slot + l.hat), "l" (__cvta_generic_to_global (row +
                 l.halo)), "r" (l.hat) : "memory");
     return;
   }
-  if (!row) {
-    asm volatile ("st.shared.v2.u32 [%0], {%1, %1};" :: "r" (slot + l.at),
-        "r" (cword) : "memory");
-  } else if (l.pair) {
-    asm volatile ("cp.async.ca.shared.global [%0], [%1], 8;"
-        :: "r" (slot + l.at), "l" (__cvta_generic_to_global (row + l.va))
-        : "memory");
+  if (row && l.whole) {
+    win_copy<W::kBytes> (slot + l.at, row + l.word[0]);
   } else {
-    win_word (slot + l.at, row, l.va, cword);
-    win_word (slot + l.at + 4, row, l.vb, cword);
+UNROLL
+    for (int k = 0; k < W::kVec; k++)
+      win_word (slot + l.at + 4 * k, row, row ? l.word[k] : -1, cword);
   }
   if (l.hat)
     win_word (slot + l.hat, row, row ? l.halo : -1, cword);
 }
 
-/* The words at shared address @s. */
+/* The word at shared address @s. */
 __device__ __forceinline__ uint32_t
 win_lds (uint32_t s)
 {
@@ -2328,14 +2366,19 @@ win_lds (uint32_t s)
   return v;
 }
 
-__device__ __forceinline__ uint2
-win_lds2 (uint32_t s)
+/* The N (2 or 4) words of the aligned vector at shared address @s into @v
+ * from @v[at] on. */
+template <int N, int M>
+__device__ __forceinline__ void
+win_lds_vec (uint32_t s, uint32_t (&v)[M], int at)
 {
-  uint2 v;
-
-  asm volatile ("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r" (v.x), "=r" (v.y)
-      : "r" (s) : "memory");
-  return v;
+  if constexpr (N == 2)
+    asm volatile ("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r" (v[at]),
+        "=r" (v[at + 1]) : "r" (s) : "memory");
+  else
+    asm volatile ("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r" (v[at]),
+        "=r" (v[at + 1]), "=r" (v[at + 2]), "=r" (v[at + 3]) : "r" (s)
+        : "memory");
 }
 
 /* The walk of a warp (stencil_window_kernel ()): its @n input rows, from
@@ -2357,7 +2400,7 @@ win_walk_staged (const Args & a, const WinLane & l, int x0, int y0, int n,
     uint32_t cword, uint32_t ring)
 {
   typedef WinShape<PB, R> W;
-  static_assert (W::kHalo == 1 && W::kWords == 4, "one halo word a side");
+  static_assert (W::kHalo == 1, "one halo word a side");
   constexpr int kW = W::kTaps;
   constexpr int kAhead = kWinAhead - 1 - (COPY >= 0);
   /* the rows a pitch apart from the first on, or mapped one by one */
@@ -2365,7 +2408,7 @@ win_walk_staged (const Args & a, const WinLane & l, int x0, int y0, int n,
   const int row_bytes = a.width * PB;
   const uint8_t *src = a.src + (size_t) imax (y0 - R, 0) * a.src_pitch;
   uint8_t *dst = a.dst + (size_t) y0 * a.dst_pitch + x0;
-  int32_t h[kW][kWinVec];
+  int32_t h[kW][W::kBytes];
   auto stage = [&] (int i) {
     const uint8_t *row = src;
 
@@ -2376,8 +2419,8 @@ win_walk_staged (const Args & a, const WinLane & l, int x0, int y0, int n,
 
       row = sy < 0 ? NULL : a.src + (size_t) sy * a.src_pitch;
     }
-    win_stage<EDGE> (l, row, cword, ring + (unsigned) i % kWinAhead *
-        kWinSlot);
+    win_stage<PB, EDGE> (l, row, cword, ring + (unsigned) i % kWinAhead *
+        W::kSlot);
   };
 
 UNROLL
@@ -2399,26 +2442,32 @@ UNROLL
         stage (i + kAhead);
       __pipeline_commit ();
 
-      const uint32_t s = ring + (unsigned) i % kWinAhead * kWinSlot + l.at;
-      const uint2 v = win_lds2 (s);
-      const uint32_t x[4] = { win_lds (s - 4), v.x, v.y, win_lds (s + 8) };
+      const uint32_t s = ring + (unsigned) i % kWinAhead * W::kSlot + l.at;
+      uint32_t x[W::kWords];
 
+      x[0] = win_lds (s - 4);
+      win_lds_vec<W::kVec> (s, x, 1);
+      x[W::kWords - 1] = win_lds (s + W::kBytes);
       win_sums_of<PB, R, MODE, COPY> (a, x, h[u]);
       if (i >= 2 * R) {
-        uint32_t o[kWinVec / 4], c[kWinVec / 4] = { 0, 0 };
+        uint32_t o[W::kVec], c[W::kVec] = { 0 };
 
-        if constexpr (COPY >= 0) {
-          const uint2 cv = win_lds2 (ring + (unsigned) (i - R) % kWinAhead *
-              kWinSlot + l.at);
-
-          c[0] = cv.x;
-          c[1] = cv.y;
-        }
+        if constexpr (COPY >= 0)
+          win_lds_vec<W::kVec> (ring + (unsigned) (i - R) % kWinAhead *
+              W::kSlot + l.at, c, 0);
         win_columns_of<PB, R, MODE, COPY> (a, h, (u + 1) % kW, c, o);
-        if (!EDGE || x0 + kWinVec <= row_bytes)
-          *(uint2 *) dst = make_uint2 (o[0], o[1]);
-        else if (x0 < row_bytes)
-          *(uint32_t *) dst = o[0];   /* 4-byte pixels: the row's last */
+        if (!EDGE || x0 + W::kBytes <= row_bytes) {
+          if constexpr (W::kVec == 4)
+            *(uint4 *) dst = make_uint4 (o[0], o[1], o[2], o[3]);
+          else
+            *(uint2 *) dst = make_uint2 (o[0], o[1]);
+        } else {
+          /* 4-byte pixels: the row's last words */
+UNROLL
+          for (int k = 0; k < W::kVec; k++)
+            if (x0 + 4 * k < row_bytes)
+              ((uint32_t *) dst)[k] = o[k];
+        }
         dst += a.dst_pitch;
       }
     });
@@ -2439,7 +2488,7 @@ win_walk (const Args & a, int x0, int y0, int n, int lane, bool edge,
   constexpr int kW = W::kTaps;
   const int row_bytes = a.width * PB;
   uint32_t raw[kW][W::kWords];
-  int32_t h[kW][kWinVec];
+  int32_t h[kW][W::kBytes];
   uint8_t *dst = a.dst + (size_t) y0 * a.dst_pitch + x0;
 
 UNROLL
@@ -2456,10 +2505,10 @@ UNROLL
             s_off, raw[(u + kW - 1) % kW]);
       win_rows<PB, R, MODE> (a, raw[u], lane, edge, h[u]);
       if (i >= 2 * R && x0 < row_bytes) {
-        uint32_t o[kWinVec / 4];
+        uint32_t o[W::kVec];
 
         win_columns_of<PB, R, MODE, -1> (a, h, (u + 1) % kW, o, o);
-        if (x0 + kWinVec <= row_bytes)
+        if (x0 + W::kBytes <= row_bytes)
           *(uint2 *) dst = make_uint2 (o[0], o[1]);
         else {
           /* the row's last bytes (no array indexed at run time, which
@@ -2483,13 +2532,13 @@ stencil_window_kernel (Args a)
 {
   typedef WinShape<PB, R> W;
   const int lane = threadIdx.x % 32;
-  const int x0 = kWinVec * (blockIdx.x * kWinThreads + threadIdx.x);
+  const int x0 = W::kBytes * (blockIdx.x * kWinThreads + threadIdx.x);
   const int y0 = blockIdx.y * a.strip;
   const int row_bytes = a.width * PB;
   /* rows of the strip's input: its output rows and R more each side */
   const int n = imin (a.strip, a.height - y0) + 2 * R;
   __shared__ __align__ (16) uint8_t s_ring[kWinThreads / 32][kWinAhead *
-      kWinSlot];
+      W::kSlot];
   uint32_t cword = 0;
 
   /* a warp past the row's end has nothing to make (no barrier here) */
@@ -2505,7 +2554,7 @@ stencil_window_kernel (Args a)
   if constexpr (PB == 4) {
     const WinLane l = win_lane<PB> (a, x0, lane);
 
-    if (win_walk_edge (l, inside, x0, row_bytes))
+    if (win_walk_edge<PB> (l, inside, x0, row_bytes))
       win_walk_staged<PB, R, MODE, COPY, true> (a, l, x0, y0, n, cword, ring);
     else
       win_walk_staged<PB, R, MODE, COPY, false> (a, l, x0, y0, n, cword,
@@ -2513,7 +2562,7 @@ stencil_window_kernel (Args a)
   } else {
     /* this vector, or its halo, meets the picture's left or right edge */
     const bool edge = x0 < 4 * W::kHalo
-        || x0 + kWinVec + 4 * W::kHalo > row_bytes;
+        || x0 + W::kBytes + 4 * W::kHalo > row_bytes;
     __shared__ int32_t s_off[4 * W::kWords][kWinThreads];
 
     /* the same for the whole warp (the staged rows and the shuffles need
@@ -2798,7 +2847,7 @@ window_kernel_of (void)
 
   k.func = (const void *) stencil_window_kernel<PB, R, MODE, COPY>;
   k.launch = launch_window<PB, R, MODE, COPY>;
-  k.tile_pixels = kWinThreads * kWinVec / PB;
+  k.tile_pixels = kWinThreads * win_vec_bytes (PB) / PB;
   k.tile_rows = 0;               /* window_strip () */
   k.shared_bytes = 0;
   return k;
@@ -2881,8 +2930,9 @@ win_weights (Args * a, const CfStencilPlan * plan)
 long
 win_blocks_across (int width, int pb)
 {
-  return (long) (width * pb + kWinVec * kWinThreads - 1) /
-      (kWinVec * kWinThreads);
+  const int bytes = win_vec_bytes (pb) * kWinThreads;
+
+  return ((long) width * pb + bytes - 1) / bytes;
 }
 
 /* CF_STENCIL_WINDOW_DOT in the environment (for tests and measurements):
@@ -2898,22 +2948,19 @@ win_dot_env (void)
 }
 
 /* Output rows per block of the sliding-window kernel @k on a plane of
- * @width x @height @pb-byte pixels. For 4-byte pixels: 16 where that makes
- * at most one wave of blocks on the @sms multiprocessors with 12 warps or
- * more on each, else 8 where that gives each 12 warps, else 4: more rows a
- * strip filter fewer halo rows again, but a strip's rows run one after
- * another. For 1- and 2-byte pixels: 4. Measured on an H200 (radius 1,
- * strips of 4 / 8 / 16 rows, us): the dp2a on 4K RGBA 28.6 / 26.0 / 26.4,
- * 1080p 12.1 / 11.9 / 11.3, 720p 8.6 / 8.5 / 10.1, 640x480 6.5 / 7.5 /
- * 9.7; on 4K GRAY8 24.1 / 24.5 / 30.9, 1080p NV12 23.8 / 30.5 / 45.8
- * (docs/PERFORMANCE.md). CF_STENCIL_WINDOW_ROWS in the environment sets
- * it (for measurements; 0 turns the kernel off). */
+ * @width x @height @pb-byte pixels on @sms multiprocessors. For 4-byte
+ * pixels: 8 where that makes at least two waves of blocks, else 4 (more
+ * rows a strip filter fewer halo rows again, but a strip's rows run one
+ * after another). For 1- and 2-byte pixels: 4. Measured on an H200
+ * (radius 1, strips of 4 / 8 / 16 rows, us): the dp2a on 4K RGBA 24.4 /
+ * 23.5 / 24.9, 1080p 11.0 / 11.4 / 12.1, 720p 7.8 / 8.9 / 10.6, 640x480
+ * 6.7 / 8.3 / 10.3; on 4K GRAY8 24.1 / 24.5 / 30.9, 1080p NV12 23.8 / 30.5
+ * / 45.8 (docs/PERFORMANCE.md). CF_STENCIL_WINDOW_ROWS in the environment
+ * sets it (for measurements; 0 turns the kernel off). */
 int
 window_strip (const Kernel * k, int width, int height, int pb, int sms)
 {
   const char *env = getenv ("CF_STENCIL_WINDOW_ROWS");
-  const long across = win_blocks_across (width, pb);
-  const long least = 12L / (kWinThreads / 32) * sms;
   int per_sm = 0;
 
   if (env && *env)
@@ -2923,19 +2970,16 @@ window_strip (const Kernel * k, int width, int height, int pb, int sms)
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, k->func,
           kWinThreads, 0) != cudaSuccess) {
     cudaGetLastError ();        /* not sticky; leave none behind */
-    per_sm = 0;
+    return 4;
   }
-  const long b16 = across * ((height + 15) / 16);
-
-  if (b16 >= least && b16 <= (long) per_sm * sms)
-    return 16;
-  return across * ((height + 7) / 8) >= least ? 8 : 4;
+  return win_blocks_across (width, pb) * ((height + 7) / 8) >=
+      2L * per_sm * sms ? 8 : 4;
 }
 
 /* Whether the sliding window's dp2a is faster than the tensor cores on a
  * plane of @pb-byte pixels: for 4-byte pixels, at every size measured
- * (an H200 at radius 1, us: 4K RGBA 29.7 against 42.7, 1080p 12.8 against
- * 17.2, 720p 8.7 against 12.6, 640x480 6.5 against 12.3), not for 1- and
+ * (an H200 at radius 1, us: 4K RGBA 23.5 against 42.7, 1080p 11.0 against
+ * 17.2, 720p 7.8 against 12.4, 640x480 6.7 against 12.0), not for 1- and
  * 2-byte pixels (4K NV12 43.6 against 27.0, GRAY8 26.6 against 20.9;
  * docs/PERFORMANCE.md). CF_STENCIL_WINDOW_DOT=1 in the environment takes
  * it wherever its sums fit (for tests and measurements). */
