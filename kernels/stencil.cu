@@ -2023,7 +2023,8 @@ win_taps_of (int c)
 /* kWinDot's rows pass (radius 1) on the extended vector @x (its halo words
  * filled): output samples j and j + PB of a channel share the window of
  * four samples j - PB, j, j + PB, j + 2 PB, permuted into one word (6 to 8
- * byte permutes for the vector's four windows), and each takes two dp2a:
+ * byte permutes for the four windows of each 8 bytes of the vector), and
+ * each takes two dp2a:
  * S_j = lo ((w0, w1), win) + hi ((w2, 0), win), S_j+PB = lo ((0, w0), win)
  * + hi ((w1, w2), win), Args::wpair's four words; h = (S + 2^9) >> 10.
  * COPY (0 .. 3, 4-byte pixels): that channel is copied, and its h is not
