@@ -2979,8 +2979,9 @@ window_strip (const Kernel * k, int width, int height, int pb, int sms)
 
 /* Whether the sliding window's dp2a is faster than the tensor cores on a
  * plane of @pb-byte pixels: for 4-byte pixels, at every size measured
- * (an H200 at radius 1, us: 4K RGBA 23.5 against 42.7, 1080p 11.0 against
- * 17.2, 720p 7.8 against 12.4, 640x480 6.7 against 12.0), not for 1- and
+ * (an H200 at radius 1, us, the tensor cores measured the same day: 4K
+ * RGBA 23.5 against 42.7, 1080p 11.0 against 17.2, 720p 7.8 against 12.4,
+ * 640x480 6.7 against 12.0), not for 1- and
  * 2-byte pixels (4K NV12 43.6 against 27.0, GRAY8 26.6 against 20.9;
  * docs/PERFORMANCE.md). CF_STENCIL_WINDOW_DOT=1 in the environment takes
  * it wherever its sums fit (for tests and measurements). */
