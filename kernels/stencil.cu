@@ -69,7 +69,7 @@
  * (stencil_window_kernel (), about 1.4x faster; docs/PERFORMANCE.md), which
  * also takes radius-1 blurs of planes of 4-byte pixels, with the rows'
  * sums in dp2a (4K RGBA 23.5 us against the tensor cores' 42.7, 640x480
- * 6.7 against 12.3 on an H200; win_dot_wins ()).
+ * 6.7 against 12.0 on an H200; win_dot_wins ()).
  */
 #include "stencil.h"
 #include "cuda-common.cuh"
