@@ -476,6 +476,25 @@ stage_rows (const Args & a, const Tile & t, const Shared & sh,
 #endif
 }
 
+/* An aligned vector of BYTES (4, 8 or 16) from @g into the shared memory
+ * at the 32-bit shared address @s, asynchronously (cp.async); L1: through
+ * the L1 cache, else around it (16 bytes only). A shared address of 32
+ * bits, computed once, spares the generic-to-shared conversion each
+ * __pipeline_memcpy_async () makes. */
+template <int BYTES, bool L1 = true>
+__device__ __forceinline__ void
+copy_async (uint32_t s, const uint8_t * g)
+{
+  static_assert (L1 || BYTES == 16, "cp.async.cg copies 16 bytes");
+  if (L1)
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], %2;"
+        :: "r" (s), "l" (__cvta_generic_to_global (g)), "n" (BYTES)
+        : "memory");
+  else
+    asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;"
+        :: "r" (s), "l" (__cvta_generic_to_global (g)) : "memory");
+}
+
 /* Phase 1b for a tile whose staged rows are consecutive picture rows,
  * each read as KV whole aligned vectors: all ROWS rows of shared memory
  * from @g (staged row 0's first vector) on, @pitch apart, as one cp.async
@@ -490,14 +509,16 @@ stage_consecutive (const Shared & sh, uint8_t * smem, const uint8_t * g,
   static_assert (kChunkRows % kStep == 0 && ROWS % kStep == 0,
       "whole passes a group");
   const int v = tid & ((1 << kLg) - 1), r = tid >> kLg;
-  uint8_t *s = smem + sh.in + r * sh.in_stride + 16 * v;
+  const uint8_t *s = smem + sh.in + r * sh.in_stride + 16 * v;
   const uint8_t *src = g + (size_t) r * pitch + 16 * v;
   const size_t step = kStep * pitch;
+
+  const uint32_t s32 = (uint32_t) __cvta_generic_to_shared (s);
 
 UNROLL
   for (int k = 0; k < ROWS / kStep; k++) {
     if (v < KV)
-      __pipeline_memcpy_async (s + k * kStep * sh.in_stride, src, 16);
+      copy_async<16, false> (s32 + k * kStep * sh.in_stride, src);
     src += step;
     if ((k + 1) * kStep % kChunkRows == 0 || k + 1 == ROWS / kStep)
       __pipeline_commit ();
@@ -825,10 +846,10 @@ constexpr int kHColumn = 20;
 static_assert (kMmaStaged <= 4 * kHColumn, "h columns hold the rows");
 static_assert (kMmaStaged % 8 == 0 && kChunkRows % 8 == 0,
     "whole n tiles of staged rows");
-/* the bytes of a row of Args::wbytes that the fused kernel's band reads */
-constexpr int kWFused = 56;
-static_assert (kWPad + 4 * 3 + 16 + 8 <= kWFused && kWFused % 4 == 0,
-    "fragment loads stay inside");
+/* a band's fragment (store_fragment ()) reads words up to byte kWPad +
+ * 4 * 3 + 16 + 8 of its row of Args::wbytes */
+static_assert (kWPad + 4 * 3 + 16 + 8 <= kWRow && kWRow % 4 == 0,
+    "fragment loads stay inside a row");
 
 /* How the tensor-core kernel splits a plan's weights into bytes. */
 enum MmaSplit {
@@ -862,9 +883,9 @@ static_assert (MmaShape<1>::kTilePixels % 16 == 0
     && MmaShape<2>::kTilePixels % 16 == 0
     && MmaShape<4>::kTilePixels % 16 == 0, "whole m tiles of pixels");
 
-/* The first kWFused bytes of each row of Args::wbytes and the four A
- * fragments made of them (x low and high bytes, y low and high:
- * store_fragment ()), then as shared_layout () with all kMmaStaged rows
+/* The four A fragments of the band (x low and high bytes, y low and
+ * high: store_fragment (), from the rows of Args::wbytes), then as
+ * shared_layout () with all kMmaStaged rows
  * staged, h's two planes as the intermediate and the output tile (1- and
  * 2-byte pixels) over the staged rows; staged rows 16 PB bytes apart
  * modulo 128, so that the eight rows of a B fragment's load meet no bank
@@ -877,7 +898,7 @@ shared_layout_mma ()
 {
   typedef MmaShape<PB, W> S;
 
-  return layout_of (4 * kWFused + kMmaFragBytes,
+  return layout_of (kMmaFragBytes,
       (S::kTilePixels + 2 * kMmaR) * PB,
       16 * PB % 128, 2 * S::kPlaneBytes, S::kTilePixels * PB, kTileRows,
       kMmaStaged, true);
@@ -918,28 +939,21 @@ band_tap (int lane, int r)
   return 4 * (lane & 3) + 16 * (r >> 1) - (lane >> 2) - 8 * (r & 1);
 }
 
-/* This lane's A fragment of the band of the taps in @wb (one byte array
- * of Args::wbytes): four consecutive bytes of it per register. */
+/* band_fragment () of the taps from byte @at on of @w (Args::wbytes,
+ * or its copy in shared memory) into shared memory, a uint4 per lane from
+ * @slot on: four consecutive bytes of the band per register (band_tap ()).
+ * A warp makes a fragment once for the block, and every warp then loads
+ * it in one instruction. */
 __device__ __forceinline__ void
-band_fragment (const uint8_t * wb, int lane, uint32_t (&f)[4])
-{
-UNROLL
-  for (int r = 0; r < 4; r++) {
-    const int at = kWPad + band_tap (lane, r);
-    const uint32_t *w = (const uint32_t *) (wb + (at & ~3));
-    f[r] = __funnelshift_r (w[0], w[1], 8 * (at & 3));
-  }
-}
-
-/* band_fragment () of @wb into shared memory, a uint4 per lane from
- * @slot on: a warp makes a fragment once for the block, and every warp
- * then loads it in one instruction. */
-__device__ __forceinline__ void
-store_fragment (const uint8_t * wb, uint4 * slot, int lane)
+store_fragment (const uint32_t * w, int at, uint4 * slot, int lane)
 {
   uint32_t f[4];
 
-  band_fragment (wb, lane, f);
+UNROLL
+  for (int r = 0; r < 4; r++) {
+    const int b = at + kWPad + band_tap (lane, r);
+    f[r] = __funnelshift_r (w[b >> 2], w[(b >> 2) + 1], 8 * (b & 3));
+  }
   slot[lane] = make_uint4 (f[0], f[1], f[2], f[3]);
 }
 
@@ -1313,7 +1327,7 @@ passes_mma (const Args & a, const Tile & t, const Shared & sh,
     uint8_t * smem, const uint32_t (&delta)[4], int warp, int lane)
 {
   constexpr int kGroups = (kMmaStaged + kChunkRows - 1) / kChunkRows;
-  const uint4 *s_frag = (const uint4 *) (smem + sh.weights + 4 * kWFused);
+  const uint4 *s_frag = (const uint4 *) (smem + sh.weights);
   uint32_t wlo[4], whi[4];
 
 UNROLL
@@ -1357,23 +1371,9 @@ mma_tile (const Args & a, int bx, int by)
   t.seg = kSeg;
   t.in_lg = kInLg;
   constexpr int kNT = MmaBlock<W>::kThreads;
-  const uint8_t *s_wb = smem + sh.weights;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   uint32_t delta[4];
 
-  /* the first kWFused bytes of each row (the first two warps), the
-   * aligned output rows' offsets, all 0, for store_tile () (the next two;
-   * 4-byte pixels have no output tile), and where each staged row comes
-   * from (the second half of the block), side by side before one
-   * barrier */
-  static_assert (4 * (kWFused / 4) <= kNT / 4 && kTileRows <= kNT / 4
-      && kMmaStaged <= kNT / 2, "one item a thread");
-  const int ri = tid - kNT / 2;
-  if (tid < 4 * (kWFused / 4))
-    ((uint32_t *) (smem + sh.weights))[tid] =
-        a.wbytes[tid / (kWFused / 4) * (kWRow / 4) + tid % (kWFused / 4)];
-  else if (PB != 4 && tid >= kNT / 4 && tid < kNT / 4 + kTileRows)
-    ((int32_t *) (smem + sh.out_shifts))[tid - kNT / 4] = 0;
   /* most tiles stage consecutive picture rows, each as kVecs whole
    * vectors inside the picture, from byte @first_byte of picture row
    * @first_row on: they need no Row table */
@@ -1382,28 +1382,36 @@ mma_tile (const Args & a, int bx, int by)
   const int first_byte = (t.x0 - kMmaR) * PB - kMmaShift<PB>;
   const bool inside = first_row >= 0 && first_row + kMmaStaged <= a.height
       && first_byte >= 0 && first_byte + 16 * kVecs <= a.width * PB;
-  const uint8_t *first = a.src + (size_t) imax (first_row, 0) * a.src_pitch
-      + imax (first_byte, 0);
-  bool partial = false;
-  if (inside)
-    __syncthreads ();
-  else
-    partial = __syncthreads_or (ri >= 0
-        && stage_row_info<PB> (a, t, sh, smem, 0, kMmaStaged, ri));
-  /* every staged row at once, in cp.async groups of kChunkRows rows; the
-   * fragments while they are in flight */
-  if (inside)
+  /* every staged row at once, in cp.async groups of kChunkRows rows: such
+   * a tile's copies go first, before anything waits; the others' once
+   * the block knows where each staged row comes from (the second half of
+   * the block) */
+  static_assert (kTileRows <= kNT / 4 && kMmaStaged <= kNT / 2,
+      "one item a thread");
+  if (inside) {
+    const uint8_t *first = a.src + (size_t) first_row * a.src_pitch +
+        first_byte;
     stage_consecutive<kNT, kVecs, kMmaStaged> (sh, smem, first, a.src_pitch,
         tid);
-  else
+  } else {
+    const int ri = tid - kNT / 2;
+    const bool partial = __syncthreads_or (ri >= 0
+        && stage_row_info<PB> (a, t, sh, smem, 0, kMmaStaged, ri));
 UNROLL
     for (int c0 = 0; c0 < kMmaStaged; c0 += kChunkRows)
       stage_rows<PB, 1, kNT> (a, t, sh, smem, c0, imin (c0 + kChunkRows,
               kMmaStaged), tid, partial, false);
+  }
+  /* while they are in flight: the aligned output rows' offsets, all 0,
+   * for store_tile () (4-byte pixels have no output tile), and the band
+   * fragments, one a warp of the first four, from the arguments; the rows
+   * pass's first barrier publishes them */
+  if (PB != 4 && tid >= kNT / 4 && tid < kNT / 4 + kTileRows)
+    ((int32_t *) (smem + sh.out_shifts))[tid - kNT / 4] = 0;
   delta_fragment (lane, delta);
   if (warp < 4)
-    store_fragment (s_wb + warp * kWFused, (uint4 *) (smem + sh.weights +
-            4 * kWFused) + 32 * warp, lane);
+    store_fragment (a.wbytes, warp * kWRow, (uint4 *) (smem + sh.weights) +
+        32 * warp, lane);
   /* no channel copied, or the last (alpha of RGBA, BGRA, GRAY8 + A), with
    * the channels' paths chosen at compile time (a plane of 1-byte pixels
    * with its one channel copied takes the run-time path: no third copy of
@@ -1593,11 +1601,11 @@ __device__ __forceinline__ void
 long_fragments (const Args & a, uint8_t * smem, const Shared & sh,
     int row, int k_tiles, int warp, int lane)
 {
-  const uint8_t *s_wb = smem + sh.weights;
+  const uint32_t *s_wb = (const uint32_t *) (smem + sh.weights);
   uint4 *s_frag = (uint4 *) long_frag_base (smem, sh);
 
   for (int i = warp; i < 2 * k_tiles; i += kThreads / 32)
-    store_fragment (s_wb + (row + (i & 1)) * kWRow + 32 * (i >> 1),
+    store_fragment (s_wb, (row + (i & 1)) * kWRow + 32 * (i >> 1),
         s_frag + i * 32, lane);
 }
 
@@ -2315,17 +2323,6 @@ win_word (uint32_t s, const uint8_t * row, int32_t off, uint32_t cword)
         : "memory");
 }
 
-/* An aligned vector of BYTES (8 or 16) from @g into the shared memory at
- * @s, asynchronously. */
-template <int BYTES>
-__device__ __forceinline__ void
-win_copy (uint32_t s, const uint8_t * g)
-{
-  asm volatile ("cp.async.ca.shared.global [%0], [%1], %2;"
-      :: "r" (s), "l" (__cvta_generic_to_global (g)), "n" (BYTES)
-      : "memory");
-}
-
 /* This lane's part of a row into the slot at shared address @slot:
  * asynchronously from @row, or @cword in every word (@row NULL: a CONSTANT
  * row outside the picture). Unless EDGE, @row is not NULL, the lane's
@@ -2339,7 +2336,7 @@ win_stage (const WinLane & l, const uint8_t * row, uint32_t cword,
   typedef WinShape<PB, kWinR> W;
 
   if constexpr (!EDGE) {
-    win_copy<W::kBytes> (slot + l.at, row + l.word[0]);
+    copy_async<W::kBytes> (slot + l.at, row + l.word[0]);
     asm volatile ("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %2, 0;\n\t"
         "@p cp.async.ca.shared.global [%0], [%1], 4;\n\t}"
         :: "r" (slot + l.hat), "l" (__cvta_generic_to_global (row +
@@ -2347,7 +2344,7 @@ win_stage (const WinLane & l, const uint8_t * row, uint32_t cword,
     return;
   }
   if (row && l.whole) {
-    win_copy<W::kBytes> (slot + l.at, row + l.word[0]);
+    copy_async<W::kBytes> (slot + l.at, row + l.word[0]);
   } else {
 UNROLL
     for (int k = 0; k < W::kVec; k++)
