@@ -2389,20 +2389,20 @@ win_lds_vec (uint32_t s, uint32_t (&v)[M], int at)
  * where they leave the row; a row outside the picture is the row the
  * border maps it to, or a row of @cword (CONSTANT). A copied channel COPY
  * (kWinDot, 4-byte pixels) takes its bytes from the output row's own input
- * row, which stays in its slot: one row less ahead then. @inside: the
- * strip's rows all lie inside the picture. Unless EDGE (win_walk_edge ()),
- * they do, every lane's vector too, and no word is CONSTANT's. */
+ * row, which stays in its slot: one row less ahead then. Unless EDGE
+ * (win_walk_edge ()), the rows lie inside the picture, every lane's vector
+ * too, and no word is CONSTANT's. */
 template <int PB, int R, int MODE, int COPY, bool EDGE>
 __device__ __forceinline__ void
 win_walk_staged (const Args & a, const WinLane & l, int x0, int y0, int n,
-    bool inside, uint32_t cword, uint32_t ring)
+    uint32_t cword, uint32_t ring)
 {
   typedef WinShape<PB, R> W;
   static_assert (W::kHalo == 1, "one halo word a side");
   constexpr int kW = W::kTaps;
   constexpr int kAhead = kWinAhead - 1 - (COPY >= 0);
   /* the rows a pitch apart from the first on, or mapped one by one */
-  inside = inside || !EDGE;
+  const bool inside = !EDGE || (y0 - R >= 0 && y0 - R + n <= a.height);
   const int row_bytes = a.width * PB;
   const uint8_t *src = a.src + (size_t) imax (y0 - R, 0) * a.src_pitch;
   uint8_t *dst = a.dst + (size_t) y0 * a.dst_pitch + x0;
@@ -2553,11 +2553,10 @@ stencil_window_kernel (Args a)
     const WinLane l = win_lane<PB> (a, x0, lane);
 
     if (win_walk_edge<PB> (l, inside, x0, row_bytes))
-      win_walk_staged<PB, R, MODE, COPY, true> (a, l, x0, y0, n, inside,
-          cword, ring);
+      win_walk_staged<PB, R, MODE, COPY, true> (a, l, x0, y0, n, cword, ring);
     else
-      win_walk_staged<PB, R, MODE, COPY, false> (a, l, x0, y0, n, inside,
-          cword, ring);
+      win_walk_staged<PB, R, MODE, COPY, false> (a, l, x0, y0, n, cword,
+          ring);
   } else {
     /* this vector, or its halo, meets the picture's left or right edge */
     const bool edge = x0 < 4 * W::kHalo
@@ -2568,7 +2567,7 @@ stencil_window_kernel (Args a)
      * every lane) */
     if (inside && __all_sync (0xffffffffu, !edge)) {
       win_walk_staged<PB, R, MODE, COPY, false> (a, win_lane<PB> (a, x0,
-              lane), x0, y0, n, inside, cword, ring);
+              lane), x0, y0, n, cword, ring);
       return;
     }
     win_offsets<PB, R> (a, x0, edge, s_off);
