@@ -495,8 +495,8 @@ copy_async (uint32_t s, const uint8_t * g)
 
 /* Phase 1b for a tile whose staged rows are consecutive picture rows,
  * each read as KV whole aligned vectors: all ROWS rows of shared memory
- * from @g (staged row 0's first vector) on, @pitch apart, as the fused
- * kernel's cp.async groups (mma_group_end ()). */
+ * from @g (staged row 0's first vector) on, @pitch apart, as one cp.async
+ * group of every kChunkRows rows. */
 template <int NT, int KV, int ROWS>
 __device__ __forceinline__ void
 stage_consecutive (const Shared & sh, uint8_t * smem, const uint8_t * g,
@@ -504,7 +504,7 @@ stage_consecutive (const Shared & sh, uint8_t * smem, const uint8_t * g,
 {
   constexpr int kLg = lg_at_least (KV);
   constexpr int kStep = NT >> kLg;      /* rows a pass */
-  static_assert ((kChunkRows / 2) % kStep == 0 && ROWS % kStep == 0,
+  static_assert (kChunkRows % kStep == 0 && ROWS % kStep == 0,
       "whole passes a group");
   const int v = tid & ((1 << kLg) - 1), r = tid >> kLg;
   const uint8_t *s = smem + sh.in + r * sh.in_stride + 16 * v;
@@ -518,8 +518,7 @@ UNROLL
     if (v < KV)
       copy_async<16, false> (s32 + k * kStep * sh.in_stride, src);
     src += step;
-    if (((k + 1) * kStep + kChunkRows / 2) % kChunkRows == 0
-        || k + 1 == ROWS / kStep)
+    if ((k + 1) * kStep % kChunkRows == 0 || k + 1 == ROWS / kStep)
       __pipeline_commit ();
   }
 }
@@ -838,27 +837,12 @@ stencil_kernel (Args a)
  * 80 KB, two blocks of 512 threads a multiprocessor. */
 
 constexpr int kMmaStaged = kTileRows + 2 * kMmaR;      /* staged rows */
-/* The fused kernel stages them in cp.async groups of kChunkRows rows, the
- * first only half as long (16, 32, 32): the rows pass starts on it sooner,
- * with the warps it has work for, and the 20 items of 16 pixels by 8 rows
- * fall 4, 8, 8 on the 8 warps, the uneven part while the other groups are
- * still in flight rather than before the columns pass. Group k ends at
- * staged row mma_group_end (k). */
-constexpr int kMmaGroups = (kMmaStaged + kChunkRows / 2 + kChunkRows - 1) /
-    kChunkRows;
-
-__host__ __device__ constexpr int
-mma_group_end (int k)
-{
-  return k < 0 ? 0 : kChunkRows / 2 + k * kChunkRows < kMmaStaged ?
-      kChunkRows / 2 + k * kChunkRows : kMmaStaged;
-}
 /* words per pixel column of h: 80 bytes, the staged rows; a warp's loads
  * and stores touch the columns of 8 consecutive pixels, whose first words
  * 20 g (mod 32) lie 4 banks apart */
 constexpr int kHColumn = 20;
 static_assert (kMmaStaged <= 4 * kHColumn, "h columns hold the rows");
-static_assert (kMmaStaged % 8 == 0 && kChunkRows % 16 == 0,
+static_assert (kMmaStaged % 8 == 0 && kChunkRows % 8 == 0,
     "whole n tiles of staged rows");
 /* a band's fragment (store_fragment ()) reads words up to byte kWPad +
  * 4 * 3 + 16 + 8 of its row of Args::wbytes */
@@ -1335,7 +1319,7 @@ UNROLL
 }
 
 /* Phases 2 and 3 of the tensor-core kernel, the staged rows' cp.async
- * groups (mma_group_end ()) still in flight: the rows pass takes each
+ * groups (kChunkRows rows each) still in flight: the rows pass takes each
  * group as it arrives. The A fragments come from shared memory
  * (store_fragment ()), made before the first group's barrier. */
 template <int PB, int W, int SPLIT, unsigned MASK>
@@ -1343,7 +1327,7 @@ __device__ __forceinline__ void
 passes_mma (const Args & a, const Tile & t, const Shared & sh,
     uint8_t * smem, const uint32_t (&delta)[4], int warp, int lane)
 {
-  constexpr int kGroups = kMmaGroups;
+  constexpr int kGroups = (kMmaStaged + kChunkRows - 1) / kChunkRows;
   const uint4 *s_frag = (const uint4 *) (smem + sh.weights);
   uint32_t wlo[4], whi[4];
 
@@ -1357,8 +1341,8 @@ UNROLL
       load_fragment (s_frag, lane, wlo);
       load_fragment (s_frag + 32, lane, whi);
     }
-    rows_pass_mma<PB, W, SPLIT, MASK> (a, sh, smem, mma_group_end (k - 1),
-        mma_group_end (k) - mma_group_end (k - 1), wlo, whi, delta,
+    rows_pass_mma<PB, W, SPLIT, MASK> (a, sh, smem, k * kChunkRows,
+        imin (kChunkRows, kMmaStaged - k * kChunkRows), wlo, whi, delta,
         warp, lane);
   }
   load_fragment (s_frag + 64, lane, wlo);
@@ -1399,7 +1383,7 @@ mma_tile (const Args & a, int bx, int by)
   const int first_byte = (t.x0 - kMmaR) * PB - kMmaShift<PB>;
   const bool inside = first_row >= 0 && first_row + kMmaStaged <= a.height
       && first_byte >= 0 && first_byte + 16 * kVecs <= a.width * PB;
-  /* every staged row at once, in cp.async groups (mma_group_end ()): such
+  /* every staged row at once, in cp.async groups of kChunkRows rows: such
    * a tile's copies go first, before anything waits; the others' once
    * the block knows where each staged row comes from (the second half of
    * the block) */
@@ -1415,9 +1399,9 @@ mma_tile (const Args & a, int bx, int by)
     const bool partial = __syncthreads_or (ri >= 0
         && stage_row_info<PB> (a, t, sh, smem, 0, kMmaStaged, ri));
 UNROLL
-    for (int k = 0; k < kMmaGroups; k++)
-      stage_rows<PB, 1, kNT> (a, t, sh, smem, mma_group_end (k - 1),
-          mma_group_end (k), tid, partial, false);
+    for (int c0 = 0; c0 < kMmaStaged; c0 += kChunkRows)
+      stage_rows<PB, 1, kNT> (a, t, sh, smem, c0, imin (c0 + kChunkRows,
+              kMmaStaged), tid, partial, false);
   }
   /* while they are in flight: the aligned output rows' offsets, all 0,
    * for store_tile () (4-byte pixels have no output tile), and the band
