@@ -883,11 +883,10 @@ static_assert (MmaShape<1>::kTilePixels % 16 == 0
 
 /* The four A fragments of the band (x low and high bytes, y low and
  * high: store_fragment (), from the rows of Args::wbytes), then as
- * shared_layout () with all kMmaStaged rows
- * staged, h's two planes as the intermediate and the output tile (1- and
- * 2-byte pixels) over the staged rows; staged rows 16 PB bytes apart
- * modulo 128, so that the eight rows of a B fragment's load meet no bank
- * conflict. */
+ * shared_layout () with all kMmaStaged rows staged, h's two planes as the
+ * intermediate and the output tile (1- and 2-byte pixels) over the staged
+ * rows; staged rows 16 PB bytes apart modulo 128, so that the eight rows
+ * of a B fragment's load meet no bank conflict. */
 constexpr int kMmaFragBytes = 4 * 32 * 16;
 
 template <int PB, int W>
@@ -937,11 +936,11 @@ band_tap (int lane, int r)
   return 4 * (lane & 3) + 16 * (r >> 1) - (lane >> 2) - 8 * (r & 1);
 }
 
-/* band_fragment () of the taps from byte @at on of @w (Args::wbytes,
- * or its copy in shared memory) into shared memory, a uint4 per lane from
- * @slot on: four consecutive bytes of the band per register (band_tap ()).
- * A warp makes a fragment once for the block, and every warp then loads
- * it in one instruction. */
+/* This lane's A fragment of the band whose bytes start at byte @at of @w
+ * (Args::wbytes, or its copy in shared memory), into shared memory, a
+ * uint4 per lane from @slot on: four consecutive bytes of the band per
+ * register (band_tap ()). A warp makes a fragment once for the block, and
+ * every warp then loads it in one instruction. */
 __device__ __forceinline__ void
 store_fragment (const uint32_t * w, int at, uint4 * slot, int lane)
 {
@@ -1272,7 +1271,7 @@ columns_pass_pixels (const Args & a, const Tile & t, const Shared & sh,
   const size_t down = 8 * a.dst_pitch;
 
   /* both m tiles unrolled, so that their loads and products interleave
-   * (64 registers either way; 4K RGBA radius 8 on an H200: 41.4 - 41.5 us
+   * (64 registers either way; 4K RGBA radius 8 on an H200: 41.4 - 41.7 us
    * against 41.8 - 42.1 rolled, docs/PERFORMANCE.md) */
 UNROLL
   for (int m = 0; m < 2; m++) {
