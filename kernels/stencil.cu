@@ -2316,8 +2316,7 @@ __device__ __forceinline__ void
 win_word (uint32_t s, const uint8_t * row, int32_t off, uint32_t cword)
 {
   if (off >= 0)
-    asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;"
-        :: "r" (s), "l" (__cvta_generic_to_global (row + off)) : "memory");
+    copy_async<4> (s, row + off);
   else
     asm volatile ("st.shared.u32 [%0], %1;" :: "r" (s), "r" (cword)
         : "memory");
