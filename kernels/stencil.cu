@@ -808,9 +808,11 @@ stencil_kernel (Args a)
  * CF_STENCIL_INTER_BITS fraction bits) likewise enters the columns as its
  * two bytes, four products in all: sum w h = 2^16 hi.hi + 2^8 (hi.lo +
  * lo.hi) + lo.lo, put together modulo 2^32, exact because the plan bounds
- * the true sum within int32 (mma_split ()). The rounding constants start
- * the accumulators. Every sum is the one cf_stencil_cpu () makes, so the
- * bytes are the same.
+ * the true sum within int32 (mma_split ()). The rows' rounding constant
+ * starts h (h_high ()); the columns' starts their accumulators, or, where
+ * the columns' weights sum to 2^16 (kMmaBlur), is folded into h
+ * (kHFold). Every sum is the one cf_stencil_cpu () makes, so the bytes
+ * are the same.
  *
  * h is kept in shared memory as two byte planes (its low and high bytes),
  * transposed: a channel's plane holds, per pixel of the tile, the staged
@@ -852,8 +854,10 @@ static_assert (kWPad + 4 * 3 + 16 + 8 <= kWRow && kWRow % 4 == 0,
 /* How the tensor-core kernel splits a plan's weights into bytes. */
 enum MmaSplit {
   kMmaNone,                     /* it cannot take the plan */
-  kMmaBlur,                     /* weights 0 .. 65535, results 0 .. 255
-                                 * without saturating */
+  kMmaBlur,                     /* weights 0 .. 65535, the columns' summing
+                                 * to 2^16 (normalized), results 0 .. 255
+                                 * without saturating, h + kHFold 0 ..
+                                 * 65535 */
   kMmaUnsigned,                 /* weights 0 .. 65535, h 0 .. 65535 */
   kMmaSigned                    /* weights and h within int16 */
 };
@@ -1008,25 +1012,35 @@ channel_words (const uint8_t * p, uint32_t (&c)[PB])
 }
 
 constexpr int kHShift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
+/* kMmaBlur: the columns' rounding constant 2^(B + I - 1), taken in h
+ * instead. With the columns' weights summing to 2^B, sum w (h + kHFold) =
+ * sum w h + 2^(B + I - 1): the same sum, and the columns' accumulators
+ * start at 0 (the zero register) rather than at a constant that takes
+ * four moves per product. */
+constexpr int kHFold = 1 << (kInterShift - 1);
 
 /* h (stencil.h) of accumulator @i of the rows' products, the low and high
  * bytes' sums of the taps, rounded: (hi x 256 + lo + 2^(S-1)) >> S with S =
- * kHShift, returned in bits 16 .. 31 (h's low byte in byte 2, its high
- * byte in byte 3, for the byte permutes that store it): the rounded sum
- * shifted left by 16 - S instead of right by S, two multiply-adds.
- * Exact: h fits 16 bits (unsigned, or signed for kMmaSigned), so the
- * rounded sum times 2^(16 - S) fits 32. */
+ * kHShift, plus kHFold for kMmaBlur, returned in bits 16 .. 31 (h's low
+ * byte in byte 2, its high byte in byte 3, for the byte permutes that
+ * store it): the rounded sum shifted left by 16 - S instead of right by S,
+ * two multiply-adds. Exact: h fits 16 bits (unsigned, or signed for
+ * kMmaSigned; with kHFold for kMmaBlur, mma_split ()), so the rounded sum
+ * times 2^(16 - S) fits 32, and kHFold 2^16 leaves the bits below 16 as
+ * they are. */
+template <int SPLIT>
 __device__ __forceinline__ uint32_t
 h_high (const int32_t (&lo)[4], const int32_t (&hi)[4], int i)
 {
   constexpr uint32_t kUp = 1u << (16 - kHShift);
+  constexpr uint32_t kStart = (1u << (kHShift - 1)) * kUp +
+      (SPLIT == kMmaBlur ? (uint32_t) kHFold << 16 : 0u);
 
-  return (uint32_t) hi[i] * (256u * kUp) + (uint32_t) lo[i] * kUp +
-      (1u << (kHShift - 1)) * kUp;
+  return (uint32_t) hi[i] * (256u * kUp) + (uint32_t) lo[i] * kUp + kStart;
 }
 
 /* The columns' sums of products: low by low bytes (with the rounding
- * constant), the two mixed ones, high by high. JOINED (the fused kernel:
+ * constant, unless h holds it: kHFold), the two mixed ones, high by high. JOINED (the fused kernel:
  * one k tile): the second mixed sum goes on in the first's accumulator
  * (mid2 unused), four additions fewer for a product that waits for
  * another; the two-pass kernel's chains over several k tiles keep them
@@ -1046,7 +1060,7 @@ column_products (const uint32_t (&wlo)[4], const uint32_t (&whi)[4],
 {
   constexpr bool SIGNED = SPLIT == kMmaSigned;
   constexpr int kShift = CF_STENCIL_WEIGHT_BITS_8 + kInterShift;
-  const int32_t r0 = 1 << (kShift - 1);
+  const int32_t r0 = SPLIT == kMmaBlur ? 0 : 1 << (kShift - 1);
 
   if (JOINED) {
     imma<false, false> (s.ll, wlo, bl0, bl1, r0, r0, r0, r0);
@@ -1164,8 +1178,8 @@ UNROLL
       imma<SPLIT == kMmaSigned, false> (hi, whi, b0[c], b1[c]);
 UNROLL
       for (int e = 0; e < 2; e++) {
-        const uint32_t h0 = h_high (lo, hi, 2 * e);
-        const uint32_t h1 = h_high (lo, hi, 2 * e + 1);
+        const uint32_t h0 = h_high<SPLIT> (lo, hi, 2 * e);
+        const uint32_t h1 = h_high<SPLIT> (lo, hi, 2 * e + 1);
 
         *(uint16_t *) (lo_c + 4 * 8 * e * kHColumn) =
             (uint16_t) __byte_perm (h0, h1, 0x0062);
@@ -1708,8 +1722,8 @@ UNROLL
           h0 = (uint32_t) raw0[8 * e * PB + c] << 16;
           h1 = (uint32_t) raw1[8 * e * PB + c] << 16;
         } else {
-          h0 = h_high (lo[c], hi[c], 2 * e);
-          h1 = h_high (lo[c], hi[c], 2 * e + 1);
+          h0 = h_high<SPLIT> (lo[c], hi[c], 2 * e);
+          h1 = h_high<SPLIT> (lo[c], hi[c], 2 * e + 1);
         }
         const int at = 4 * ((2 * nt + (q >> 1)) * L::kQuadWords +
             (mt * 16 + g + 8 * e) * PB + c) + 2 * (q & 1);
@@ -3126,12 +3140,15 @@ win_mode (const CfStencilPlan * plan)
  * two bytes it splits them into: every weight 0 .. 65535 with h 0 ..
  * 65535 (unsigned bytes), or every weight and h within int16 (the high
  * byte signed). h is at most (255 P + 2^9) >> 10 and at least (-255 N +
- * 2^9) >> 10, P and N the sums of the positive and negative weights of x. */
+ * 2^9) >> 10, P and N the sums of the positive and negative weights of x.
+ * Unsigned plans that never saturate and whose columns' weights sum to
+ * 2^16 (normalized taps: blurs) are kMmaBlur, which adds kHFold to h;
+ * other unsigned ones are kMmaUnsigned (the same sums, clamped). */
 MmaSplit
 mma_split (const CfStencilPlan * plan)
 {
   const int shift = CF_STENCIL_WEIGHT_BITS_8 - kInterShift;
-  int64_t pos = 0, neg = 0;
+  int64_t pos = 0, neg = 0, sum_y = 0;
   int32_t lo = 0, hi = 0;
 
   if (plan->direction != CF_STENCIL_BOTH
@@ -3150,12 +3167,15 @@ mma_split (const CfStencilPlan * plan)
     const int32_t w = plan->weights_y[t];
     lo = w < lo ? w : lo;
     hi = w > hi ? w : hi;
+    sum_y += w;
   }
   const int64_t h_max = (255 * pos + (1 << (shift - 1))) >> shift;
   const int64_t h_min = -((255 * neg - (1 << (shift - 1)) +
           (1 << shift) - 1) >> shift);
   if (lo >= 0 && hi <= 65535 && h_max <= 65535)
-    return never_saturates (plan) ? kMmaBlur : kMmaUnsigned;
+    return never_saturates (plan) && h_max + kHFold <= 65535
+        && sum_y == INT64_C (1) << CF_STENCIL_WEIGHT_BITS_8 ?
+        kMmaBlur : kMmaUnsigned;
   if (lo >= -32768 && hi <= 32767 && h_min >= -32768 && h_max <= 32767)
     return kMmaSigned;
   return kMmaNone;

@@ -1595,6 +1595,14 @@ fast_planes (CfFormat format)
   return n;
 }
 
+/* Taps of radius @r (at least 1), as given: a box of gain @gain. */
+static void
+box_gain (int r, double *t, double gain)
+{
+  for (int i = 0; i <= 2 * r; i++)
+    t[i] = gain / (2 * r + 1);
+}
+
 /* Random taps for radius @r (at least 1) into @t, as given (not
  * normalized), of either sign (@with_negative: each within +-0.45, gain at
  * most 1.3) or positive (gain 1.3, so that results saturate; each tap
@@ -1647,7 +1655,8 @@ aligned_runs (CfFormat f, int width, int height, const CfStencilParams * s,
 /* The tensor-core kernels (BOTH, 8-bit samples) against the CPU on
  * 16-byte aligned planes and pitches, where they run: every format,
  * border and size in @sizes, radius pairs from @pairs, blurs (unsigned
- * byte pieces) and small signed taps (signed pieces), alpha copied or
+ * byte pieces; with normalized columns the columns' rounding rides in h,
+ * kHFold, else not) and small signed taps (signed pieces), alpha copied or
  * filtered, random and constant pictures; then the CUDA-core kernel on
  * the same, which the plan must choose when asked, and an unaligned launch
  * (the fallback). Asserts that every aligned plane took @kernel. */
@@ -1667,22 +1676,32 @@ tensor_core_cases (const int (*pairs)[2], guint n_pairs,
       for (z = 0; z < n_sizes; z++) {
         const int rx = pairs[n % n_pairs][0];
         const int ry = pairs[n % n_pairs][1];
-        const guint kind = n % 5;
+        const guint kind = n % 7;
         const guint planes = fast_planes (f);
         gboolean nx = TRUE, ny = TRUE;
         CfStencilParams s;
         char *what;
 
         /* gaussian, box, random positive (blurs: no saturation), signed
-         * taps of at most 0.45 (the high byte of weight and h signed), or
-         * positive taps of gain 1.3 (saturating) */
+         * taps of at most 0.45 (the high byte of weight and h signed),
+         * positive taps of gain 1.3 (saturating), then blurs of gain 0.8
+         * as given on one axis: the rows (the columns still sum to 1), or
+         * the columns (their rounding not in h) */
         if (kind < 3) {
           make_taps ((TapsKind) kind, rx, tx, gpu_rand);
           make_taps ((TapsKind) ((kind + 1) % 3), ry, ty, gpu_rand);
-        } else {
+        } else if (kind < 5) {
           gain_taps (rx, tx, kind == 3);
           gain_taps (ry, ty, kind == 3);
           nx = ny = FALSE;
+        } else if (kind == 5) {
+          box_gain (rx, tx, 0.8);
+          make_taps (TAPS_RANDOM, ry, ty, gpu_rand);
+          nx = FALSE;
+        } else {
+          make_taps (TAPS_GAUSSIAN, rx, tx, gpu_rand);
+          box_gain (ry, ty, 0.8);
+          ny = FALSE;
         }
         s = params_of (CF_STENCIL_BOTH, rx, tx, nx, ry, ty, ny, b);
         set_border_values (&s, f);
@@ -1691,7 +1710,8 @@ tensor_core_cases (const int (*pairs)[2], guint n_pairs,
         what = g_strdup_printf ("%s: %s %dx%d %s rx %d ry %d taps %s",
             kernel_names[kernel], cf_format_info (f)->name, sizes[z][0],
             sizes[z][1], border_names[b], rx, ry, kind < 3 ?
-            kind_names[kind] : kind == 3 ? "signed" : "gain 1.3");
+            kind_names[kind] : kind == 3 ? "signed" : kind == 4 ? "gain 1.3"
+            : kind == 5 ? "rows of gain 0.8" : "columns of gain 0.8");
         want += aligned_runs (f, sizes[z][0], sizes[z][1], &s, z % 2 == 0,
             z == 3, what, planes, counts, cuda);
         g_free (what);
@@ -1795,14 +1815,6 @@ mild_sharpen (int r, double *t)
 {
   for (int i = 0; i <= 2 * r; i++)
     t[i] = (i == r ? 1.3 : 0.0) - 0.3 / (2 * r + 1);
-}
-
-/* Taps of radius @r (at least 1), as given: a box of gain @gain. */
-static void
-box_gain (int r, double *t, double gain)
-{
-  for (int i = 0; i <= 2 * r; i++)
-    t[i] = gain / (2 * r + 1);
 }
 
 /* The sliding-window kernel (BOTH, 8-bit samples, radius 1) against
