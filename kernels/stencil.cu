@@ -814,15 +814,18 @@ stencil_kernel (Args a)
  * (kHFold). Every sum is the one cf_stencil_cpu () makes, so the bytes
  * are the same.
  *
- * h is kept in shared memory as two byte planes (its low and high bytes),
- * transposed: a channel's plane holds, per pixel of the tile, the staged
- * rows of that pixel's column one after the other, so four rows of a
- * column are one 32-bit word, as the columns' B fragments take them. The
- * strides keep the rows pass's stores and the columns pass's loads free of
- * bank conflicts. A copied channel (alpha) of 1- and 2-byte pixels goes
- * through the rows pass as a delta band, its samples into the low plane,
- * where the columns pass picks them up; that of 4-byte pixels skips the
- * rows pass, and the columns pass copies it from the staged rows.
+ * h is kept in shared memory transposed: a channel's plane holds, per
+ * pixel of the tile, the staged rows of that pixel's column in pairs, a
+ * 32-bit word a pair (h_pair ()): the low bytes of its two rows, then
+ * their high bytes, as the accumulators of the rows pass give them. The
+ * columns pass loads two pairs at once and permutes them into the words of
+ * four rows' low and high bytes that its B fragments take. The strides and
+ * a swizzle keep the rows pass's stores and the columns pass's loads free
+ * of bank conflicts. A copied channel (alpha) of 1- and 2-byte pixels goes
+ * through the rows pass as a delta band, its samples into the low bytes,
+ * where the columns pass picks them up (h_low_byte ()); that of 4-byte
+ * pixels skips the rows pass, and the columns pass copies it from the
+ * staged rows.
  * Shorter taps are centred among zero weights; staging, borders and the
  * output tile are the other kernel's phases. Launches take this kernel
  * only on 16-byte aligned planes and pitches (cf_stencil_cuda ()), so
@@ -839,11 +842,9 @@ stencil_kernel (Args a)
  * 80 KB, two blocks of 512 threads a multiprocessor. */
 
 constexpr int kMmaStaged = kTileRows + 2 * kMmaR;      /* staged rows */
-/* words per pixel column of h: 80 bytes, the staged rows; a warp's loads
- * and stores touch the columns of 8 consecutive pixels, whose first words
- * 20 g (mod 32) lie 4 banks apart */
-constexpr int kHColumn = 20;
-static_assert (kMmaStaged <= 4 * kHColumn, "h columns hold the rows");
+/* words per pixel column of h: a word per pair of staged rows */
+constexpr int kHColumn = kMmaStaged / 2;
+static_assert (kHColumn % 8 == 0, "h_pair ()'s swizzle stays in a column");
 static_assert (kMmaStaged % 8 == 0 && kChunkRows % 8 == 0,
     "whole n tiles of staged rows");
 /* a band's fragment (store_fragment ()) reads words up to byte kWPad +
@@ -876,7 +877,7 @@ template <int PB, int W = 1>
 struct MmaShape {
   static constexpr int kTilePixels = W * Shape<PB, 1>::kTilePixels;
   /* words of a channel's plane of h; the pad puts the PB channels of one
-   * pixel 32 / PB banks apart */
+   * pixel 32 / PB banks apart (h_pair ()) */
   static constexpr int kChannelWords = kTilePixels * kHColumn +
       (PB == 1 ? 0 : 32 / PB);
   static constexpr int kPlaneBytes = PB * kChannelWords * 4;
@@ -901,7 +902,7 @@ shared_layout_mma ()
 
   return layout_of (kMmaFragBytes,
       (S::kTilePixels + 2 * kMmaR) * PB,
-      16 * PB % 128, 2 * S::kPlaneBytes, S::kTilePixels * PB, kTileRows,
+      16 * PB % 128, S::kPlaneBytes, S::kTilePixels * PB, kTileRows,
       kMmaStaged, true);
 }
 
@@ -1121,6 +1122,38 @@ skip_mask (const Args & a)
 template <int PB>
 constexpr int kMmaShift = (16 - kMmaR * PB % 16) % 16;
 
+/* The word of h that holds pair @pair (staged rows 2 pair and 2 pair + 1)
+ * of pixel @px's column in a channel's plane (MmaShape::kChannelWords):
+ * bytes 0 and 1 their low bytes, 2 and 3 their high bytes. A column is
+ * kHColumn words (8 banks mod 32); pixels 4 .. 7 (mod 8) have bit 2 of
+ * the pair flipped, which lands them 4 banks over. So the rows pass's
+ * stores (8 pixels, 4 pairs: banks 8 g + q, bit 2 flipped for g >= 4) and
+ * the columns pass's 8-byte loads (each half warp 4 pixels, 2 pairs each:
+ * 8 g + 2 q, and 2 q ^ 4 for pixels 4 .. 7) meet no bank conflict. */
+__device__ __forceinline__ int
+h_pair (int px, int pair)
+{
+  return px * kHColumn + (pair ^ (px & 4));
+}
+
+/* The byte of h's low plane of staged row @row of pixel @px's column, from
+ * the start of the channel's plane: a copied sample of 1- and 2-byte pixels
+ * (rows_pass_mma ()'s delta band). */
+__device__ __forceinline__ int
+h_low_byte (int px, int row)
+{
+  return 4 * h_pair (px, row >> 1) + (row & 1);
+}
+
+/* Four staged rows' low and high bytes (@lo, @hi, row i in byte i), as a
+ * columns' B fragment takes them, from the words of their two pairs. */
+__device__ __forceinline__ void
+h_quad (uint2 w, uint32_t & lo, uint32_t & hi)
+{
+  lo = __byte_perm (w.x, w.y, 0x5410);
+  hi = __byte_perm (w.x, w.y, 0x7632);
+}
+
 /* Phase 2 on the tensor cores: staged rows c0 .. c0 + @rows - 1 (shared
  * rows c0 .. on) into h.
  * A warp's item is 16 pixels (m tile mt) of 8 staged rows (n tile nt), all
@@ -1138,26 +1171,24 @@ rows_pass_mma (const Args & a, const Shared & sh, uint8_t * smem, int c0,
   constexpr unsigned kWarps = MmaBlock<W>::kThreads / 32;
   static_assert (kWarps % kMTiles == 0, "a warp keeps its m tile");
   const unsigned g = lane >> 2, q = lane & 3, mt = (unsigned) warp % kMTiles;
-  uint8_t *h_lo = smem + sh.inter, *h_hi = h_lo + S::kPlaneBytes;
+  uint32_t *h = (uint32_t *) (smem + sh.inter);
   /* B: staged row c0 + 8 nt + g, pixels 16 mt + 4 q .. + 3 and 16 on */
   const uint8_t *in = smem + sh.in + kMmaShift<PB> + (c0 + g) * sh.in_stride +
       (mt * 16 + 4 * q) * PB;
-  /* C: pixel 16 mt + g + 8 e, staged rows c0 + 8 nt + 2 q and the next:
-   * two rows of a column of h */
-  const unsigned at0 = 4 * (mt * 16 + g) * kHColumn + c0 + 2 * q;
 
   for (unsigned nt = (unsigned) warp / kMTiles; nt < (unsigned) rows / 8;
       nt += kWarps / kMTiles) {
     const uint8_t *px = in + nt * 8 * sh.in_stride;
-    const unsigned at = at0 + nt * 8;
+    /* C: pixel 16 mt + g + 8 e, staged rows c0 + 8 nt + 2 q and the next:
+     * a pair of a column of h */
+    const int at = h_pair (mt * 16 + g, (c0 + 8 * nt) / 2 + q);
     uint32_t b0[PB], b1[PB];
 
     channel_words<PB> (px, b0);
     channel_words<PB> (px + 16 * PB, b1);
 UNROLL
     for (int c = 0; c < PB; c++) {
-      uint8_t *lo_c = h_lo + 4 * c * S::kChannelWords + at;
-      uint8_t *hi_c = h_hi + 4 * c * S::kChannelWords + at;
+      uint32_t *h_c = h + c * S::kChannelWords + at;
 
       if (skip_mask<MASK> (a) & (1u << c)) {
         /* 4-byte pixels: columns_pass_pixels () takes the staged sample */
@@ -1168,7 +1199,7 @@ UNROLL
         imma<false, false> (d, delta, b0[c], b1[c]);
 UNROLL
         for (int e = 0; e < 2; e++)
-          *(uint16_t *) (lo_c + 4 * 8 * e * kHColumn) =
+          *(uint16_t *) (h_c + 8 * e * kHColumn) =
               (uint16_t) __byte_perm (d[2 * e], d[2 * e + 1], 0x0040);
         continue;
       }
@@ -1181,10 +1212,8 @@ UNROLL
         const uint32_t h0 = h_high<SPLIT> (lo, hi, 2 * e);
         const uint32_t h1 = h_high<SPLIT> (lo, hi, 2 * e + 1);
 
-        *(uint16_t *) (lo_c + 4 * 8 * e * kHColumn) =
-            (uint16_t) __byte_perm (h0, h1, 0x0062);
-        *(uint16_t *) (hi_c + 4 * 8 * e * kHColumn) =
-            (uint16_t) __byte_perm (h0, h1, 0x0073);
+        /* pixel g + 8 e: the same swizzle (bit 2 of the pixel) */
+        h_c[8 * e * kHColumn] = __byte_perm (h0, h1, 0x7362);
       }
     }
   }
@@ -1200,30 +1229,30 @@ columns_pass_mma (const Args & a, const Shared & sh, uint8_t * smem,
 {
   typedef MmaShape<PB, W> S;
   const int g = lane >> 2, q = lane & 3;
-  const uint8_t *h_lo = smem + sh.inter;
+  const uint8_t *h = smem + sh.inter;
 
   constexpr int kWarps = MmaBlock<W>::kThreads / 32;
 
   for (int nt = warp; nt < S::kTilePixels * PB / 8; nt += kWarps) {
-    /* B: sample j = 8 nt + g of the tile, rows 4 q .. + 3 of each half */
+    /* B: sample j = 8 nt + g of the tile, rows 4 q .. + 3 of each half:
+     * pairs 2 q and 2 q + 1, then 8 pairs on */
     const int j = nt * 8 + g;
-    const uint32_t *col_lo = (const uint32_t *) h_lo +
-        (j % PB) * S::kChannelWords + (j / PB) * kHColumn + q;
-    const uint32_t *col_hi = col_lo + S::kPlaneBytes / 4;
-    uint32_t bl0 = col_lo[0], bh0 = col_hi[0];
+    const uint2 *col = (const uint2 *) ((const uint32_t *) h +
+        (j % PB) * S::kChannelWords + h_pair (j / PB, 2 * q));
+    uint32_t bl0, bh0;
+    h_quad (col[0], bl0, bh0);
     /* C: samples 8 nt + 2 q and the next; a copied one is its staged
-     * sample, kMmaR rows down its column of the low plane */
+     * sample, kMmaR rows down its column's low bytes */
     const int js = nt * 8 + 2 * q;
     const bool keep0 = skip_mask<MASK> (a) & (1u << (js % PB));
     const bool keep1 = skip_mask<MASK> (a) & (1u << ((js + 1) % PB));
-    const uint8_t *raw0 = h_lo + 4 * ((js % PB) * S::kChannelWords +
-        (js / PB) * kHColumn) + kMmaR;
-    const uint8_t *raw1 = h_lo + 4 * (((js + 1) % PB) * S::kChannelWords +
-        ((js + 1) / PB) * kHColumn) + kMmaR;
+    const uint8_t *raw0 = h + 4 * (js % PB) * S::kChannelWords;
+    const uint8_t *raw1 = h + 4 * ((js + 1) % PB) * S::kChannelWords;
 
 UNROLL
     for (int mt = 0; mt < kTileRows / 16; mt++) {
-      const uint32_t bl1 = col_lo[4 * mt + 4], bh1 = col_hi[4 * mt + 4];
+      uint32_t bl1, bh1;
+      h_quad (col[4 * mt + 4], bl1, bh1);
       ColumnSums sums;
 
       column_products<SPLIT, true> (wlo, whi, bl0, bl1, bh0, bh1, sums);
@@ -1235,9 +1264,9 @@ UNROLL
         int32_t v[2] = { column_result<SPLIT, true> (sums, 2 * e),
           column_result<SPLIT, true> (sums, 2 * e + 1) };
         if (keep0)
-          v[0] = raw0[r];
+          v[0] = raw0[h_low_byte (js / PB, r + kMmaR)];
         if (keep1)
-          v[1] = raw1[r];
+          v[1] = raw1[h_low_byte ((js + 1) / PB, r + kMmaR)];
         *(uint16_t *) (smem + sh.out + r * sh.out_stride + js) =
             (uint16_t) __byte_perm (v[0], v[1], 0x0040);
       }
@@ -1266,9 +1295,10 @@ columns_pass_pixels (const Args & a, const Tile & t, const Shared & sh,
   const unsigned group = (unsigned) warp % kGroups;
   const unsigned half = (unsigned) warp / kGroups;
   /* B of a channel: the column of h of pixel 8 group + g, from its row
-   * 32 half on, words q and q + 4 of each m tile's 16 rows */
-  const uint32_t *col = (const uint32_t *) (smem + sh.inter) +
-      (8 * group + g) * kHColumn + 8 * half + q;
+   * 32 half on, rows 4 q .. + 3 and 16 on of each m tile's 16 rows: pairs
+   * 2 q and 2 q + 1, and 8 pairs on */
+  const uint2 *col = (const uint2 *) ((const uint32_t *) (smem + sh.inter) +
+      h_pair (8 * group + g, 16 * half + 2 * q));
   /* a copied sample: the staged one, kMmaR rows and pixels on (nothing
    * overwrites the staged rows here) */
   const int x = 8 * group + 2 * q, y = 32 * half + g;
@@ -1303,12 +1333,13 @@ UNROLL
         for (int i = 0; i < 4; i++)
           v[i] = r[8 * (i >> 1) * sh.in_stride + (i & 1) * PB];
       } else {
-        const uint32_t *lo = col + c * S::kChannelWords + 4 * m;
-        const uint32_t *hi = lo + S::kPlaneBytes / 4;
+        const uint2 *pairs = col + (c * S::kChannelWords) / 2 + 4 * m;
+        uint32_t lo0, hi0, lo1, hi1;
         ColumnSums sums;
 
-        column_products<SPLIT, true> (wlo, whi, lo[0], lo[4], hi[0], hi[4],
-            sums);
+        h_quad (pairs[0], lo0, hi0);
+        h_quad (pairs[4], lo1, hi1);
+        column_products<SPLIT, true> (wlo, whi, lo0, lo1, hi0, hi1, sums);
 UNROLL
         for (int i = 0; i < 4; i++)
           v[i] = (uint32_t) column_result<SPLIT, true> (sums, i);
