@@ -1300,7 +1300,14 @@ columns_pass_pixels (const Args & a, const Tile & t, const Shared & sh,
   const uint2 *col = (const uint2 *) ((const uint32_t *) (smem + sh.inter) +
       h_pair (8 * group + g, 16 * half + 2 * q));
   /* a copied sample: the staged one, kMmaR rows and pixels on (nothing
-   * overwrites the staged rows here) */
+   * overwrites the staged rows here). kMmaBlur takes it from the lane's
+   * staged pixel pair of each row (8 bytes, aligned): two loads with 2-way
+   * bank conflicts for four 4-way conflicted byte loads (rows g and g + 2
+   * lie at the same place modulo 128 bytes); 4K RGBA radius 8 on an H200:
+   * 39.4 - 39.6 us against 39.7 - 39.9, docs/PERFORMANCE.md. The
+   * saturating splits keep the byte loads, within 64 registers (the pairs
+   * spill 12 bytes there). */
+  constexpr bool kPairs = SPLIT == kMmaBlur;
   const int x = 8 * group + 2 * q, y = 32 * half + g;
   const uint8_t *raw = smem + sh.in + kMmaShift<PB> + (y + kMmaR) *
       sh.in_stride + (x + kMmaR) * PB;
@@ -1325,9 +1332,19 @@ UNROLL
 
 UNROLL
     for (int c = 0; c < PB; c++) {
+      const bool copied = skip_mask<MASK> (a) & (1u << c);
       uint32_t v[4];
 
-      if (skip_mask<MASK> (a) & (1u << c)) {
+      if (copied && kPairs) {
+        /* whole staged pixels, channel c in byte c */
+UNROLL
+        for (int e = 0; e < 2; e++) {
+          const uint2 w = *(const uint2 *) (raw + (16 * m + 8 * e) *
+              sh.in_stride);
+          v[2 * e] = w.x;
+          v[2 * e + 1] = w.y;
+        }
+      } else if (copied) {
         const uint8_t *r = raw + 16 * m * sh.in_stride + c;
 UNROLL
         for (int i = 0; i < 4; i++)
@@ -1344,10 +1361,13 @@ UNROLL
         for (int i = 0; i < 4; i++)
           v[i] = (uint32_t) column_result<SPLIT, true> (sums, i);
       }
+      /* the sample into byte c: byte 0 of a result, byte c of a copied
+       * pixel */
+      const unsigned from = copied && kPairs ? c << 4 * c : 0;
 UNROLL
       for (int i = 0; i < 4; i++)
         p[i] = c == 0 ? v[i] : __byte_perm (p[i], v[i],
-            c == 1 ? 0x3240 : c == 2 ? 0x3410 : 0x4210);
+            (c == 1 ? 0x3240 : c == 2 ? 0x3410 : 0x4210) + from);
     }
 UNROLL
     for (int e = 0; e < 2; e++) {
