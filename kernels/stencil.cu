@@ -1041,11 +1041,11 @@ h_high (const int32_t (&lo)[4], const int32_t (&hi)[4], int i)
 }
 
 /* The columns' sums of products: low by low bytes (with the rounding
- * constant, unless h holds it: kHFold), the two mixed ones, high by high. JOINED (the fused kernel:
- * one k tile): the second mixed sum goes on in the first's accumulator
- * (mid2 unused), four additions fewer for a product that waits for
- * another; the two-pass kernel's chains over several k tiles keep them
- * apart, which measured faster there. */
+ * constant, unless h holds it: kHFold), the two mixed ones, high by high.
+ * JOINED (the fused kernel: one k tile): the second mixed sum goes on in
+ * the first's accumulator (mid2 unused), four additions fewer for a
+ * product that waits for another; the two-pass kernel's chains over
+ * several k tiles keep them apart, which measured faster there. */
 struct ColumnSums {
   int32_t ll[4], mid[4], mid2[4], hh[4];
 };
@@ -1136,9 +1136,9 @@ h_pair (int px, int pair)
   return px * kHColumn + (pair ^ (px & 4));
 }
 
-/* The byte of h's low plane of staged row @row of pixel @px's column, from
- * the start of the channel's plane: a copied sample of 1- and 2-byte pixels
- * (rows_pass_mma ()'s delta band). */
+/* The byte that holds the low byte of staged row @row of pixel @px's
+ * column of h, from the start of the channel's plane: a copied sample of
+ * 1- and 2-byte pixels (rows_pass_mma ()'s delta band). */
 __device__ __forceinline__ int
 h_low_byte (int px, int row)
 {
