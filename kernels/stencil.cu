@@ -888,10 +888,10 @@ static_assert (MmaShape<1>::kTilePixels % 16 == 0
 
 /* The four A fragments of the band (x low and high bytes, y low and
  * high: store_fragment (), from the rows of Args::wbytes), then as
- * shared_layout () with all kMmaStaged rows staged, h's two planes as the
- * intermediate and the output tile (1- and 2-byte pixels) over the staged
- * rows; staged rows 16 PB bytes apart modulo 128, so that the eight rows
- * of a B fragment's load meet no bank conflict. */
+ * shared_layout () with all kMmaStaged rows staged, h's channel planes
+ * (h_pair ()) as the intermediate and the output tile (1- and 2-byte
+ * pixels) over the staged rows; staged rows 16 PB bytes apart modulo 128,
+ * so that the eight rows of a B fragment's load meet no bank conflict. */
 constexpr int kMmaFragBytes = 4 * 32 * 16;
 
 template <int PB, int W>
@@ -1050,9 +1050,10 @@ struct ColumnSums {
   int32_t ll[4], mid[4], mid2[4], hh[4];
 };
 
-/* The columns' products of one k tile (rows 32 of h: words b0, b1 of its
- * low plane, bh0, bh1 of its high) with the weights' bytes, into @s;
- * @start: the first k tile, which starts the sums. */
+/* The columns' products of one k tile (32 rows of h: bl0, bl1 the words
+ * of their low bytes, bh0, bh1 of their high bytes, four rows a word) with
+ * the weights' bytes, into @s; @start: the first k tile, which starts the
+ * sums. */
 template <int SPLIT, bool JOINED = false>
 __device__ __forceinline__ void
 column_products (const uint32_t (&wlo)[4], const uint32_t (&whi)[4],
