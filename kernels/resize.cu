@@ -1551,7 +1551,7 @@ third_load (const ThirdArgs & a, const uint8_t * row, int xi, int lane,
 
 /* The horizontal sums (I fraction bits) of the thread's 8 output bytes in
  * the loaded row @r. */
-template <int PB, int P>
+template <int PB, int P, bool DP>
 __device__ __forceinline__ void
 third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
     int32_t (&h)[8])
@@ -1570,11 +1570,43 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
       1 << (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS - 1);
   constexpr int kShift = CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS;
 
-  if constexpr (PB < 4) {
-    /* 1- and 2-byte pixels: one byte extraction and one multiply-add a tap
-     * (dp2a pairs, as below, took longer on the H200: GRAY8 4K -> 720p 9.5
-     * against 8.8 us; NV12's chroma no faster); b[PB + i]: byte xi + i, the
-     * pixel before in b[0 .. PB - 1], the one after from b[PB + kBytes] */
+  if constexpr (PB == 1 && DP) {
+    /* 1-byte pixels: an output's first four taps are four neighbouring
+     * bytes, one word (one byte permute, none where it is aligned), two
+     * dp2a, and its fifth tap (or third) one multiply-add. w[k]: bytes xi
+     * + 4 k - 4 .. xi + 4 k - 1, the pixel before in w[0]'s top byte. */
+    constexpr int kWords = kBytes / 4 + 2;
+    uint32_t w[kWords];
+
+    w[0] = left << 24;
+#pragma unroll
+    for (int v = 0; v < kBytes / 4; v++)
+      w[v + 1] = r.w[v];
+    w[kWords - 1] = right;
+#pragma unroll
+    for (int o = 0; o < 8; o++) {
+      const int m = o / P, ph = o % P;
+      const int lo = third_tap_lo (P, ph), hi = third_tap_hi (P, ph);
+      const int at = 3 * m - 1 + lo + 4;        /* byte of w */
+      const int k = at % 4;
+      const uint32_t x = k ? __byte_perm (w[at / 4], w[at / 4 + 1],
+          0x3210 + 0x1111 * k) : w[at / 4];
+      int32_t sum = dot2<false> (weight_pair (a.wx[ph][lo],
+              a.wx[ph][lo + 1]), x, kRound);
+
+      if (hi - lo == 4) {
+        sum = dot2<true> (weight_pair (a.wx[ph][lo + 2], a.wx[ph][lo + 3]),
+            x, sum);
+        sum += a.wx[ph][hi] * (int32_t) ((w[(at + 4) / 4] >>
+                (8 * ((at + 4) % 4))) & 0xff);
+      } else {
+        sum += a.wx[ph][hi] * (int32_t) ((x >> 16) & 0xff);
+      }
+      h[o] = sum >> kShift;
+    }
+  } else if constexpr (PB < 4) {
+    /* 1- and 2-byte pixels: b[PB + i] is byte xi + i; the pixel before in b[0 ..
+     * PB - 1], the one after from b[PB + kBytes] */
     int32_t b[kBytes + 2 * PB];
 
 #pragma unroll
@@ -1668,7 +1700,7 @@ third_row (const ThirdArgs & a, int y0, int j)
   return a.g.src + (size_t) yi * a.g.src_pitch;
 }
 
-template <int PB, int P>
+template <int PB, int P, bool DP>
 __global__ void __launch_bounds__ (third_threads (P))
 third_kernel (ThirdArgs a)
 {
@@ -1696,7 +1728,7 @@ third_kernel (ThirdArgs a)
   for (int j = 0; j < J; j++) {
     int32_t h[8];
 
-    third_sums<PB, P> (a, rows[j], xi, lane, h);
+    third_sums<PB, P, DP> (a, rows[j], xi, lane, h);
 #pragma unroll
     for (int k = 0; k < K; k++) {
       const int ph = k % P, tap = j - 3 * (k / P);
@@ -1714,17 +1746,46 @@ third_kernel (ThirdArgs a)
   }
 }
 
-/* third_kernel<PB, P> ()'s grid of third_threads (P)-thread blocks on plane
+/* WIP variants (CF_THIRD_VAR): bit 0, dp2a sums on 1-byte pixels; bits 1-2,
+ * the block at P = 1: 0 third_threads (P), 1 one warp, 2 a row's warps (at
+ * most 256 threads). */
+static int
+third_var ()
+{
+  static int v = -1;
+  if (v < 0) {
+    const char *e = getenv ("CF_THIRD_VAR");
+    v = e ? atoi (e) : 0;
+  }
+  return v;
+}
+
+template <int P>
+inline int
+third_block (const FixedPlane & g)
+{
+  const int threads = (g.in_bytes + 24 / P - 1) / (24 / P);
+  const int mode = (third_var () >> 1) & 3;
+
+  if (P != 1 || mode == 0)
+    return third_threads (P);
+  if (mode == 1)
+    return 32;
+  const int blocks = (threads + 255) / 256;
+  return ((threads + blocks - 1) / blocks + 31) / 32 * 32;
+}
+
+/* third_kernel<PB, P> ()'s grid of @block-thread blocks on plane
  * @g: a thread takes 24 / P input bytes of kThirdRows periods of P output
  * rows. */
 template <int P>
 inline dim3
-third_grid (const FixedPlane & g)
+third_grid (const FixedPlane & g, int block)
 {
   const int threads = (g.in_bytes + 24 / P - 1) / (24 / P);
   const int periods = (g.out_height + P - 1) / P;
 
-  return { (unsigned) ((threads + third_threads (P) - 1) / third_threads (P)),
+  return { (unsigned) ((threads + block - 1) / block),
     (unsigned) ((periods + kThirdRows - 1) / kThirdRows), 1 };
 }
 
@@ -1733,8 +1794,14 @@ template <int PB, int P>
 void
 launch_third (const ThirdArgs & a, cudaStream_t stream)
 {
-  third_kernel<PB, P><<<third_grid<P> (a.g), third_threads (P), 0,
-      stream>>> (a);
+  const int block = third_block<P> (a.g);
+
+  if (third_var () & 1)
+    third_kernel<PB, P, true><<<third_grid<P> (a.g, block), block, 0,
+        stream>>> (a);
+  else
+    third_kernel<PB, P, false><<<third_grid<P> (a.g, block), block, 0,
+        stream>>> (a);
 }
 
 /* ------------------------------------------------------------ fused */
