@@ -241,16 +241,10 @@ run_halve (const HalveArgs & args, uint8_t * scratch)
 
 template <int PB, int P>
 static void
-run_third (const ThirdArgs & args, uint8_t * scratch, bool dp)
+run_third (const ThirdArgs & args, uint8_t * scratch)
 {
-  const int block = third_block<P> (args.g);
-
-  if (dp)
-    run_grid (args, third_grid<P> (args.g, block), block, scratch,
-        [](ThirdArgs a) { third_kernel<PB, P, true> (a); });
-  else
-    run_grid (args, third_grid<P> (args.g, block), block, scratch,
-        [](ThirdArgs a) { third_kernel<PB, P, false> (a); });
+  run_grid (args, third_grid<P> (args.g), kThirdThreads, scratch,
+      [](ThirdArgs a) { third_kernel<PB, P> (a); });
 }
 
 /* Kernel runs, by kernel (0 halve, 1 third, 2 two thirds) and pixel
@@ -324,18 +318,17 @@ check_plane (const CfResizePlan * plan, int p, const CfImage * src,
   } else {
     t.g = g;
     t.g.dst_aligned = (((uintptr_t) d | pitch) % 8) == 0;
-    const bool dp = g_rand_boolean (rand);
     if (PB == 1 && P == 1)
-      run_third<1, 1> (t, scratch.data () + 64, dp);
+      run_third<1, 1> (t, scratch.data () + 64);
     else if (PB == 2 && P == 1)
-      run_third<2, 1> (t, scratch.data () + 64, dp);
+      run_third<2, 1> (t, scratch.data () + 64);
     else if (PB == 1)
-      run_third<1, 2> (t, scratch.data () + 64, dp);
+      run_third<1, 2> (t, scratch.data () + 64);
     else if (PB == 2)
-      run_third<2, 2> (t, scratch.data () + 64, dp);
+      run_third<2, 2> (t, scratch.data () + 64);
     else {
       g_assert_cmpint (P, ==, 2);       /* third_takes (4, 1) is false */
-      run_third<4, 2> (t, scratch.data () + 64, dp);
+      run_third<4, 2> (t, scratch.data () + 64);
     }
   }
   runs[halve ? 0 : P][PB]++;
