@@ -1431,8 +1431,10 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * - P = 2, 1.5x: the antialiased bilinear, (1820 9103 5461) on taps 0 .. 2
  *   and (5461 9103 1820) on taps 2 .. 4.
  * Those weights are no multiples of a power of two, so the sums are
- * cf_resize_cpu ()'s in 32-bit words, one multiply-add a tap (on 4-byte
- * pixels one dp2a a tap pair, third_sums ()), h = (sum w_x in + 2^7) >> 8
+ * cf_resize_cpu ()'s in 32-bit words (along x, third_sums (): on 1-byte
+ * pixels two dp2a and one multiply-add an output, on 2-byte pixels one
+ * multiply-add a tap, on 4-byte pixels one dp2a a tap pair; along y one
+ * multiply-add a tap), h = (sum w_x in + 2^7) >> 8
  * and out = clamp ((sum w_y h + 2^19) >> 20); what the
  * direct kernel's tables cost (a weight load a tap, each output row's own
  * input rows) it does not.
@@ -1444,23 +1446,22 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * first sum. Measured on an H200 (docs/PERFORMANCE.md; 8 frames rotated,
  * beyond L2), bilinear: GRAY8 4K to 720p 8.5 us against the direct
  * kernel's 12.5 (read row by row: 8.6); GRAY8 1080p to 720p 5.6 against
- * 7.7, 4K to 1440p 11.4 against 17.3. 4-byte pixels were slower than the
- * direct kernel at 3x (RGBA 19.9 against 16.6), so they keep it there; at
- * 1.5x, with dp2a sums (third_sums ()), RGBA 1080p to 720p took 10.0
- * against 10.8 (an A/B run at a6e3d35; see also third_min_output ()). */
+ * 7.7, 4K to 1440p 11.4 against 17.3 (GRAY8 4K to 720p is 8.2 - 8.4 since
+ * the 1-byte sums took dp2a, kThirdThreads). 4-byte pixels were slower
+ * than the direct kernel at 3x (RGBA 19.9 against 16.6), so they keep it
+ * there; at 1.5x, with dp2a sums (third_sums ()), RGBA 1080p to 720p
+ * took 10.0 against 10.8 (an A/B run at a6e3d35; see also
+ * third_min_output ()). */
 constexpr int kThirdRows = 2;   /* periods of output rows a thread */
-/* Threads a block (the launch bound names no minimum of blocks: 80 to 98
- * registers at P = 1). A row of a 4K plane's 1-byte pixels is 160 threads
- * at 3x and 1080p's at 1.5x;
- * blocks of 32 at 1.5x were faster than of 256 on an H200 (5a53bb4's A/B:
- * RGBA 1080p to 720p 9.5 / 9.6 against 10.1 / 10.2, GRAY8 6.2 / 6.2
- * against 6.4 / 6.5), but not at 3x (GRAY8 4K to 720p 8.9 / 9.0 against
- * 8.8 / 8.9; 64: 9.4 / 9.5). */
-__host__ __device__ constexpr int
-third_threads (int P)
-{
-  return P == 1 ? 256 : 32;
-}
+/* Threads a block: one warp (the launch bound names no minimum of blocks:
+ * 64 to 98 registers a thread). Blocks of 32 were faster than of 256 on an
+ * H200 at 1.5x (5a53bb4's A/B: RGBA 1080p to 720p 9.5 / 9.6 against
+ * 10.1 / 10.2 us, GRAY8 6.2 / 6.2 against 6.4 / 6.5), and at 3x once the
+ * 1-byte sums took dp2a (86 registers, where 256-thread blocks leave 2 an
+ * SM: GRAY8 4K to 720p 8.2 - 8.4 against 9.5, 8K to 1440p 17.1 - 17.2
+ * against 17.7 - 17.9; a block of a 4K row's 160 threads, 8.2 - 8.3 and
+ * 17.1 - 17.2; docs/PERFORMANCE.md). */
+constexpr int kThirdThreads = 32;
 /* The output bytes from which a plane takes it. Below some size the
  * kernel takes about as long as on a large plane (a floor of 6.7 to 11
  * us), and the direct kernel is faster: GRAY8 2880 x 1620 to 960 x 540
@@ -1570,11 +1571,46 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
       1 << (CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS - 1);
   constexpr int kShift = CF_RESIZE_WEIGHT_BITS_8 - CF_RESIZE_INTER_BITS;
 
-  if constexpr (PB < 4) {
-    /* 1- and 2-byte pixels: one byte extraction and one multiply-add a tap
-     * (dp2a pairs, as below, took longer on the H200: GRAY8 4K -> 720p 9.5
-     * against 8.8 us; NV12's chroma no faster); b[PB + i]: byte xi + i, the
-     * pixel before in b[0 .. PB - 1], the one after from b[PB + kBytes] */
+  if constexpr (PB == 1) {
+    /* 1-byte pixels: an output's first four taps are four neighbouring
+     * bytes, one word (one byte permute, none where it is aligned), two
+     * dp2a, and its fifth tap (or third) one multiply-add. w[k]: bytes xi
+     * + 4 k - 4 .. xi + 4 k - 1, the pixel before in w[0]'s top byte. */
+    constexpr int kWords = kBytes / 4 + 2;
+    uint32_t w[kWords];
+
+    w[0] = left << 24;
+#pragma unroll
+    for (int v = 0; v < kBytes / 4; v++)
+      w[v + 1] = r.w[v];
+    w[kWords - 1] = right;
+#pragma unroll
+    for (int o = 0; o < 8; o++) {
+      const int m = o / P, ph = o % P;
+      const int lo = third_tap_lo (P, ph), hi = third_tap_hi (P, ph);
+      const int at = 3 * m - 1 + lo + 4;        /* byte of w */
+      const int k = at % 4;
+      const uint32_t x = k ? __byte_perm (w[at / 4], w[at / 4 + 1],
+          0x3210 + 0x1111 * k) : w[at / 4];
+      int32_t sum = dot2<false> (weight_pair (a.wx[ph][lo],
+              a.wx[ph][lo + 1]), x, kRound);
+
+      if (hi - lo == 4) {
+        sum = dot2<true> (weight_pair (a.wx[ph][lo + 2], a.wx[ph][lo + 3]),
+            x, sum);
+        sum += a.wx[ph][hi] * (int32_t) ((w[(at + 4) / 4] >>
+                (8 * ((at + 4) % 4))) & 0xff);
+      } else {
+        sum += a.wx[ph][hi] * (int32_t) ((x >> 16) & 0xff);
+      }
+      h[o] = sum >> kShift;
+    }
+  } else if constexpr (PB == 2) {
+    /* 2-byte pixels (their taps are every other byte): one byte extraction
+     * and one multiply-add a tap (dp2a pairs, as for 4-byte pixels below,
+     * were no faster on NV12's chroma on an H200); b[PB + i] is byte xi +
+     * i, the pixel before in b[0 .. PB - 1], the one after from
+     * b[PB + kBytes] */
     int32_t b[kBytes + 2 * PB];
 
 #pragma unroll
@@ -1669,7 +1705,7 @@ third_row (const ThirdArgs & a, int y0, int j)
 }
 
 template <int PB, int P>
-__global__ void __launch_bounds__ (third_threads (P))
+__global__ void __launch_bounds__ (kThirdThreads)
 third_kernel (ThirdArgs a)
 {
   constexpr int J = 3 * kThirdRows + 2, K = P * kThirdRows;
@@ -1714,7 +1750,7 @@ third_kernel (ThirdArgs a)
   }
 }
 
-/* third_kernel<PB, P> ()'s grid of third_threads (P)-thread blocks on plane
+/* third_kernel<PB, P> ()'s grid of kThirdThreads-thread blocks on plane
  * @g: a thread takes 24 / P input bytes of kThirdRows periods of P output
  * rows. */
 template <int P>
@@ -1724,7 +1760,7 @@ third_grid (const FixedPlane & g)
   const int threads = (g.in_bytes + 24 / P - 1) / (24 / P);
   const int periods = (g.out_height + P - 1) / P;
 
-  return { (unsigned) ((threads + third_threads (P) - 1) / third_threads (P)),
+  return { (unsigned) ((threads + kThirdThreads - 1) / kThirdThreads),
     (unsigned) ((periods + kThirdRows - 1) / kThirdRows), 1 };
 }
 
@@ -1733,8 +1769,7 @@ template <int PB, int P>
 void
 launch_third (const ThirdArgs & a, cudaStream_t stream)
 {
-  third_kernel<PB, P><<<third_grid<P> (a.g), third_threads (P), 0,
-      stream>>> (a);
+  third_kernel<PB, P><<<third_grid<P> (a.g), kThirdThreads, 0, stream>>> (a);
 }
 
 /* ------------------------------------------------------------ fused */

@@ -243,7 +243,7 @@ template <int PB, int P>
 static void
 run_third (const ThirdArgs & args, uint8_t * scratch)
 {
-  run_grid (args, third_grid<P> (args.g), third_threads (P), scratch,
+  run_grid (args, third_grid<P> (args.g), kThirdThreads, scratch,
       [](ThirdArgs a) { third_kernel<PB, P> (a); });
 }
 
