@@ -1454,13 +1454,13 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * third_min_output ()). */
 constexpr int kThirdRows = 2;   /* periods of output rows a thread */
 /* Threads a block: one warp (the launch bound names no minimum of blocks:
- * 64 to 98 registers a thread). Blocks of 32 were faster than of 256 on an
+ * 64 to 88 registers a thread). Blocks of 32 were faster than of 256 on an
  * H200 at 1.5x (5a53bb4's A/B: RGBA 1080p to 720p 9.5 / 9.6 against
  * 10.1 / 10.2 us, GRAY8 6.2 / 6.2 against 6.4 / 6.5), and at 3x once the
- * 1-byte sums took dp2a (86 registers, where 256-thread blocks leave 2 an
- * SM: GRAY8 4K to 720p 8.2 - 8.4 against 9.5, 8K to 1440p 17.1 - 17.2
- * against 17.7 - 17.9; a block of a 4K row's 160 threads, 8.2 - 8.3 and
- * 17.1 - 17.2; docs/PERFORMANCE.md). */
+ * 1-byte sums took dp2a (86 registers under a launch bound of 256, where
+ * 256-thread blocks leave 2 an SM: GRAY8 4K to 720p 8.2 - 8.4 against 9.5,
+ * 8K to 1440p 17.1 - 17.2 against 17.7 - 17.9; a block of a 4K row's 160
+ * threads, 8.2 - 8.3 and 17.1 - 17.2; docs/PERFORMANCE.md). */
 constexpr int kThirdThreads = 32;
 /* The output bytes from which a plane takes it. Below some size the
  * kernel takes about as long as on a large plane (a floor of 6.7 to 11
