@@ -881,6 +881,10 @@ struct MmaShape {
   static constexpr int kChannelWords = kTilePixels * kHColumn +
       (PB == 1 ? 0 : 32 / PB);
   static constexpr int kPlaneBytes = PB * kChannelWords * 4;
+  /* the columns passes load two pairs of h at once (uint2), from even
+   * words of every channel's plane */
+  static_assert (kChannelWords % 2 == 0 && kHColumn % 2 == 0,
+      "h's pair loads stay 8-byte aligned");
 };
 static_assert (MmaShape<1>::kTilePixels % 16 == 0
     && MmaShape<2>::kTilePixels % 16 == 0
