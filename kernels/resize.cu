@@ -1504,7 +1504,7 @@ third_tap_hi (int P, int r)
 __host__ __device__ constexpr bool
 third_takes (int PB, int P)
 {
-  return PB <= 2 || (PB == 4 && P == 2);
+  return PB <= 2 || PB == 4;
 }
 
 struct ThirdArgs {

@@ -1047,7 +1047,7 @@ test_cuda_no_antialias (void)
  * the direct kernel where each output's own few taps cost less than
  * sharing them (downscales; 1-byte pixels in strips up to 4 taps only;
  * at an exact 2x of antialiased bilinear: halve_kernel, /resize/cuda/halve;
- * at 3x, on 1- and 2-byte pixels of large planes: third_kernel,
+ * at 3x, on 1-, 2- and 4-byte pixels of large planes: third_kernel,
  * /resize/cuda/third; at 1.5x, on 1-, 2- and 4-byte ones: its two thirds,
  * /resize/cuda/two-thirds);
  * the fused kernel for the other video sizes; the two passes where a tile's
@@ -1093,11 +1093,11 @@ test_cuda_kernels (void)
     /* and up to 17 taps an axis there (lanczos) */
     {CF_RESIZE_LANCZOS, 1, {11520, 6480, 3840, 2160}, "fused",
         "direct strips", "fused"},
-    /* antialiased bilinear at exactly 3x: third_kernel on 1- and 2-byte
-     * pixels of large planes (/resize/cuda/third; NV12's chroma is too
-     * small) */
+    /* antialiased bilinear at exactly 3x: third_kernel on 1-, 2- and
+     * 4-byte pixels of large planes (/resize/cuda/third; NV12's chroma is
+     * too small) */
     {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1280, 720}, "fused", "direct",
-        "third"},
+        "third", "third"},
     /* other downscales with few taps: rows */
     /* antialiased bilinear at exactly 1.5x: third_kernel's two thirds on
      * 1-, 2- and 4-byte pixels of large planes (/resize/cuda/two-thirds;
@@ -1519,7 +1519,7 @@ test_cuda_halve (void)
 static const PlaneKernel third_planes[2][8] = {
   {{CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
         {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
-        {CF_FORMAT_RGBA, 0, FALSE}, {CF_FORMAT_RGB, 0, FALSE},
+        {CF_FORMAT_RGBA, 0, TRUE}, {CF_FORMAT_RGB, 0, FALSE},
       {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE}},
   {{CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
         {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
@@ -1597,6 +1597,12 @@ test_cuda_third (void)
   g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE, uhd,
           0, 1), !=, "third");
   g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
+          small_3x, 0, 0), !=, "third");
+  /* 4-byte pixels from 3 MiB of output: RGBA 4K to 720p (3.7 MB), not
+   * 1080p to 360p (0.9 MB) */
+  g_assert_cmpstr (kernel_of (CF_FORMAT_RGBA, CF_RESIZE_BILINEAR, TRUE, uhd,
+          0, 0), ==, "third");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_RGBA, CF_RESIZE_BILINEAR, TRUE,
           small_3x, 0, 0), !=, "third");
   g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
           sizes[5], 0, 0), !=, "third");
