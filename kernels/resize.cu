@@ -1472,9 +1472,11 @@ constexpr int kThirdThreads = 32;
  * small to give each scheduler more than a warp or two (the 3x kernel
  * with 1 row a thread, in a prototype: 7.2 us at 1080p to 360p). The
  * threshold, 1024 x 768, lies between the sizes measured.
- * 4-byte pixels at 3x keep it: RGBA 1920 x 1080 to 640 x 360 (921 600
- * bytes) took 8.3 - 8.5 us against 8.9 - 9.0, and 2880 x 1620 to 960 x 540
- * tied (12.0 - 12.2; ca05b7b, H200; smaller planes not measured).
+ * 4-byte pixels at 3x take it at any size: RGBA 960 x 540 to 320 x 180
+ * (230 400 bytes) took 5.6 - 5.8 us against 7.3 - 7.5, 1920 x 1080 to 640
+ * x 360 8.3 - 8.4 against 8.7 - 8.9 (49c188c, H200), 2880 x 1620 to 960 x
+ * 540 12.0 - 12.2 against the same (ca05b7b); smaller planes were not
+ * measured.
  * At 1.5x they tie with the direct kernel or lose by 0.1 us up to 1440 x
  * 810 to 960 x 540 (2 073 600 bytes: 7.5 us against 7.4; 960 x 540 to 640
  * x 360 6.0 against 5.9) and win from 1080p to 720p (3 686 400 bytes: 9.2
@@ -1484,7 +1486,7 @@ constexpr int kThirdThreads = 32;
 __host__ __device__ constexpr size_t
 third_min_output (int PB, int P)
 {
-  return PB == 4 && P == 2 ? 3 * 1024 * 1024 : 1024 * 768;
+  return PB != 4 ? 1024 * 768 : P == 2 ? 3 * 1024 * 1024 : 0;
 }
 
 /* The taps of phase @r of a period of @P outputs: [lo, hi] of 0 .. 4. */

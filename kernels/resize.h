@@ -290,7 +290,8 @@ size_t cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan *
  * 16-bit lanes, on planes and pitches aligned to 16 bytes), "third" (an
  * exact 3x downscale of 1-, 2- or 4-byte pixels of 8-bit samples with five
  * fixed positive weights an axis, on planes of 1024 x 768 output bytes or
- * more whose source and pitch are aligned to 8 bytes), "two thirds" (the
+ * more (4-byte pixels: any) whose source and pitch are aligned to 8
+ * bytes), "two thirds" (the
  * same at an exact 1.5x downscale, 3 fixed positive weights an output, of
  * 1-, 2- or 4-byte pixels, on planes of 1024 x 768 output bytes or more
  * (3 MiB for 4-byte pixels) aligned to 4 bytes), "direct", "direct
