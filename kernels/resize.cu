@@ -8,10 +8,9 @@
  * is made, or, at an exact 2x downscale of 8-bit samples whose weights are
  * four fixed small multiples of a power of two (antialiased bilinear), by
  * halve_kernel (): sums of two samples in the 16-bit lanes of a word,
- * which give the same integers; at an exact 3x downscale of 1- and 2-byte
- * pixels or an exact 1.5x of 1-, 2- and 4-byte pixels with fixed positive
- * weights an axis (antialiased bilinear) on a large plane, by
- * third_kernel () (see there):
+ * which give the same integers; at an exact 3x or 1.5x downscale of 1-, 2-
+ * and 4-byte pixels with fixed positive weights an axis (antialiased
+ * bilinear) on a large plane, by third_kernel () (see there):
  *
  * 1. nearest_kernel (method nearest, one tap per axis): a gather. A one-tap
  *    weight is exactly 1, so output = the input sample at (first x, first
@@ -1419,9 +1418,8 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
 
 /* ------------------------------------------------------------ third */
 
-/* third_kernel<PB, P>: a downscale of 8-bit samples in 1- or 2-byte pixels
- * (gray and luma planes, NV12's chroma pairs), and at P = 2 in 4-byte ones
- * (RGBA; third_takes ()), by 3 / P, P outputs a period of 3 inputs, whose
+/* third_kernel<PB, P>: a downscale of 8-bit samples in 1-, 2- or 4-byte
+ * pixels (gray and luma planes, NV12's chroma pairs, RGBA), by 3 / P, P outputs a period of 3 inputs, whose
  * axes weigh the same five weights w[r][t] for phase r of every period:
  * output P m + r from input 3 m - 1 + t, t in
  * third_tap_lo (P, r) .. third_tap_hi (P, r), the taps beyond an edge
@@ -1447,11 +1445,12 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * beyond L2), bilinear: GRAY8 4K to 720p 8.5 us against the direct
  * kernel's 12.5 (read row by row: 8.6); GRAY8 1080p to 720p 5.6 against
  * 7.7, 4K to 1440p 11.4 against 17.3 (GRAY8 4K to 720p is 8.2 - 8.4 since
- * the 1-byte sums took dp2a, kThirdThreads). 4-byte pixels were slower
- * than the direct kernel at 3x (RGBA 19.9 against 16.6), so they keep it
- * there; at 1.5x, with dp2a sums (third_sums ()), RGBA 1080p to 720p
- * took 10.0 against 10.8 (an A/B run at a6e3d35; see also
- * third_min_output ()). */
+ * the 1-byte sums took dp2a, kThirdThreads). 4-byte pixels, with dp2a
+ * sums (third_sums ()): RGBA 1080p to 720p 10.0 against 10.8 (an A/B run
+ * at a6e3d35); RGBA 4K to 720p 16.5 - 16.6 against 17.1 - 17.2, 8K to
+ * 1440p 44.6 - 44.8 against 48.5 - 49.0 (ca05b7b; before those sums, in
+ * blocks of 256, 3x had been slower than the direct kernel: 19.9 against
+ * 16.6). See also third_min_output (). */
 constexpr int kThirdRows = 2;   /* periods of output rows a thread */
 /* Threads a block: one warp (the launch bound names no minimum of blocks:
  * 64 to 88 registers a thread). Blocks of 32 were faster than of 256 on an
@@ -1462,27 +1461,32 @@ constexpr int kThirdRows = 2;   /* periods of output rows a thread */
  * 8K to 1440p 17.1 - 17.2 against 17.7 - 17.9; a block of a 4K row's 160
  * threads, 8.2 - 8.3 and 17.1 - 17.2; docs/PERFORMANCE.md). */
 constexpr int kThirdThreads = 32;
-/* The output bytes from which a plane takes it. Below some size the
- * kernel takes about as long as on a large plane (a floor of 6.7 to 11
- * us), and the direct kernel is faster: GRAY8 2880 x 1620 to 960 x 540
- * (518 400 bytes) 10.9 us against 8.4, 1920 x 1080 to 640 x 360 9.7
- * against 6.3, 960 x 540 to 640 x 360 6.7 against 5.4; at 4K to 720p and
- * 1080p to 720p (921 600 bytes) the kernel wins (above). Loading every
+/* The output bytes from which a plane takes third_kernel<PB, P>. Below
+ * some size the kernel takes about as long as on a large plane (a floor
+ * of 6.7 to 11 us), and the direct kernel is faster: GRAY8 2880 x 1620 to
+ * 960 x 540 (518 400 bytes) 10.9 us against 8.4, 1920 x 1080 to 640 x 360
+ * 9.7 against 6.3, 960 x 540 to 640 x 360 6.7 against 5.4; at 4K to 720p
+ * and 1080p to 720p (921 600 bytes) the kernel wins (above). Loading every
  * row first did not lower that floor, so the reads are not its cause; the
  * likely one (not profiled) is a thread's long serial work on planes too
  * small to give each scheduler more than a warp or two (the 3x kernel
  * with 1 row a thread, in a prototype: 7.2 us at 1080p to 360p). The
- * threshold, 1024 x 768, lies between the sizes measured. 4-byte pixels
- * (RGBA, two thirds only) tie with the direct kernel or lose by 0.1 us up
- * to 1440 x 810 to 960 x 540 (2 073 600 bytes: 7.5 us against 7.4; 960 x
- * 540 to 640 x 360 6.0 against 5.9) and win from 1080p to 720p (3 686 400
- * bytes: 9.2 against 9.9; 2880 x 1620 to 1080p 14.3 against 16.4, 4K to
- * 1440p 20.9 against 25.9; medians of three rounds, H200, 1fba55e), so
- * theirs lies between those, at 3 MiB. */
+ * threshold, 1024 x 768, lies between the sizes measured.
+ * 4-byte pixels at 3x take it at any size: RGBA 960 x 540 to 320 x 180
+ * (230 400 bytes) took 5.6 - 5.8 us against 7.3 - 7.5, 1920 x 1080 to 640
+ * x 360 8.3 - 8.4 against 8.7 - 8.9 (49c188c, H200), 2880 x 1620 to 960 x
+ * 540 12.0 - 12.2 against the same (ca05b7b); smaller planes were not
+ * measured.
+ * At 1.5x they tie with the direct kernel or lose by 0.1 us up to 1440 x
+ * 810 to 960 x 540 (2 073 600 bytes: 7.5 us against 7.4; 960 x 540 to 640
+ * x 360 6.0 against 5.9) and win from 1080p to 720p (3 686 400 bytes: 9.2
+ * against 9.9; 2880 x 1620 to 1080p 14.3 against 16.4, 4K to 1440p 20.9
+ * against 25.9; medians of three rounds, H200, 1fba55e), so theirs lies
+ * between those, at 3 MiB. */
 __host__ __device__ constexpr size_t
-third_min_output (int PB)
+third_min_output (int PB, int P)
 {
-  return PB == 4 ? 3 * 1024 * 1024 : 1024 * 768;
+  return PB != 4 ? 1024 * 768 : P == 2 ? 3 * 1024 * 1024 : 0;
 }
 
 /* The taps of phase @r of a period of @P outputs: [lo, hi] of 0 .. 4. */
@@ -1498,13 +1502,12 @@ third_tap_hi (int P, int r)
   return P == 1 ? 4 : 2 * r + 2;
 }
 
-/* Whether third_kernel<PB, P> is compiled and chosen: 1- and 2-byte pixels
- * at both ratios, 4-byte pixels at 1.5x only (at 3x they were slower than
- * the direct kernel). */
+/* Whether third_kernel<PB, P> is compiled and chosen: pixels of 1, 2 and
+ * 4 bytes, at both ratios. */
 __host__ __device__ constexpr bool
 third_takes (int PB, int P)
 {
-  return PB <= 2 || (PB == 4 && P == 2);
+  return (PB == 1 || PB == 2 || PB == 4) && (P == 1 || P == 2);
 }
 
 struct ThirdArgs {
@@ -1634,12 +1637,12 @@ third_sums (const ThirdArgs & a, const ThirdRow<P> & r, int xi, int lane,
       h[o] = sum >> kShift;
     }
   } else {
-    /* 4-byte pixels (P = 2): the thread's 3 pixels and the one either
-     * side, px[i] holding pixel i - 1 (pixel -1 is the one before); an
-     * output pixel's taps in pairs, the pair's two pixels interleaved by
-     * two byte permutes (samples 0 and 1 of both in e[0], 2 and 3 in
-     * e[1]), then one dp2a a sample (the direct kernel's way); a phase's
-     * odd last tap pairs with a zero pixel at weight 0 */
+    /* 4-byte pixels: the thread's 6 / P pixels and the one either side,
+     * px[i] holding pixel i - 1 (pixel -1 is the one before); an output
+     * pixel's taps in pairs, the pair's two pixels interleaved by two byte
+     * permutes (samples 0 and 1 of both in e[0], 2 and 3 in e[1]), then
+     * one dp2a a sample (the direct kernel's way); a phase's odd last tap
+     * pairs with a zero pixel at weight 0 */
     uint32_t px[kBytes / 4 + 2];
 
     px[0] = left;
@@ -2482,10 +2485,10 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
   const char *third_env = getenv ("CF_RESIZE_THIRD");
   const bool third_off = third_env && strcmp (third_env, "0") == 0;
   const bool third_any = third_env && strcmp (third_env, "1") == 0;
-  const bool third_size = (size_t) x->out_size * PB * y->out_size >=
-      third_min_output (PB);
-  t->third = !third_off && (third_any || third_size) ?
-      third_ratio (plan, p, PB, &t->third_args) : 0;
+  const int third = third_off ? 0 : third_ratio (plan, p, PB,
+      &t->third_args);
+  t->third = third && (third_any || (size_t) x->out_size * PB * y->out_size
+      >= third_min_output (PB, third)) ? third : 0;
   const int strip = bucket_of (kStripBuckets, taps);
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
   t->direct_ty = bucket_of (kDirectBuckets, y->taps);

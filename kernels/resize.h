@@ -250,9 +250,9 @@ typedef enum {
    * taps, or downscaled 2x or 1.5x along y with up to 12 (3x: 17): the
    * direct kernel, where it is the cheaper (8-bit samples halved exactly
    * with four fixed small weights an axis, more than two on one, such as
-   * antialiased bilinear: the halve kernel; large planes of 1- and 2-byte
-   * pixels downscaled exactly 3x or 1.5x with fixed positive weights an
-   * axis, antialiased bilinear: the third kernel); other planes: one
+   * antialiased bilinear: the halve kernel; large planes of 1-, 2- and
+   * 4-byte pixels downscaled exactly 3x or 1.5x with fixed positive
+   * weights an axis, antialiased bilinear: the third kernel); other planes: one
    * fused launch per plane whose tiles fit in shared memory, else the two
    * passes. The default. */
   CF_RESIZE_KERNELS_AUTO,
@@ -288,9 +288,10 @@ size_t cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan *
  * are 16-byte aligned), "halve" (an exact 2x downscale of 1-, 2- or
  * 4-byte pixels of 8-bit samples with four fixed small weights an axis, in
  * 16-bit lanes, on planes and pitches aligned to 16 bytes), "third" (an
- * exact 3x downscale of 1- or 2-byte pixels of 8-bit samples with five
+ * exact 3x downscale of 1-, 2- or 4-byte pixels of 8-bit samples with five
  * fixed positive weights an axis, on planes of 1024 x 768 output bytes or
- * more whose source and pitch are aligned to 8 bytes), "two thirds" (the
+ * more (4-byte pixels: any) whose source and pitch are aligned to 8
+ * bytes), "two thirds" (the
  * same at an exact 1.5x downscale, 3 fixed positive weights an output, of
  * 1-, 2- or 4-byte pixels, on planes of 1024 x 768 output bytes or more
  * (3 MiB for 4-byte pixels) aligned to 4 bytes), "direct", "direct

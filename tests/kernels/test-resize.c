@@ -1047,7 +1047,7 @@ test_cuda_no_antialias (void)
  * the direct kernel where each output's own few taps cost less than
  * sharing them (downscales; 1-byte pixels in strips up to 4 taps only;
  * at an exact 2x of antialiased bilinear: halve_kernel, /resize/cuda/halve;
- * at 3x, on 1- and 2-byte pixels of large planes: third_kernel,
+ * at 3x, on 1-, 2- and 4-byte pixels of large planes: third_kernel,
  * /resize/cuda/third; at 1.5x, on 1-, 2- and 4-byte ones: its two thirds,
  * /resize/cuda/two-thirds);
  * the fused kernel for the other video sizes; the two passes where a tile's
@@ -1093,11 +1093,11 @@ test_cuda_kernels (void)
     /* and up to 17 taps an axis there (lanczos) */
     {CF_RESIZE_LANCZOS, 1, {11520, 6480, 3840, 2160}, "fused",
         "direct strips", "fused"},
-    /* antialiased bilinear at exactly 3x: third_kernel on 1- and 2-byte
-     * pixels of large planes (/resize/cuda/third; NV12's chroma is too
-     * small) */
+    /* antialiased bilinear at exactly 3x: third_kernel on 1-, 2- and
+     * 4-byte pixels of large planes (/resize/cuda/third; NV12's chroma is
+     * too small) */
     {CF_RESIZE_BILINEAR, 1, {3840, 2160, 1280, 720}, "fused", "direct",
-        "third"},
+        "third", "third"},
     /* other downscales with few taps: rows */
     /* antialiased bilinear at exactly 1.5x: third_kernel's two thirds on
      * 1-, 2- and 4-byte pixels of large planes (/resize/cuda/two-thirds;
@@ -1513,18 +1513,14 @@ test_cuda_halve (void)
   gpu_end ();
 }
 
-/* The planes that third_kernel takes (at 966 x 726 input), [0] at 3x,
- * [1] at 1.5x: 8-bit samples in 1- and 2-byte pixels, and 4-byte ones at
- * 1.5x only; never 3-byte pixels or 16-bit samples. */
-static const PlaneKernel third_planes[2][8] = {
-  {{CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
-        {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
-        {CF_FORMAT_RGBA, 0, FALSE}, {CF_FORMAT_RGB, 0, FALSE},
-      {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE}},
-  {{CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
-        {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
-        {CF_FORMAT_RGBA, 0, TRUE}, {CF_FORMAT_RGB, 0, FALSE},
-      {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE}},
+/* The planes that third_kernel takes (at 966 x 726 input), at 3x and
+ * 1.5x: 8-bit samples in 1-, 2- and 4-byte pixels; never 3-byte pixels or
+ * 16-bit samples. */
+static const PlaneKernel third_planes[] = {
+  {CF_FORMAT_GRAY8, 0, TRUE}, {CF_FORMAT_NV12, 0, TRUE},
+  {CF_FORMAT_NV12, 1, TRUE}, {CF_FORMAT_I420, 2, TRUE},
+  {CF_FORMAT_RGBA, 0, TRUE}, {CF_FORMAT_RGB, 0, FALSE},
+  {CF_FORMAT_GRAY16_LE, 0, FALSE}, {CF_FORMAT_P010_10LE, 1, FALSE},
 };
 
 /* The end of test_cuda_third () and test_cuda_two_thirds (), with
@@ -1571,8 +1567,8 @@ check_third_kernel (const char *kernel, const int (*sizes)[4], guint n,
 /* Exact 3x downscales, which third_kernel takes where both axes weigh five
  * fixed taps, more than the middle three on one (antialiased bilinear), on
  * 8-bit planes of 1- or 2-byte pixels of 1024 x 768 output bytes or more
- * (CF_RESIZE_THIRD=1, set here after the first checks, takes it at any
- * size): first which planes take it, then gpu_check_fixed () at sizes
+ * and of 4-byte pixels at any size (CF_RESIZE_THIRD=1, set here after the
+ * first checks, takes it at any size): first which planes take it, then gpu_check_fixed () at sizes
  * whose rows end inside a thread's 24 bytes or a warp, of one thread's 2
  * rows or an odd number of rows, and 4K to 720p. */
 static void
@@ -1585,6 +1581,7 @@ test_cuda_third (void)
     {966, 726, 483, 242},
   };
   static const int small_3x[4] = { 1920, 1080, 640, 360 };
+  static const int qhd_3x[4] = { 960, 540, 320, 180 };
   gchar *saved = g_strdup (g_getenv ("CF_RESIZE_THIRD"));
   int c;
 
@@ -1598,6 +1595,12 @@ test_cuda_third (void)
           0, 1), !=, "third");
   g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
           small_3x, 0, 0), !=, "third");
+  /* 4-byte pixels at any size: RGBA 4K to 720p, and 960 x 540 to 320 x
+   * 180 (230 400 output bytes) */
+  g_assert_cmpstr (kernel_of (CF_FORMAT_RGBA, CF_RESIZE_BILINEAR, TRUE, uhd,
+          0, 0), ==, "third");
+  g_assert_cmpstr (kernel_of (CF_FORMAT_RGBA, CF_RESIZE_BILINEAR, TRUE,
+          qhd_3x, 0, 0), ==, "third");
   g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE,
           sizes[5], 0, 0), !=, "third");
   g_setenv ("CF_RESIZE_THIRD", "0", TRUE);
@@ -1607,8 +1610,8 @@ test_cuda_third (void)
   g_setenv ("CF_RESIZE_THIRD", "1", TRUE);
   /* which planes: antialiased bilinear on centred samples (co-sited
    * chroma's window is shifted: the direct kernel) */
-  assert_plane_kernels ("third", third_planes[0],
-      G_N_ELEMENTS (third_planes[0]), sizes[5], 1);
+  assert_plane_kernels ("third", third_planes, G_N_ELEMENTS (third_planes),
+      sizes[5], 1);
   for (c = 1; c < 4; c++)
     g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
             sizes[5], c, 1), !=, "third");
@@ -1665,8 +1668,8 @@ test_cuda_two_thirds (void)
           rgba_2mb, 0, 0), ==, "two thirds");
   /* co-sited chroma at 1.5x keeps three positive taps a phase in the same
    * windows: it takes the kernel too */
-  assert_plane_kernels ("two thirds", third_planes[1],
-      G_N_ELEMENTS (third_planes[1]), sizes[5], 4);
+  assert_plane_kernels ("two thirds", third_planes,
+      G_N_ELEMENTS (third_planes), sizes[5], 4);
   /* the kernel takes every size checked; two taps (area, bilinear without
    * antialiasing), more (bicubic), or not 1.5x: not; then the checks, and
    * the default again on 1080p (luma two thirds, chroma direct) */
