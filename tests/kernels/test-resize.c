@@ -1568,9 +1568,10 @@ check_third_kernel (const char *kernel, const int (*sizes)[4], guint n,
  * fixed taps, more than the middle three on one (antialiased bilinear), on
  * 8-bit planes of 1- or 2-byte pixels of 1024 x 768 output bytes or more
  * and of 4-byte pixels at any size (CF_RESIZE_THIRD=1, set here after the
- * first checks, takes it at any size): first which planes take it, then gpu_check_fixed () at sizes
- * whose rows end inside a thread's 24 bytes or a warp, of one thread's 2
- * rows or an odd number of rows, and 4K to 720p. */
+ * first checks, takes it at any size): first which planes take it, then
+ * gpu_check_fixed () at sizes whose rows end inside a thread's 24 bytes or
+ * a warp, of one thread's 2 rows or an odd number of rows, and 4K to
+ * 720p. */
 static void
 test_cuda_third (void)
 {
