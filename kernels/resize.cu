@@ -1419,11 +1419,11 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
 /* ------------------------------------------------------------ third */
 
 /* third_kernel<PB, P>: a downscale of 8-bit samples in 1-, 2- or 4-byte
- * pixels (gray and luma planes, NV12's chroma pairs, RGBA), by 3 / P, P outputs a period of 3 inputs, whose
- * axes weigh the same five weights w[r][t] for phase r of every period:
- * output P m + r from input 3 m - 1 + t, t in
- * third_tap_lo (P, r) .. third_tap_hi (P, r), the taps beyond an edge
- * folded onto it (third_plane () checks the tables):
+ * pixels (gray and luma planes, NV12's chroma pairs, RGBA), by 3 / P, P
+ * outputs a period of 3 inputs, whose axes weigh the same five weights
+ * w[r][t] for phase r of every period: output P m + r from input 3 m - 1 +
+ * t, t in third_tap_lo (P, r) .. third_tap_hi (P, r), the taps beyond an
+ * edge folded onto it (third_plane () checks the tables):
  * - P = 1, 3x: the antialiased bilinear, 2^14 (1 2 3 2 1) / 9 as the tables
  *   round it (1820 3641 5462 3641 1820), taps 0 .. 4;
  * - P = 2, 1.5x: the antialiased bilinear, (1820 9103 5461) on taps 0 .. 2
