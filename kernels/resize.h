@@ -252,9 +252,9 @@ typedef enum {
    * with four fixed small weights an axis, more than two on one, such as
    * antialiased bilinear: the halve kernel; large planes of 1-, 2- and
    * 4-byte pixels downscaled exactly 3x or 1.5x with fixed positive
-   * weights an axis, antialiased bilinear: the third kernel); other planes: one
-   * fused launch per plane whose tiles fit in shared memory, else the two
-   * passes. The default. */
+   * weights an axis, antialiased bilinear: the third kernel); other
+   * planes: one fused launch per plane whose tiles fit in shared memory,
+   * else the two passes. The default. */
   CF_RESIZE_KERNELS_AUTO,
   /* the two passes for every plane (tests and benchmarks compare them) */
   CF_RESIZE_KERNELS_TWO_PASS,
@@ -291,14 +291,13 @@ size_t cf_resize_device_plan_workspace_bytes (const CfResizeDevicePlan *
  * exact 3x downscale of 1-, 2- or 4-byte pixels of 8-bit samples with five
  * fixed positive weights an axis, on planes of 1024 x 768 output bytes or
  * more (4-byte pixels: any) whose source and pitch are aligned to 8
- * bytes), "two thirds" (the
- * same at an exact 1.5x downscale, 3 fixed positive weights an output, of
- * 1-, 2- or 4-byte pixels, on planes of 1024 x 768 output bytes or more
- * (3 MiB for 4-byte pixels) aligned to 4 bytes), "direct", "direct
- * strips", "fused" or "two-pass" ("halve", "third", "two thirds", "direct"
- * and "direct strips" also where a launch on a plane not aligned as they
- * need takes the kernel AUTO would have chosen without them); NULL for a
- * bad plane. */
+ * bytes), "two thirds" (the same at an exact 1.5x downscale, 3 fixed
+ * positive weights an output, of 1-, 2- or 4-byte pixels, on planes of
+ * 1024 x 768 output bytes or more (3 MiB for 4-byte pixels) aligned to 4
+ * bytes), "direct", "direct strips", "fused" or "two-pass" ("halve",
+ * "third", "two thirds", "direct" and "direct strips" also where a launch
+ * on a plane not aligned as they need takes the kernel AUTO would have
+ * chosen without them); NULL for a bad plane. */
 const char *cf_resize_device_plan_describe (const CfResizeDevicePlan *
     d_plan, int p);
 
