@@ -33,6 +33,9 @@
  * bench-resize's. The columns are bench-resize's, so the tables line up.
  *
  * Usage: npp-resize-peer [--csv FILE] [--iterations N] [--quick]
+ *                        [--size WxH>WxH]
+ * --size keeps one of the sizes above (as the rows print it), e.g. to
+ * profile NPP's kernels of one row under Nsight Compute.
  * Every CUDA and NPP call is checked: a failure (or an NPP warning) prints
  * the call and its status and exits with status 1. A "check" row per mode
  * makes sure one call wrote the destination (exit status 2 otherwise).
@@ -356,7 +359,7 @@ main (int argc, char **argv)
     {3840, 2160, 1920, 1080}, {1920, 1080, 3840, 2160}, {1920, 1080, 1280, 720},
     {3840, 2160, 1280, 720},
   };
-  const char *csv_path = nullptr;
+  const char *csv_path = nullptr, *only_size = nullptr;
   int iters = 200, warmup = 20, n_devices = 0, driver = 0, runtime = 0;
   uint32_t seed = 20240601;
   char date[64], npp_version[64] = "unknown";
@@ -367,17 +370,30 @@ main (int argc, char **argv)
       csv_path = argv[++i];
     } else if (!strcmp (argv[i], "--iterations") && i + 1 < argc) {
       iters = atoi (argv[++i]);
+    } else if (!strcmp (argv[i], "--size") && i + 1 < argc) {
+      only_size = argv[++i];
     } else if (!strcmp (argv[i], "--quick")) {
       iters = 20;
       warmup = 3;
     } else {
       const bool help = !strcmp (argv[i], "--help") || !strcmp (argv[i], "-h");
       fprintf (help ? stdout : stderr, "usage: %s [--csv FILE] "
-          "[--iterations N] [--quick]\nTimes NPP's nppiResize_8u_C4R_Ctx and "
+          "[--iterations N] [--quick] [--size WxH>WxH]\nTimes NPP's nppiResize_8u_C4R_Ctx and "
           "C1R_Ctx as "
           "bench-resize times cudaresize.\n", argv[0]);
       return help ? 0 : 1;
     }
+  }
+  bool size_known = !only_size;
+  for (const auto & s : sizes) {
+    char name[40];
+    snprintf (name, sizeof (name), "%dx%d>%dx%d", s[0], s[1], s[2], s[3]);
+    size_known = size_known || !strcmp (name, only_size);
+  }
+  if (!size_known) {
+    fprintf (stderr, "npp-resize-peer: --size %s is not one of the table's "
+        "sizes\n", only_size);
+    return 1;
   }
   if (iters < 1) {
     fprintf (stderr, "npp-resize-peer: --iterations must be at least 1\n");
@@ -435,9 +451,14 @@ main (int argc, char **argv)
 
   /* RGBA, then GRAY8 (bench-resize's order) */
   for (int channels : { 4, 1 })
-    for (const auto & s : sizes)
+    for (const auto & s : sizes) {
+      char name[40];
+      snprintf (name, sizeof (name), "%dx%d>%dx%d", s[0], s[1], s[2], s[3]);
+      if (only_size && strcmp (name, only_size))
+        continue;
       bench_size (channels, s[0], s[1], s[2], s[3], prop.l2CacheSize, ctx,
           warmup, iters, &seed);
+    }
 
   if (csv)
     fclose (csv);
