@@ -1707,11 +1707,12 @@ third_row (const ThirdArgs & a, int y0, int j)
   return a.g.src + (size_t) yi * a.g.src_pitch;
 }
 
-template <int PB, int P>
+template <int PB, int P, int D = 99>
 __global__ void __launch_bounds__ (kThirdThreads)
 third_kernel (ThirdArgs a)
 {
   constexpr int J = 3 * kThirdRows + 2, K = P * kThirdRows;
+  constexpr int kAhead = D < J ? D : J;
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   const int xi = 24 / P * t, x0 = 8 * t;
   const int y0 = blockIdx.y * kThirdRows;       /* in periods */
@@ -1721,11 +1722,13 @@ third_kernel (ThirdArgs a)
    * last pixel and store nothing */
   if (24 / P * (t & ~31) >= a.g.in_bytes)
     return;
-  /* every row's loads first, all in flight at once */
+  /* the first kAhead rows' loads in flight at once; row j + kAhead's after
+   * row j's sums (WIP: D < J staggers a warp's loads, so that its last
+   * rows arrive while it sums its first) */
   ThirdRow<P> rows[J];
 
 #pragma unroll
-  for (int j = 0; j < J; j++)
+  for (int j = 0; j < kAhead; j++)
     third_load<PB, P> (a, third_row (a, y0, j), xi, lane, rows[j]);
   int32_t acc[K][8];
 
@@ -1736,6 +1739,16 @@ third_kernel (ThirdArgs a)
     int32_t h[8];
 
     third_sums<PB, P> (a, rows[j], xi, lane, h);
+    if (j + kAhead < J) {
+      int dep = 0;
+
+      /* 0, known only after row j's sums: the load stays after them */
+#ifdef __CUDA_ARCH__
+      asm volatile ("and.b32 %0, %1, 0;" : "=r" (dep) : "r" (h[0]));
+#endif
+      third_load<PB, P> (a, third_row (a, y0 + dep, j + kAhead), xi, lane,
+          rows[j + kAhead]);
+    }
 #pragma unroll
     for (int k = 0; k < K; k++) {
       const int ph = k % P, tap = j - 3 * (k / P);
@@ -1772,7 +1785,18 @@ template <int PB, int P>
 void
 launch_third (const ThirdArgs & a, cudaStream_t stream)
 {
-  third_kernel<PB, P><<<third_grid<P> (a.g), kThirdThreads, 0, stream>>> (a);
+  /* WIP A/B: CF_RESIZE_THIRD_AHEAD=4 or 6 staggers the loads at 3x */
+  static const int ahead = getenv ("CF_RESIZE_THIRD_AHEAD") ?
+      atoi (getenv ("CF_RESIZE_THIRD_AHEAD")) : 0;
+  const dim3 grid = third_grid<P> (a.g);
+
+  if constexpr (P == 1) {
+    if (ahead == 4)
+      return third_kernel<PB, P, 4><<<grid, kThirdThreads, 0, stream>>> (a);
+    if (ahead == 6)
+      return third_kernel<PB, P, 6><<<grid, kThirdThreads, 0, stream>>> (a);
+  }
+  third_kernel<PB, P><<<grid, kThirdThreads, 0, stream>>> (a);
 }
 
 /* ------------------------------------------------------------ fused */
