@@ -1466,12 +1466,13 @@ constexpr int kThirdThreads = 32;
  * kThirdAhead's after row j's sums, so that a warp's last rows arrive
  * while it sums its first ones. With every row loaded first, the last
  * warps' rows all arrive at the end and the kernel waits for their whole
- * arithmetic: GRAY8 4K to 720p took 6.3 - 6.6 us of GPU time under Nsight
- * Compute, where its loads alone (no arithmetic) took 5.0. Four ahead:
- * 5.9 - 6.1 (6.1 - 6.3 for NPP's bilinear); event-timed 7.9 - 8.2 against
- * 8.2 - 8.4 (NPP 8.3 - 8.5), 8K to 1440p 17.0 - 17.1 against 17.1, 1080p
- * to 360p 8.2 against 8.1 (H200, 1570d6c, docs/PERFORMANCE.md). Six ahead
- * was between. On 4-byte pixels it was slower (RGBA 4K to 720p 17.2
+ * arithmetic: GRAY8 4K to 720p took 6.5 - 7.6 us of GPU time under Nsight
+ * Compute (median 6.7), where its loads alone (no arithmetic) took 5.0.
+ * Four ahead: 6.0 - 6.5 (median 6.2; NPP's bilinear 6.4 - 6.5 in the same
+ * run); event-timed 8.0 - 8.3 against 8.3 - 8.6 over nine rounds (NPP 8.4
+ * - 8.5); 8K to 1440p 17.2 both; NV12 4K to 720p 11.3 - 15.3 both ways
+ * (H200, 2ee4219 and 1570d6c, docs/PERFORMANCE.md). Six ahead was
+ * between. On 4-byte pixels it was slower (RGBA 4K to 720p 17.2
  * against 16.4, 8K to 1440p 50.6 against 44.4: their grids take more than
  * a wave, whose later warps overlap the first ones' sums anyway); 2-byte
  * pixels were not measured alone. */
