@@ -1441,7 +1441,7 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * the pixel before and after them from the neighbouring lanes) and gives 8
  * output bytes, of P kThirdRows output rows, from the 3 kThirdRows + 2
  * input rows they take (clamped into the plane), all loaded before the
- * first sum. Measured on an H200 (docs/PERFORMANCE.md; 8 frames rotated,
+ * first sum (1-byte pixels at 3x: kThirdAhead of them ahead of the sums). Measured on an H200 (docs/PERFORMANCE.md; 8 frames rotated,
  * beyond L2), bilinear: GRAY8 4K to 720p 8.5 us against the direct
  * kernel's 12.5 (read row by row: 8.6); GRAY8 1080p to 720p 5.6 against
  * 7.7, 4K to 1440p 11.4 against 17.3 (GRAY8 4K to 720p is 8.2 - 8.4 since
@@ -1461,6 +1461,22 @@ constexpr int kThirdRows = 2;   /* periods of output rows a thread */
  * 8K to 1440p 17.1 - 17.2 against 17.7 - 17.9; a block of a 4K row's 160
  * threads, 8.2 - 8.3 and 17.1 - 17.2; docs/PERFORMANCE.md). */
 constexpr int kThirdThreads = 32;
+/* Input rows whose loads a thread keeps ahead of its sums where
+ * third_staggers (): the first kThirdAhead rows at once, then row j +
+ * kThirdAhead's after row j's sums, so that a warp's last rows arrive
+ * while it sums its first ones. With every row loaded first, the last
+ * warps' rows all arrive at the end and the kernel waits for their whole
+ * arithmetic: GRAY8 4K to 720p took 6.5 - 7.6 us of GPU time under Nsight
+ * Compute (median 6.7), where its loads alone (no arithmetic) took 5.0.
+ * Four ahead: 6.0 - 6.5 (median 6.2; NPP's bilinear 6.4 - 6.5 in the same
+ * run); event-timed 8.0 - 8.3 against 8.3 - 8.6 over nine rounds (NPP 8.4
+ * - 8.5); 8K to 1440p 17.2 both; NV12 4K to 720p 11.3 - 15.3 both ways
+ * (H200, 2ee4219 and 1570d6c, docs/PERFORMANCE.md). Six ahead was
+ * between. On 4-byte pixels it was slower (RGBA 4K to 720p 17.2
+ * against 16.4, 8K to 1440p 50.6 against 44.4: their grids take more than
+ * a wave, whose later warps overlap the first ones' sums anyway); 2-byte
+ * pixels were not measured alone. */
+constexpr int kThirdAhead = 4;
 /* The output bytes from which a plane takes third_kernel<PB, P>. Below
  * some size the kernel takes about as long as on a large plane (a floor
  * of 6.7 to 11 us), and the direct kernel is faster: GRAY8 2880 x 1620 to
@@ -1508,6 +1524,14 @@ __host__ __device__ constexpr bool
 third_takes (int PB, int P)
 {
   return (PB == 1 || PB == 2 || PB == 4) && (P == 1 || P == 2);
+}
+
+/* Whether third_kernel<PB, P> staggers its loads (kThirdAhead): 1-byte
+ * pixels at 3x. */
+__host__ __device__ constexpr bool
+third_staggers (int PB, int P)
+{
+  return PB == 1 && P == 1;
 }
 
 struct ThirdArgs {
@@ -1707,11 +1731,12 @@ third_row (const ThirdArgs & a, int y0, int j)
   return a.g.src + (size_t) yi * a.g.src_pitch;
 }
 
-template <int PB, int P>
+template <int PB, int P, bool STAGGER>
 __global__ void __launch_bounds__ (kThirdThreads)
 third_kernel (ThirdArgs a)
 {
   constexpr int J = 3 * kThirdRows + 2, K = P * kThirdRows;
+  constexpr int kAhead = STAGGER ? kThirdAhead : J;
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   const int xi = 24 / P * t, x0 = 8 * t;
   const int y0 = blockIdx.y * kThirdRows;       /* in periods */
@@ -1721,11 +1746,12 @@ third_kernel (ThirdArgs a)
    * last pixel and store nothing */
   if (24 / P * (t & ~31) >= a.g.in_bytes)
     return;
-  /* every row's loads first, all in flight at once */
+  /* the first kAhead rows' loads in flight at once (all J unless
+   * STAGGER), row j + kAhead's after row j's sums */
   ThirdRow<P> rows[J];
 
 #pragma unroll
-  for (int j = 0; j < J; j++)
+  for (int j = 0; j < kAhead; j++)
     third_load<PB, P> (a, third_row (a, y0, j), xi, lane, rows[j]);
   int32_t acc[K][8];
 
@@ -1736,6 +1762,16 @@ third_kernel (ThirdArgs a)
     int32_t h[8];
 
     third_sums<PB, P> (a, rows[j], xi, lane, h);
+    if (j + kAhead < J) {
+      int dep = 0;
+
+      /* 0, known only after row j's sums: the load stays after them */
+#ifdef __CUDA_ARCH__
+      asm volatile ("and.b32 %0, %1, 0;" : "=r" (dep) : "r" (h[0]));
+#endif
+      third_load<PB, P> (a, third_row (a, y0 + dep, j + kAhead), xi, lane,
+          rows[j + kAhead]);
+    }
 #pragma unroll
     for (int k = 0; k < K; k++) {
       const int ph = k % P, tap = j - 3 * (k / P);
@@ -1767,12 +1803,18 @@ third_grid (const FixedPlane & g)
     (unsigned) ((periods + kThirdRows - 1) / kThirdRows), 1 };
 }
 
-/* Launches third_kernel<PB, P> () on plane @a. */
+/* Launches third_kernel<PB, P, @stagger && third_staggers ()> on @a. */
 template <int PB, int P>
 void
-launch_third (const ThirdArgs & a, cudaStream_t stream)
+launch_third (const ThirdArgs & a, bool stagger, cudaStream_t stream)
 {
-  third_kernel<PB, P><<<third_grid<P> (a.g), kThirdThreads, 0, stream>>> (a);
+  const dim3 grid = third_grid<P> (a.g);
+
+  if constexpr (third_staggers (PB, P))
+    if (stagger)
+      return third_kernel<PB, P, true><<<grid, kThirdThreads, 0, stream>>>
+          (a);
+  third_kernel<PB, P, false><<<grid, kThirdThreads, 0, stream>>> (a);
 }
 
 /* ------------------------------------------------------------ fused */
@@ -2163,6 +2205,8 @@ struct PlaneTables {
                                  * launches aligned to 8 / third bytes
                                  * (third_plane ()), 0: not */
   ThirdArgs third_args;         /* its weights */
+  bool third_stagger;           /* ... with its loads staggered
+                                 * (third_staggers ()) */
   int direct_tx, direct_ty;     /* direct: the taps' buckets */
   int direct_step;              /* direct: S (kStripSteps), 0 for rows */
   int direct_rows;              /* direct: output rows a thread */
@@ -2489,6 +2533,10 @@ choose_kernel (const CfResizePlan * plan, int p, CfResizeKernels kernels,
       &t->third_args);
   t->third = third && (third_any || (size_t) x->out_size * PB * y->out_size
       >= third_min_output (PB, third)) ? third : 0;
+  /* CF_RESIZE_THIRD_STAGGER=0 in the environment loads every row first
+   * (for measurements) */
+  const char *stagger_env = getenv ("CF_RESIZE_THIRD_STAGGER");
+  t->third_stagger = !(stagger_env && strcmp (stagger_env, "0") == 0);
   const int strip = bucket_of (kStripBuckets, taps);
   t->direct_tx = bucket_of (kDirectBuckets, x->taps);
   t->direct_ty = bucket_of (kDirectBuckets, y->taps);
@@ -2962,10 +3010,10 @@ launch_plane (const PlaneTables * t, const CfImage * d_src, int p,
       a.g.dst_aligned = aligned (dst, d_dst->pitch[p], 8);
       if constexpr (third_takes (PB, 1))
         if (t->third == 1)
-          return launch_third<PB, 1> (a, stream);
+          return launch_third<PB, 1> (a, t->third_stagger, stream);
       if constexpr (third_takes (PB, 2))
         if (t->third == 2)
-          return launch_third<PB, 2> (a, stream);
+          return launch_third<PB, 2> (a, t->third_stagger, stream);
     }
   }
   if (kernel == Kernel::kNearest) {

@@ -239,24 +239,33 @@ run_halve (const HalveArgs & args, uint8_t * scratch)
       [](HalveArgs a) { halve_kernel<PB, S::V, S::R, S::kMinBlocks> (a); });
 }
 
+/* @stagger: the instance with staggered loads, where third_staggers () */
 template <int PB, int P>
 static void
-run_third (const ThirdArgs & args, uint8_t * scratch)
+run_third (const ThirdArgs & args, bool stagger, uint8_t * scratch)
 {
+  if constexpr (third_staggers (PB, P))
+    if (stagger) {
+      run_grid (args, third_grid<P> (args.g), kThirdThreads, scratch,
+          [](ThirdArgs a) { third_kernel<PB, P, true> (a); });
+      return;
+    }
   run_grid (args, third_grid<P> (args.g), kThirdThreads, scratch,
-      [](ThirdArgs a) { third_kernel<PB, P> (a); });
+      [](ThirdArgs a) { third_kernel<PB, P, false> (a); });
 }
 
 /* Kernel runs, by kernel (0 halve, 1 third, 2 two thirds) and pixel
- * bytes. */
-static long runs[3][5];
+ * bytes; and of third with staggered loads, and with every row first
+ * where it staggers them. */
+static long runs[3][5], runs_staggered, runs_unstaggered;
 
 static void
 print_runs (const char *what)
 {
   printf ("%s: halve %ld / %ld / %ld planes (1- / 2- / 4-byte pixels), third "
-      "%ld / %ld / %ld, two thirds %ld / %ld / %ld\n", what, runs[0][1],
-      runs[0][2], runs[0][4], runs[1][1], runs[1][2], runs[1][4], runs[2][1],
+      "%ld / %ld / %ld (%ld of them staggered, %ld not), two thirds %ld / %ld "
+      "/ %ld\n", what, runs[0][1], runs[0][2], runs[0][4], runs[1][1],
+      runs[1][2], runs[1][4], runs_staggered, runs_unstaggered, runs[2][1],
       runs[2][2], runs[2][4]);
 }
 
@@ -275,6 +284,10 @@ check_plane (const CfResizePlan * plan, int p, const CfImage * src,
   /* third_kernel<PB, P>, or 0 */
   const int P = halve ? 0 : third_ratio (plan, p, PB, &t);
   const bool third = P != 0;
+  /* where third_kernel staggers its loads, either instance (a GPU takes
+   * the staggered one unless CF_RESIZE_THIRD_STAGGER=0) */
+  const bool staggers = third && third_staggers (PB, P);
+  const bool stagger = staggers && g_rand_boolean (rand);
 
   if (!halve && !third)
     return;
@@ -292,9 +305,10 @@ check_plane (const CfResizePlan * plan, int p, const CfImage * src,
   const FixedPlane g = { (const uint8_t *) src->data[p], src->pitch[p], d,
     pitch, in_w * PB, in_h, out_bytes, out_h, false
   };
-  char *what = g_strdup_printf ("%s %s plane %d, %d x %d to %d x %d",
+  char *what = g_strdup_printf ("%s %s plane %d, %d x %d to %d x %d%s",
       halve ? "halve" : P == 1 ? "third" : "two thirds",
-      cf_format_info (f)->name, p, in_w, in_h, out_w, out_h);
+      cf_format_info (f)->name, p, in_w, in_h, out_w, out_h,
+      !staggers ? "" : stagger ? ", staggered" : ", every row first");
 
   io.src = g.src;
   io.src_pitch = g.src_pitch;
@@ -319,19 +333,21 @@ check_plane (const CfResizePlan * plan, int p, const CfImage * src,
     t.g = g;
     t.g.dst_aligned = (((uintptr_t) d | pitch) % 8) == 0;
     if (PB == 1 && P == 1)
-      run_third<1, 1> (t, scratch.data () + 64);
+      run_third<1, 1> (t, stagger, scratch.data () + 64);
     else if (PB == 2 && P == 1)
-      run_third<2, 1> (t, scratch.data () + 64);
+      run_third<2, 1> (t, stagger, scratch.data () + 64);
     else if (PB == 1)
-      run_third<1, 2> (t, scratch.data () + 64);
+      run_third<1, 2> (t, stagger, scratch.data () + 64);
     else if (PB == 2)
-      run_third<2, 2> (t, scratch.data () + 64);
+      run_third<2, 2> (t, stagger, scratch.data () + 64);
     else if (P == 1)
-      run_third<4, 1> (t, scratch.data () + 64);
+      run_third<4, 1> (t, stagger, scratch.data () + 64);
     else
-      run_third<4, 2> (t, scratch.data () + 64);
+      run_third<4, 2> (t, stagger, scratch.data () + 64);
   }
   runs[halve ? 0 : P][PB]++;
+  runs_staggered += stagger;
+  runs_unstaggered += staggers && !stagger;
   if (io.bad_loads || io.bad_stores)
     g_error ("%s: %ld bad loads, %ld bad stores", what, io.bad_loads,
         io.bad_stores);
@@ -467,6 +483,7 @@ test_gpu_sizes (void)
   GRand *rand = g_rand_new_with_seed (cf_test_seed () + 1);
 
   memset (runs, 0, sizeof (runs));
+  runs_staggered = runs_unstaggered = 0;
   check_sizes (cf_halve_sizes, G_N_ELEMENTS (cf_halve_sizes), rand);
   check_sizes (cf_third_sizes, G_N_ELEMENTS (cf_third_sizes), rand);
   check_sizes (cf_two_thirds_sizes, G_N_ELEMENTS (cf_two_thirds_sizes), rand);
@@ -484,6 +501,8 @@ test_gpu_sizes (void)
   g_assert_cmpint (runs[1][1], >, 0);
   g_assert_cmpint (runs[1][2], >, 0);
   g_assert_cmpint (runs[1][4], >, 0);
+  g_assert_cmpint (runs_staggered, >, 0);
+  g_assert_cmpint (runs_unstaggered, >, 0);
   g_assert_cmpint (runs[2][1], >, 0);
   g_assert_cmpint (runs[2][2], >, 0);
   g_assert_cmpint (runs[2][4], >, 0);

@@ -1569,6 +1569,8 @@ check_third_kernel (const char *kernel, const int (*sizes)[4], guint n,
  * 8-bit planes of 1- or 2-byte pixels of 1024 x 768 output bytes or more
  * and of 4-byte pixels at any size (CF_RESIZE_THIRD=1, set here after the
  * first checks, takes it at any size): first which planes take it, then
+ * the checks of 1-byte planes with every row loaded first
+ * (CF_RESIZE_THIRD_STAGGER=0; by default their loads are staggered), then
  * gpu_check_fixed () at sizes whose rows end inside a thread's 24 bytes or
  * a warp, of one thread's 2 rows or an odd number of rows, and 4K to
  * 720p. */
@@ -1583,7 +1585,13 @@ test_cuda_third (void)
   };
   static const int small_3x[4] = { 1920, 1080, 640, 360 };
   static const int qhd_3x[4] = { 960, 540, 320, 180 };
+  static const CfFormat byte_formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_NV12 };
+  static const Layout layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
+    CONSTANT_DENSE, RANDOM_ODD_OUTPUT
+  };
   gchar *saved = g_strdup (g_getenv ("CF_RESIZE_THIRD"));
+  gchar *saved_stagger = g_strdup (g_getenv ("CF_RESIZE_THIRD_STAGGER"));
+  guint f, s, l;
   int c;
 
   gpu_begin ();
@@ -1616,6 +1624,20 @@ test_cuda_third (void)
   for (c = 1; c < 4; c++)
     g_assert_cmpstr (kernel_of (CF_FORMAT_NV12, CF_RESIZE_BILINEAR, TRUE,
             sizes[5], c, 1), !=, "third");
+  /* 1-byte planes with every row loaded first, on every size and layout */
+  g_setenv ("CF_RESIZE_THIRD_STAGGER", "0", TRUE);
+  for (f = 0; f < G_N_ELEMENTS (byte_formats); f++)
+    for (s = 0; s < G_N_ELEMENTS (cf_third_sizes); s++)
+      for (l = 0; l < G_N_ELEMENTS (layouts); l++)
+        gpu_check (byte_formats[f], CF_RESIZE_BILINEAR, sizes[s], 0,
+            layouts[l], CF_RESIZE_KERNELS_AUTO);
+  gpu_check (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
+      CF_RESIZE_KERNELS_AUTO);
+  if (saved_stagger)
+    g_setenv ("CF_RESIZE_THIRD_STAGGER", saved_stagger, TRUE);
+  else
+    g_unsetenv ("CF_RESIZE_THIRD_STAGGER");
+  g_free (saved_stagger);
   /* the kernel takes every size checked (so gpu_check_all () runs it
    * where the layout is aligned); three taps (area), one (bilinear without
    * antialiasing: nearest), eleven (bicubic), or not 3x: not; then the
