@@ -1437,21 +1437,21 @@ launch_halve (const HalveArgs & a, cudaStream_t stream)
  * direct kernel's tables cost (a weight load a tap, each output row's own
  * input rows) it does not.
  *
- * A thread takes 24 / P input bytes of a row (three loads of 8 / P bytes;
- * the pixel before and after them from the neighbouring lanes) and gives 8
- * output bytes, of P kThirdRows output rows, from the 3 kThirdRows + 2
- * input rows they take (clamped into the plane), all loaded before the
- * first sum (1-byte pixels at 3x: kThirdAhead of them ahead of the sums).
- * Measured on an H200 (docs/PERFORMANCE.md; 8 frames rotated, beyond L2),
- * bilinear: GRAY8 4K to 720p 8.5 us against the direct kernel's 12.5
- * (read row by row: 8.6); GRAY8 1080p to 720p 5.6 against 7.7, 4K to
- * 1440p 11.4 against 17.3 (GRAY8 4K to 720p is 8.2 - 8.4 since the 1-byte
- * sums took dp2a, kThirdThreads, and 8.0 - 8.3 with kThirdAhead). 4-byte pixels, with dp2a
- * sums (third_sums ()): RGBA 1080p to 720p 10.0 against 10.8 (an A/B run
- * at a6e3d35); RGBA 4K to 720p 16.5 - 16.6 against 17.1 - 17.2, 8K to
- * 1440p 44.6 - 44.8 against 48.5 - 49.0 (ca05b7b; before those sums, in
- * blocks of 256, 3x had been slower than the direct kernel: 19.9 against
- * 16.6). See also third_min_output (). */
+ * A thread takes 24 / P input bytes of a row (three loads of 8 / P bytes; the
+ * pixel before and after them from the neighbouring lanes) and gives 8 output
+ * bytes, of P kThirdRows output rows, from the 3 kThirdRows + 2 input rows
+ * they take (clamped into the plane), all loaded before the first sum (1-byte
+ * pixels at 3x: kThirdAhead of them ahead of the sums). Measured on an H200
+ * (docs/PERFORMANCE.md; 8 frames rotated, beyond L2), bilinear: GRAY8 4K to
+ * 720p 8.5 us against the direct kernel's 12.5 (read row by row: 8.6); GRAY8
+ * 1080p to 720p 5.6 against 7.7, 4K to 1440p 11.4 against 17.3 (GRAY8 4K to
+ * 720p is 8.2 - 8.4 since the 1-byte sums took dp2a, kThirdThreads, and
+ * 8.0 - 8.3 with kThirdAhead). 4-byte pixels, with dp2a sums (third_sums ()):
+ * RGBA 1080p to 720p 10.0 against 10.8 (an A/B run at a6e3d35); RGBA 4K to
+ * 720p 16.5 - 16.6 against 17.1 - 17.2, 8K to 1440p 44.6 - 44.8 against
+ * 48.5 - 49.0 (ca05b7b; before those sums, in blocks of 256, 3x had been
+ * slower than the direct kernel: 19.9 against 16.6). See also
+ * third_min_output (). */
 constexpr int kThirdRows = 2;   /* periods of output rows a thread */
 /* Threads a block: one warp (the launch bound names no minimum of blocks:
  * 64 to 88 registers a thread). Blocks of 32 were faster than of 256 on an
