@@ -2,7 +2,7 @@
  * at 3x without its arithmetic, for GRAY8 3840x2160 -> 1280x720, against
  * variants of that pattern and a plain 16-byte stream of the source.
  *
- * Self-contained (no project headers; built with the CUDA backend), a
+ * No GStreamer (built with the CUDA backend, with bench-gpu.cu's sleep), a
  * diagnostic for docs/PERFORMANCE.md ("third_kernel staggers the loads of
  * 1-byte pixels at 3x"): it showed that the kernel's loads alone take
  * 4.8 - 5.0 us of GPU time where the kernel took 6.5, so its arithmetic
@@ -13,14 +13,16 @@
  *       --metrics gpu__time_duration.sum -k regex:v_ \
  *       build/bench/third-loads-probe
  *
- * v_ours<R>: the kernel's pattern, a lane's 24 bytes as three 8-byte
- * loads of 3 R + 2 rows, blocks of one warp, R output rows (the kernel's R
- * is 2); v_wide<R>: 48 bytes a lane in 16-byte loads; v_stream: every
- * source byte once. The rows are xor-ed
+ * v_rows<uint2, R>: the kernel's pattern, a lane's 24 bytes as three
+ * 8-byte loads of 3 R + 2 rows, blocks of one warp, R output rows (the
+ * kernel's R is 2); v_rows<uint4, R>: 48 bytes a lane in 16-byte loads;
+ * v_stream: every source byte once. The rows are xor-ed
  * and stored so that no load is dead. Medians of 200 launches after 20,
- * each between a CUDA event pair, queued behind a GPU sleep; 16 frames
+ * each between a CUDA event pair, queued behind a GPU sleep
+ * (bench_gpu_sleep ()); 16 frames
  * (constant bytes) rotated, beyond L2. Every CUDA call and launch is
  * checked: a failure prints the call and exits with status 1. */
+#include "bench-gpu.h"
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -46,58 +48,37 @@ check (cudaError_t err, const char *what)
   }
 }
 
-/* third_kernel<1, 1>'s pattern: a lane's 24 bytes as three 8-byte loads
- * of 3 R + 2 rows, blocks of one warp, R output rows of 8 bytes */
-template <int R>
-__global__ void
-v_ours (const uint8_t * src, uint8_t * dst)
+__device__ void
+xor_into (uint2 & s, uint2 v)
 {
-  constexpr int J = 3 * R + 2;
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int xi = 24 * t, x0 = 8 * t;
-  const int y0 = blockIdx.y * R;
-  uint2 v[J][3];
-
-  if (24 * (t & ~31) >= W)
-    return;
-#pragma unroll
-  for (int j = 0; j < J; j++) {
-    const int yi = min (max (3 * y0 - 1 + j, 0), H - 1);
-    const uint8_t *row = src + (size_t) yi * W;
-
-#pragma unroll
-    for (int k = 0; k < 3; k++)
-      v[j][k] = xi + 24 <= W ? __ldg ((const uint2 *) (row + xi + 8 * k)) :
-          make_uint2 (0, 0);
-  }
-#pragma unroll
-  for (int r = 0; r < R; r++) {
-    uint2 s = make_uint2 (0, 0);
-
-#pragma unroll
-    for (int j = 3 * r; j < 3 * r + 5; j++)
-#pragma unroll
-      for (int k = 0; k < 3; k++) {
-        s.x ^= v[j][k].x;
-        s.y ^= v[j][k].y;
-      }
-    if (y0 + r < OH && x0 < OW)
-      *(uint2 *) (dst + (size_t) (y0 + r) * OW + x0) = s;
-  }
+  s.x ^= v.x;
+  s.y ^= v.y;
 }
 
-/* a lane's 48 bytes as three 16-byte loads, R output rows of 16 bytes */
-template <int R>
-__global__ void
-v_wide (const uint8_t * src, uint8_t * dst)
+__device__ void
+xor_into (uint4 & s, uint4 v)
 {
-  constexpr int J = 3 * R + 2;
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int xi = 48 * t, x0 = 16 * t;
-  const int y0 = blockIdx.y * R;
-  uint4 v[J][3];
+  s.x ^= v.x;
+  s.y ^= v.y;
+  s.z ^= v.z;
+  s.w ^= v.w;
+}
 
-  if (xi >= W)
+/* A lane's 3 sizeof (V) bytes as three loads of V, of 3 R + 2 rows, in
+ * blocks of one warp, giving R output rows of sizeof (V) bytes: with V =
+ * uint2 and R = 2, third_kernel<1, 1>'s pattern. Whole warps stay; lanes
+ * past the row load zeros and store nothing. */
+template <typename V, int R>
+__global__ void
+v_rows (const uint8_t * src, uint8_t * dst)
+{
+  constexpr int J = 3 * R + 2, B = sizeof (V);
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int xi = 3 * B * t, x0 = B * t;
+  const int y0 = blockIdx.y * R;
+  V v[J][3];
+
+  if (3 * B * (t & ~31) >= W)
     return;
 #pragma unroll
   for (int j = 0; j < J; j++) {
@@ -106,23 +87,20 @@ v_wide (const uint8_t * src, uint8_t * dst)
 
 #pragma unroll
     for (int k = 0; k < 3; k++)
-      v[j][k] = __ldg ((const uint4 *) (row + xi + 16 * k));
+      v[j][k] = xi + 3 * B <= W ? __ldg ((const V *) (row + xi + B * k)) :
+          V { };
   }
 #pragma unroll
   for (int r = 0; r < R; r++) {
-    uint4 s = make_uint4 (0, 0, 0, 0);
+    V s = { };
 
 #pragma unroll
     for (int j = 3 * r; j < 3 * r + 5; j++)
 #pragma unroll
-      for (int k = 0; k < 3; k++) {
-        s.x ^= v[j][k].x;
-        s.y ^= v[j][k].y;
-        s.z ^= v[j][k].z;
-        s.w ^= v[j][k].w;
-      }
+      for (int k = 0; k < 3; k++)
+        xor_into (s, v[j][k]);
     if (y0 + r < OH && x0 < OW)
-      *(uint4 *) (dst + (size_t) (y0 + r) * OW + x0) = s;
+      *(V *) (dst + (size_t) (y0 + r) * OW + x0) = s;
   }
 }
 
@@ -144,18 +122,6 @@ v_stream (const uint4 * src, size_t n, uint4 * dst, size_t m)
   }
   for (size_t i = first; i < m; i += stride)
     dst[i] = s;
-}
-
-__global__ void
-sleep_kernel (unsigned long long ns)
-{
-  unsigned long long start, now;
-
-  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (start));
-  do {
-    __nanosleep (1000);
-    asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (now));
-  } while (now - start < ns);
 }
 
 }  // namespace
@@ -186,8 +152,7 @@ main ()
     for (int i = 0; i < warmup; i++)
       launch (i % kFrames);
     for (int b = 0; b < batches; b++) {
-      sleep_kernel<<<1, 1>>> (3000000ull);
-      CHECK_CUDA (cudaGetLastError ());
+      CHECK_CUDA (bench_gpu_sleep (3000, 0));
       for (int j = 0; j < batch; j++) {
         CHECK_CUDA (cudaEventRecord (ev[2 * j]));
         launch ((b * batch + j) % kFrames);
@@ -211,19 +176,19 @@ main ()
 
   for (int round = 0; round < rounds; round++) {
     run ("ours R2 (8-byte x3, 32-thr blocks)", [&](int f) {
-          v_ours<2><<<dim3 (ours_x, OH / 2), 32>>> (s[f], d[f]);
+          v_rows<uint2, 2><<<dim3 (ours_x, OH / 2), 32>>> (s[f], d[f]);
         });
     run ("ours R4", [&](int f) {
-          v_ours<4><<<dim3 (ours_x, OH / 4), 32>>> (s[f], d[f]);
+          v_rows<uint2, 4><<<dim3 (ours_x, OH / 4), 32>>> (s[f], d[f]);
         });
     run ("ours R1", [&](int f) {
-          v_ours<1><<<dim3 (ours_x, OH), 32>>> (s[f], d[f]);
+          v_rows<uint2, 1><<<dim3 (ours_x, OH), 32>>> (s[f], d[f]);
         });
     run ("wide R2 (16-byte x3)", [&](int f) {
-          v_wide<2><<<dim3 (wide_x, OH / 2), 32>>> (s[f], d[f]);
+          v_rows<uint4, 2><<<dim3 (wide_x, OH / 2), 32>>> (s[f], d[f]);
         });
     run ("wide R1", [&](int f) {
-          v_wide<1><<<dim3 (wide_x, OH), 32>>> (s[f], d[f]);
+          v_rows<uint4, 1><<<dim3 (wide_x, OH), 32>>> (s[f], d[f]);
         });
     run ("stream 16-byte, 2 blocks/SM x 1024", [&](int f) {
           v_stream<<<2 * sms, 1024>>> ((const uint4 *) s[f], n,
