@@ -13,15 +13,15 @@
  *       --metrics gpu__time_duration.sum -k regex:v_ \
  *       build/bench/third-loads-probe
  *
- * v_rows<uint2, R>: the kernel's pattern, a lane's 24 bytes as three
- * 8-byte loads of 3 R + 2 rows, blocks of one warp, R output rows (the
- * kernel's R is 2); v_rows<uint4, R>: 48 bytes a lane in 16-byte loads;
- * v_stream: every source byte once. The rows are xor-ed
- * and stored so that no load is dead. Medians of 200 launches after 20,
- * each between a CUDA event pair, queued behind a GPU sleep
- * (bench_gpu_sleep ()); 16 frames
- * (constant bytes) rotated, beyond L2. Every CUDA call and launch is
- * checked: a failure prints the call and exits with status 1. */
+ * v_rows<uint2, R>: the kernel's row loads (not its loads of the pixels
+ * either side of a lane's bytes, edge_pixels ()), a lane's 24 bytes as
+ * three 8-byte loads of 3 R + 2 rows, blocks of one warp, R output rows
+ * (the kernel's R is 2); v_rows<uint4, R>: 48 bytes a lane in 16-byte
+ * loads; v_stream: every source byte once. The rows are xor-ed and stored
+ * so that no load is dead. Medians of 200 launches after 20, each between
+ * a CUDA event pair, queued behind a GPU sleep (bench_gpu_sleep ()); 16
+ * frames (constant bytes) rotated, beyond L2. Every CUDA call and launch
+ * is checked: a failure prints the call and exits with status 1. */
 #include "bench-gpu.h"
 #include <cuda_runtime.h>
 
@@ -149,8 +149,10 @@ main ()
   auto run = [&](const char *name, auto launch) {
     std::vector<float> t;
 
-    for (int i = 0; i < warmup; i++)
+    for (int i = 0; i < warmup; i++) {
       launch (i % kFrames);
+      CHECK_CUDA (cudaGetLastError ());
+    }
     for (int b = 0; b < batches; b++) {
       CHECK_CUDA (bench_gpu_sleep (3000, 0));
       for (int j = 0; j < batch; j++) {

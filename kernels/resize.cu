@@ -2206,8 +2206,8 @@ struct PlaneTables {
                                  * launches aligned to 8 / third bytes
                                  * (third_plane ()), 0: not */
   ThirdArgs third_args;         /* its weights */
-  bool third_stagger;           /* ... with its loads staggered
-                                 * (third_staggers ()) */
+  bool third_stagger;           /* ... its staggered instance where
+                                 * third_staggers () (default) */
   int direct_tx, direct_ty;     /* direct: the taps' buckets */
   int direct_step;              /* direct: S (kStripSteps), 0 for rows */
   int direct_rows;              /* direct: output rows a thread */

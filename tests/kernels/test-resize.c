@@ -1633,17 +1633,20 @@ test_cuda_third (void)
             layouts[l], CF_RESIZE_KERNELS_AUTO);
   gpu_check (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
       CF_RESIZE_KERNELS_AUTO);
-  if (saved_stagger)
-    g_setenv ("CF_RESIZE_THIRD_STAGGER", saved_stagger, TRUE);
-  else
-    g_unsetenv ("CF_RESIZE_THIRD_STAGGER");
-  g_free (saved_stagger);
+  g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE, uhd,
+          0, 0), ==, "third");
+  /* the default (staggered) from here on, whatever the caller's
+   * environment held */
+  g_unsetenv ("CF_RESIZE_THIRD_STAGGER");
   /* the kernel takes every size checked (so gpu_check_all () runs it
    * where the layout is aligned); three taps (area), one (bilinear without
    * antialiasing: nearest), eleven (bicubic), or not 3x: not; then the
    * checks, and the default again on 4K (luma third, chroma direct) */
   check_third_kernel ("third", sizes, G_N_ELEMENTS (cf_third_sizes), uhd,
       not_3x, G_N_ELEMENTS (not_3x), saved);
+  if (saved_stagger)
+    g_setenv ("CF_RESIZE_THIRD_STAGGER", saved_stagger, TRUE);
+  g_free (saved_stagger);
   gpu_end ();
 }
 
