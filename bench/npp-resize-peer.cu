@@ -378,18 +378,23 @@ main (int argc, char **argv)
     } else {
       const bool help = !strcmp (argv[i], "--help") || !strcmp (argv[i], "-h");
       fprintf (help ? stdout : stderr, "usage: %s [--csv FILE] "
-          "[--iterations N] [--quick] [--size WxH>WxH]\nTimes NPP's nppiResize_8u_C4R_Ctx and "
+          "[--iterations N] [--quick] [--size WxH>WxH]\n"
+          "Times NPP's nppiResize_8u_C4R_Ctx and "
           "C1R_Ctx as "
           "bench-resize times cudaresize.\n", argv[0]);
       return help ? 0 : 1;
     }
   }
-  bool size_known = !only_size;
-  for (const auto & s : sizes) {
+  /* whether --size is unset or names size @s, as the rows print it */
+  auto size_kept = [&](const int (&s)[4]) {
     char name[40];
+
     snprintf (name, sizeof (name), "%dx%d>%dx%d", s[0], s[1], s[2], s[3]);
-    size_known = size_known || !strcmp (name, only_size);
-  }
+    return !only_size || !strcmp (name, only_size);
+  };
+  bool size_known = false;
+  for (const auto & s : sizes)
+    size_known = size_known || size_kept (s);
   if (!size_known) {
     fprintf (stderr, "npp-resize-peer: --size %s is not one of the table's "
         "sizes\n", only_size);
@@ -452,9 +457,7 @@ main (int argc, char **argv)
   /* RGBA, then GRAY8 (bench-resize's order) */
   for (int channels : { 4, 1 })
     for (const auto & s : sizes) {
-      char name[40];
-      snprintf (name, sizeof (name), "%dx%d>%dx%d", s[0], s[1], s[2], s[3]);
-      if (only_size && strcmp (name, only_size))
+      if (!size_kept (s))
         continue;
       bench_size (channels, s[0], s[1], s[2], s[3], prop.l2CacheSize, ctx,
           warmup, iters, &seed);

@@ -1413,11 +1413,17 @@ assert_plane_kernels (const char *kernel, const PlaneKernel * planes,
               kernel) == 0, ==, planes[i].takes);
 }
 
+/* The layouts the kernels of fixed patterns are checked on: random
+ * pictures with aligned rows (the kernel), padded ones (the kernel where
+ * the pitch stays aligned to its loads, else the fallback), constant ones,
+ * and aligned input into an output at odd addresses (the kernel's byte
+ * stores). */
+static const Layout fixed_layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
+  CONSTANT_DENSE, RANDOM_ODD_OUTPUT
+};
+
 /* The checks against the CPU that the kernels of fixed patterns (halve,
- * third) share: every format and method at @sizes, on random pictures
- * with aligned rows (the kernel), padded ones (the kernel where the pitch
- * stays aligned to its loads, else the fallback), aligned input into an
- * output at odd addresses (the kernel's byte stores) and constant ones;
+ * third) share: every format and method at @sizes, on fixed_layouts;
  * then, antialiased and not, 4K (@uhd) GRAY8, NV12 and RGBA bilinear on a
  * random picture and @uhd_constant on a constant one at siting
  * @constant_siting, and @not_sizes of @not_format bilinear. */
@@ -1426,15 +1432,13 @@ gpu_check_fixed (const int (*sizes)[4], guint n_sizes, const int *uhd,
     CfResizeMethod uhd_constant, int constant_siting,
     const int (*not_sizes)[4], guint n_not, CfFormat not_format)
 {
-  static const Layout layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
-    CONSTANT_DENSE, RANDOM_ODD_OUTPUT
-  };
   static const CfFormat uhd_formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_NV12,
     CF_FORMAT_RGBA
   };
   guint f, s, aa;
 
-  gpu_check_all (sizes, n_sizes, layouts, G_N_ELEMENTS (layouts));
+  gpu_check_all (sizes, n_sizes, fixed_layouts,
+      G_N_ELEMENTS (fixed_layouts));
   for (aa = 0; aa < 2; aa++) {
     gpu_antialias = aa == 0;
     for (f = 0; f < G_N_ELEMENTS (uhd_formats); f++) {
@@ -1586,9 +1590,6 @@ test_cuda_third (void)
   static const int small_3x[4] = { 1920, 1080, 640, 360 };
   static const int qhd_3x[4] = { 960, 540, 320, 180 };
   static const CfFormat byte_formats[] = { CF_FORMAT_GRAY8, CF_FORMAT_NV12 };
-  static const Layout layouts[] = { RANDOM_ALIGNED, RANDOM_PADDED,
-    CONSTANT_DENSE, RANDOM_ODD_OUTPUT
-  };
   gchar *saved = g_strdup (g_getenv ("CF_RESIZE_THIRD"));
   gchar *saved_stagger = g_strdup (g_getenv ("CF_RESIZE_THIRD_STAGGER"));
   guint f, s, l;
@@ -1628,9 +1629,9 @@ test_cuda_third (void)
   g_setenv ("CF_RESIZE_THIRD_STAGGER", "0", TRUE);
   for (f = 0; f < G_N_ELEMENTS (byte_formats); f++)
     for (s = 0; s < G_N_ELEMENTS (cf_third_sizes); s++)
-      for (l = 0; l < G_N_ELEMENTS (layouts); l++)
+      for (l = 0; l < G_N_ELEMENTS (fixed_layouts); l++)
         gpu_check (byte_formats[f], CF_RESIZE_BILINEAR, sizes[s], 0,
-            layouts[l], CF_RESIZE_KERNELS_AUTO);
+            fixed_layouts[l], CF_RESIZE_KERNELS_AUTO);
   gpu_check (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, uhd, 0, RANDOM_ALIGNED,
       CF_RESIZE_KERNELS_AUTO);
   g_assert_cmpstr (kernel_of (CF_FORMAT_GRAY8, CF_RESIZE_BILINEAR, TRUE, uhd,
